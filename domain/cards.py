@@ -1,0 +1,90 @@
+"""Cards and their notation (rules/mighty.md §1, notation paragraph).
+
+A card is its notation string: rank + suit (``AS``, ``TH``), the joker ``JK``; with two
+packs a deck suffix (``AS#1``) and numbered jokers (``JK1``..``JK4``). Strings keep
+events, commands and hand files identical to what people read, and every lookup below is
+a precomputed dict, so the hot path never parses.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+SUITS: Final = ("S", "H", "D", "C")
+TRUMPS: Final = ("S", "H", "D", "C", "NT")
+RANKS: Final = "23456789TJQKA"
+POINT_RANKS: Final = frozenset("TJQKA")
+SUIT_NAMES: Final = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs", "NT": "no trump"}
+
+Card = str
+
+_RANK_VALUE: Final = {r: i + 2 for i, r in enumerate(RANKS)}
+
+
+def _base(card: str) -> str:
+    return card.split("#", 1)[0]
+
+
+def _all_notations() -> list[str]:
+    plain = [r + s for s in SUITS for r in RANKS]
+    packs = [c + "#" + str(p) for p in (1, 2) for c in plain]
+    jokers = ["JK"] + ["JK" + str(i) for i in range(1, 5)]
+    return plain + packs + jokers
+
+
+ALL_CARDS: Final = frozenset(_all_notations())
+SUIT_OF: Final[dict[str, str | None]] = {
+    c: (None if c.startswith("JK") else _base(c)[1]) for c in ALL_CARDS
+}
+RANK_OF: Final[dict[str, int]] = {
+    c: (0 if c.startswith("JK") else _RANK_VALUE[_base(c)[0]]) for c in ALL_CARDS
+}
+POINTS_OF: Final[dict[str, int]] = {
+    c: (0 if c.startswith("JK") else int(_base(c)[0] in POINT_RANKS)) for c in ALL_CARDS
+}
+
+
+def is_card(text: object) -> bool:
+    """True when ``text`` is a card in the notation (whatever the deck)."""
+    return isinstance(text, str) and text in ALL_CARDS
+
+
+def is_joker(card: Card) -> bool:
+    return card.startswith("JK")
+
+
+def suit_of(card: Card) -> str | None:
+    return SUIT_OF[card]
+
+
+def points_of(cards: tuple[Card, ...] | list[Card]) -> int:
+    return sum(POINTS_OF[c] for c in cards)
+
+
+def base_card(card: Card) -> str:
+    """The card without its pack suffix: ``AS#2`` -> ``AS``."""
+    return _base(card)
+
+
+def mighty_of(trump: str) -> Card:
+    """§1: the Mighty is AS, or AD when spades are trump."""
+    return "AD" if trump == "S" else "AS"
+
+
+def ripper_of(trump: str, rank: str = "3") -> Card:
+    """§1: the Ripper is 3C, or 3S when clubs are trump (7C/7S in mighty-3-short)."""
+    return rank + ("S" if trump == "C" else "C")
+
+
+def full_pack() -> tuple[Card, ...]:
+    """The French pack plus one joker, in notation order."""
+    return tuple(r + s for s in SUITS for r in RANKS) + ("JK",)
+
+
+def sort_key(card: Card) -> tuple[int, int, str]:
+    suit = SUIT_OF[card]
+    return (4 if suit is None else SUITS.index(suit), -RANK_OF[card], card)
+
+
+def sorted_cards(cards: tuple[Card, ...] | list[Card] | frozenset[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=sort_key))

@@ -1,0 +1,118 @@
+"""Refusals: a small exception tree with stable codes (rules/hand-file.md).
+
+A refused command raises; it never returns an empty list or a ``False``. Each error
+carries a code clients can react to and a sentence a person understands.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class MightyError(Exception):
+    """Base of every refusal the domain makes."""
+
+    code: ClassVar[str] = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class RuleSetError(MightyError):
+    """An unknown variant or option, or a bad option value."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code  # type: ignore[misc]
+
+
+class HandFileError(MightyError):
+    """A broken hand file: not JSON, wrong format, a bad deal (exit 2)."""
+
+    code = "bad_hand_file"
+
+
+class RuleError(MightyError):
+    """A command the rules refuse. Subclasses pin the stable codes."""
+
+
+class MalformedCommand(RuleError):
+    code = "malformed_command"
+
+
+class WrongPhase(RuleError):
+    code = "wrong_phase"
+
+
+class NotYourTurn(RuleError):
+    code = "not_your_turn"
+
+
+class AlreadyPassed(RuleError):
+    code = "already_passed"
+
+
+class BidOutOfRange(RuleError):
+    code = "bid_out_of_range"
+
+
+class BidTooLow(RuleError):
+    code = "bid_too_low"
+
+
+class MisdealNotAllowed(RuleError):
+    code = "misdeal_not_allowed"
+
+
+class CardNotInHand(RuleError):
+    code = "card_not_in_hand"
+
+
+class BadDiscard(RuleError):
+    code = "bad_discard"
+
+
+class BadTrumpChange(RuleError):
+    code = "bad_trump_change"
+
+
+class BadFriendCall(RuleError):
+    code = "bad_friend_call"
+
+
+class MustFollowSuit(RuleError):
+    code = "must_follow_suit"
+
+
+class IllegalFirstLead(RuleError):
+    code = "illegal_first_lead"
+
+
+class MustPlayJoker(RuleError):
+    code = "must_play_joker"
+
+
+class JokerSuitRequired(RuleError):
+    code = "joker_suit_required"
+
+
+class TableError(RuleError):
+    """Refusals of the table aggregate (seats, start, deal)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code  # type: ignore[misc]
+
+
+RULE_ERRORS: dict[str, type[RuleError]] = {
+    cls.code: cls
+    for cls in (
+        MalformedCommand, WrongPhase, NotYourTurn, AlreadyPassed, BidOutOfRange, BidTooLow,
+        MisdealNotAllowed, CardNotInHand, BadDiscard, BadTrumpChange, BadFriendCall,
+        MustFollowSuit, IllegalFirstLead, MustPlayJoker, JokerSuitRequired,
+    )
+}
