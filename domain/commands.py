@@ -1,0 +1,57 @@
+"""Commands a seat sends to a hand (rules/hand-file.md, "Command types").
+
+A tagged union on the field ``type``; ``v`` is the schema version. Decoding a command
+that is not well formed is ``malformed_command`` (see ``domain.codec``).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class _Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    seat: int
+    v: int = 1
+
+
+class Bid(_Command, tag="bid"):
+    points: int
+    trump: str
+
+
+class Pass(_Command, tag="pass"):
+    pass
+
+
+class ClaimMisdeal(_Command, tag="claim_misdeal"):
+    """§3: a hand worth ½ or less may ask for a redeal (option ``misdeal_claim``)."""
+
+
+class Discard(_Command, tag="discard"):
+    cards: tuple[str, ...]
+    take: tuple[str, ...] | None = None  # mighty-3 only
+
+
+class Exchange(_Command, tag="exchange"):
+    """mighty-3: each other player takes one kitty card and discards one."""
+
+    take: str
+    discard: str
+
+
+class ChangeTrump(_Command, tag="change_trump"):
+    trump: str
+
+
+class CallFriend(_Command, tag="call_friend"):
+    friend: str | tuple[str, ...]
+    lead_suit: str | None = None  # §4.4: advice with a 20 NT contract
+
+
+class Play(_Command, tag="play"):
+    card: str
+    suit: str | None = None  # the suit named when leading the joker
+    joker_call: bool | None = None  # only with option joker_call = declared
+
+
+HandCommand = Bid | Pass | ClaimMisdeal | Discard | Exchange | ChangeTrump | CallFriend | Play

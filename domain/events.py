@@ -1,0 +1,122 @@
+"""Events: facts in the past tense, never edited once stored (DESIGN.md §3).
+
+Each event's tag is pinned by hand so renaming a class cannot break a stored stream; new
+fields only ever arrive with defaults, and ``v`` is the schema version for upcasters.
+Facts computed in ``decide`` (a trick's winner, the scores) travel in the events, so no
+projection re-runs a rule.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.rules import RuleSet
+
+
+class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    v: int = 1
+
+
+class HandDealt(_Event, tag="hand_dealt"):
+    rules: RuleSet
+    rules_fingerprint: str
+    dealer: int
+    first_bidder: int
+    hands: tuple[tuple[str, ...], ...]
+    kitty: tuple[str, ...]
+    hand_no: int = 0
+    commitment: str | None = None  # sha256 of the card order and a secret salt (§2)
+
+
+class MisdealClaimed(_Event, tag="misdeal_claimed"):
+    seat: int
+
+
+class BidMade(_Event, tag="bid_made"):
+    seat: int
+    points: int
+    trump: str
+
+
+class Passed(_Event, tag="passed"):
+    seat: int
+
+
+class BiddingReopened(_Event, tag="bidding_reopened"):
+    """§3: everybody passed without a bid; one more round is bid."""
+
+    round: int
+
+
+class HandPassedOut(_Event, tag="hand_passed_out"):
+    """§3: the second round was all passes too; the same dealer deals again."""
+
+
+class AuctionWon(_Event, tag="auction_won"):
+    declarer: int
+    points: int
+    trump: str
+
+
+class KittyTaken(_Event, tag="kitty_taken"):
+    seat: int
+    cards: tuple[str, ...]
+    shown: bool
+
+
+class CardsDiscarded(_Event, tag="cards_discarded"):
+    seat: int
+    cards: tuple[str, ...]
+
+
+class TrumpChanged(_Event, tag="trump_changed"):
+    seat: int
+    trump: str
+    points: int  # the raised contract
+
+
+class FriendCalled(_Event, tag="friend_called"):
+    seat: int
+    call: str  # "card" | "first_trick" | "none"
+    card: str | None = None
+    lead_suit: str | None = None
+
+
+class CardPlayed(_Event, tag="card_played"):
+    seat: int
+    card: str
+    suit: str | None = None  # suit named with a joker lead
+    joker_call: bool = False  # this lead calls the joker (it has effect or not)
+
+
+class FriendRevealed(_Event, tag="friend_revealed"):
+    seat: int
+
+
+class DeclarerAlone(_Event, tag="declarer_alone"):
+    """A first-trick call won by the declarer: the declarer plays alone (§4.3)."""
+
+
+class TrickWon(_Event, tag="trick_won"):
+    trick: int
+    leader: int
+    cards: tuple[str, ...]
+    winner: int
+    points: int
+
+
+class HandScored(_Event, tag="hand_scored"):
+    declarer: int
+    friend: int | None
+    points: int
+    trump: str
+    declarer_side_points: int
+    made: bool
+    scores: tuple[int, ...]
+
+
+HandEvent = (
+    HandDealt | MisdealClaimed | BidMade | Passed | BiddingReopened | HandPassedOut
+    | AuctionWon | KittyTaken | CardsDiscarded | TrumpChanged | FriendCalled | CardPlayed
+    | FriendRevealed | DeclarerAlone | TrickWon | HandScored
+)

@@ -1,0 +1,104 @@
+"""Kitty, discards, trump change and the friend call (rules/mighty.md §4)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from domain.commands import CallFriend, ChangeTrump, Discard
+from domain.errors import BadDiscard, BadFriendCall, BadTrumpChange, NotYourTurn, WrongPhase
+from domain.events import CardsDiscarded, FriendCalled, HandEvent, TrumpChanged
+from domain.state import Exchange
+
+FRIEND_CALLS = ("first_trick", "none")
+
+
+def _check_declarer(state: Exchange, seat: int, what: str) -> None:
+    if seat != state.declarer:
+        raise NotYourTurn(f"Only the declarer, seat {state.declarer}, may {what}.")
+
+
+def _check_discarded(state: Exchange, what: str) -> tuple[str, ...]:
+    if state.discards is None:
+        raise WrongPhase(f"The declarer discards before they may {what}.")
+    return state.discards
+
+
+def decide_discard(state: Exchange, cmd: Discard) -> list[HandEvent]:
+    if state.discards is not None:
+        raise WrongPhase("The declarer has already discarded.")
+    _check_declarer(state, cmd.seat, "discard")
+    want = state.rules.spec.kitty_size
+    hand = state.hands[cmd.seat]
+    if len(cmd.cards) != want:
+        raise BadDiscard(f"The declarer discards exactly {want} cards, not {len(cmd.cards)}.")
+    twice = [c for c, k in Counter(cmd.cards).items() if k > 1]
+    if twice:
+        raise BadDiscard(f"{twice[0]} is discarded twice.")
+    missing = [c for c in cmd.cards if c not in hand]
+    if missing:
+        raise BadDiscard(f"The declarer does not hold {missing[0]}.")
+    return [CardsDiscarded(seat=cmd.seat, cards=tuple(cmd.cards))]
+
+
+def raised_contract(points: int, old: str, new: str) -> int:
+    """§4.2: +2 to another suit or from NT to a suit; +1 from a suit to NT."""
+    return points + (1 if new == "NT" else 2)
+
+
+def decide_change_trump(state: Exchange, cmd: ChangeTrump) -> list[HandEvent]:
+    _check_discarded(state, "change trump")
+    _check_declarer(state, cmd.seat, "change trump")
+    if state.trump_changed:
+        raise BadTrumpChange("Trump may be changed once only.")
+    if cmd.trump == state.trump:
+        raise BadTrumpChange(f"Trump is already {cmd.trump}; a change must name another.")
+    points = raised_contract(state.points, state.trump, cmd.trump)
+    limit = state.rules.spec.max_bid
+    if points > limit:
+        raise BadTrumpChange(
+            f"Changing trump to {cmd.trump} would raise the contract to {points}, past {limit}."
+        )
+    return [TrumpChanged(seat=cmd.seat, trump=cmd.trump, points=points)]
+
+
+def decide_call_friend(state: Exchange, cmd: CallFriend) -> list[HandEvent]:
+    discards = _check_discarded(state, "call a friend")
+    _check_declarer(state, cmd.seat, "call a friend")
+    friend = cmd.friend
+    if not isinstance(friend, str):
+        raise BadFriendCall("This variant calls one friend; a list of calls is not allowed.")
+    rules = state.rules
+    if rules.spec.max_friends == 0 and friend != "none":
+        raise BadFriendCall("In this variant the declarer plays alone; the only call is none.")
+    if friend == "first_trick" and not rules.first_trick_friend_allowed:
+        raise BadFriendCall("This table's rules do not allow a first-trick friend.")
+    _check_lead_advice(state, cmd.lead_suit)
+    if friend in FRIEND_CALLS:
+        return [FriendCalled(seat=cmd.seat, call=friend, lead_suit=cmd.lead_suit)]
+    if friend not in rules.spec.deck:
+        raise BadFriendCall(f"{friend} is not a card of this deck.")
+    if friend in state.hands[cmd.seat]:
+        raise BadFriendCall(f"{friend} is in the declarer's own hand; call another card or none.")
+    if friend in discards:
+        raise BadFriendCall(f"{friend} is among the discards; call another card or none.")
+    return [FriendCalled(seat=cmd.seat, call="card", card=friend, lead_suit=cmd.lead_suit)]
+
+
+def _check_lead_advice(state: Exchange, lead_suit: str | None) -> None:
+    """§4.4: with a 20 NT contract the declarer may name a suit for the friend to lead."""
+    if lead_suit is None:
+        return
+    top = state.rules.spec.max_bid
+    if (state.points, state.trump) != (top, "NT"):
+        raise BadFriendCall(f"A lead suit may be named only with a {top} NT contract.")
+
+
+def friend_call_options(state: Exchange) -> list[str]:
+    """Every call ``decide_call_friend`` accepts, for legal_commands."""
+    rules = state.rules
+    if rules.spec.max_friends == 0:
+        return ["none"]
+    held = set(state.hands[state.declarer]) | set(state.discards or ())
+    cards = [c for c in rules.spec.deck if c not in held]
+    specials = ["first_trick", "none"] if rules.first_trick_friend_allowed else ["none"]
+    return cards + specials

@@ -1,0 +1,326 @@
+"""The hand decider (DESIGN.md §2): ``decide(state, command) -> events`` and
+``evolve(state, event) -> state``. Replaying a hand is folding ``evolve`` over its events,
+starting from ``None`` with the ``HandDealt`` event."""
+
+from __future__ import annotations
+
+from typing import TypeVar, assert_never
+
+from msgspec.structs import replace
+
+from domain import bidding, exchange
+from domain.cards import SUIT_OF, SUITS, TRUMPS, is_card, is_joker, points_of
+from domain.commands import (
+    Bid,
+    CallFriend,
+    ChangeTrump,
+    ClaimMisdeal,
+    Discard,
+    Exchange as ExchangeCommand,
+    HandCommand,
+    Pass,
+    Play,
+)
+from domain.errors import MalformedCommand, WrongPhase
+from domain.events import (
+    AuctionWon,
+    BiddingReopened,
+    BidMade,
+    CardPlayed,
+    CardsDiscarded,
+    DeclarerAlone,
+    FriendCalled,
+    FriendRevealed,
+    HandDealt,
+    HandEvent,
+    HandPassedOut,
+    HandScored,
+    KittyTaken,
+    MisdealClaimed,
+    Passed,
+    TrickWon,
+    TrumpChanged,
+)
+from domain.play import check_play, is_last_trick, lead_calls_joker, trick_winner
+from domain.rules import RuleSet
+from domain.scoring import hand_scores, is_made
+from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal
+
+T = TypeVar("T")
+
+
+def deal_event(
+    rules: RuleSet,
+    *,
+    dealer: int,
+    hands: tuple[tuple[str, ...], ...],
+    kitty: tuple[str, ...],
+    first_bidder: int | None = None,
+    hand_no: int = 0,
+    commitment: str | None = None,
+) -> HandDealt:
+    """The event that starts a hand. The deal is data: the service shuffles, not us."""
+    if first_bidder is None:
+        first_bidder = (dealer + 1) % rules.spec.players if rules.first_bidder == "left_of_dealer" else dealer
+    return HandDealt(
+        rules=rules, rules_fingerprint=rules.fingerprint(), dealer=dealer,
+        first_bidder=first_bidder, hands=hands, kitty=kitty, hand_no=hand_no,
+        commitment=commitment,
+    )
+
+
+# ---------------------------------------------------------------- decide
+
+def decide(state: HandState, cmd: HandCommand) -> list[HandEvent]:
+    """The events a command causes, or a ``RuleError`` saying why it is refused."""
+    check_well_formed(state, cmd)
+    if isinstance(cmd, Play):
+        if not isinstance(state, Playing):
+            raise WrongPhase(_phase_message(state, "play a card"))
+        return decide_play(state, cmd)
+    if isinstance(cmd, Bid | Pass | ClaimMisdeal):
+        if not isinstance(state, Bidding):
+            raise WrongPhase(_phase_message(state, "bid"))
+        if isinstance(cmd, Bid):
+            return bidding.decide_bid(state, cmd)
+        if isinstance(cmd, Pass):
+            return bidding.decide_pass(state, cmd)
+        return bidding.decide_misdeal(state, cmd)
+    if not isinstance(state, Exchange) or isinstance(cmd, ExchangeCommand):
+        raise WrongPhase(_phase_message(state, "do that"))
+    if isinstance(cmd, Discard):
+        return exchange.decide_discard(state, cmd)
+    if isinstance(cmd, ChangeTrump):
+        return exchange.decide_change_trump(state, cmd)
+    return exchange.decide_call_friend(state, cmd)
+
+
+def _phase_message(state: HandState, what: str) -> str:
+    if isinstance(state, Finished | Redeal):
+        return f"The hand is over; nobody may {what} now."
+    names = {Bidding: "the auction", Exchange: "the declarer's exchange", Playing: "play"}
+    return f"The hand is in {names[type(state)]}; nobody may {what} now."
+
+
+def _malformed(message: str) -> MalformedCommand:
+    return MalformedCommand(message)
+
+
+def check_well_formed(state: HandState, cmd: HandCommand) -> None:
+    """Field values the rules cannot even read are ``malformed_command`` (hand-file.md)."""
+    if not 0 <= cmd.seat < state.players:
+        raise _malformed(f"Seat {cmd.seat} does not exist at a table of {state.players}.")
+    if isinstance(cmd, Bid | ChangeTrump) and cmd.trump not in TRUMPS:
+        raise _malformed(f"{cmd.trump!r} is not a trump: use S, H, D, C or NT.")
+    if isinstance(cmd, Play):
+        if not is_card(cmd.card):
+            raise _malformed(f"{cmd.card!r} is not a card.")
+        if cmd.suit is not None and cmd.suit not in SUITS:
+            raise _malformed(f"{cmd.suit!r} is not a suit: use S, H, D or C.")
+    elif isinstance(cmd, Discard):
+        for card in (*cmd.cards, *(cmd.take or ())):
+            if not is_card(card):
+                raise _malformed(f"{card!r} is not a card.")
+    elif isinstance(cmd, CallFriend):
+        calls = (cmd.friend,) if isinstance(cmd.friend, str) else cmd.friend
+        for call in calls:
+            if call not in exchange.FRIEND_CALLS and not is_card(call):
+                raise _malformed(f"{call!r} is not a card, 'first_trick' or 'none'.")
+        if cmd.lead_suit is not None and cmd.lead_suit not in SUITS:
+            raise _malformed(f"{cmd.lead_suit!r} is not a suit: use S, H, D or C.")
+    elif isinstance(cmd, ExchangeCommand) and not (is_card(cmd.take) and is_card(cmd.discard)):
+        raise _malformed("An exchange names one card to take and one to discard.")
+
+
+def decide_play(state: Playing, cmd: Play) -> list[HandEvent]:
+    check_play(state, cmd)
+    seat, card = cmd.seat, cmd.card
+    leading = not state.trick
+    named = cmd.suit if leading and is_joker(card) else None
+    call = lead_calls_joker(state, card, cmd.joker_call)
+    events: list[HandEvent] = [CardPlayed(seat=seat, card=card, suit=named, joker_call=call)]
+    if state.call == "card" and card == state.called_card:
+        events.append(FriendRevealed(seat=seat))
+    if len(state.trick) + 1 < state.players:
+        return events
+    cards = (*state.trick, card)
+    winner = trick_winner(state, cards)
+    trick_no = len(state.tricks)
+    events.append(TrickWon(trick=trick_no, leader=state.leader, cards=cards, winner=winner,
+                           points=points_of(cards)))
+    friend = state.friend
+    if trick_no == 0 and state.call == "first_trick":
+        friend = None if winner == state.declarer else winner
+        events.append(DeclarerAlone() if friend is None else FriendRevealed(seat=winner))
+    if is_last_trick(state):
+        taken = list(state.taken)
+        taken[winner] += points_of(cards)
+        events.append(score_hand(state, friend, taken))
+    return events
+
+
+def score_hand(state: Playing, friend: int | None, taken: list[int]) -> HandScored:
+    """§6: P counts the tricks of the declarer and friend, plus the discards."""
+    side = taken[state.declarer] + (taken[friend] if friend is not None else 0)
+    side += points_of(state.discards)
+    scores = hand_scores(state.rules, declarer=state.declarer, friend=friend,
+                         contract=state.points, trump=state.trump, taken=side)
+    return HandScored(declarer=state.declarer, friend=friend, points=state.points,
+                      trump=state.trump, declarer_side_points=side,
+                      made=is_made(state.points, side), scores=scores)
+
+
+# ---------------------------------------------------------------- evolve
+
+def evolve(state: HandState | None, event: HandEvent) -> HandState:
+    """Apply one event. Events are facts: nothing is checked here."""
+    if isinstance(event, CardPlayed):
+        assert isinstance(state, Playing)
+        return _card_played(state, event)
+    if isinstance(event, TrickWon):
+        assert isinstance(state, Playing)
+        return _trick_won(state, event)
+    if isinstance(event, HandDealt):
+        return _dealt(event)
+    if isinstance(event, BidMade | Passed | BiddingReopened):
+        assert isinstance(state, Bidding)
+        return _auction_step(state, event)
+    if isinstance(event, HandPassedOut | MisdealClaimed):
+        assert isinstance(state, Bidding)
+        return _thrown_in(state, event)
+    if isinstance(event, AuctionWon):
+        assert isinstance(state, Bidding)
+        return _auction_won(state, event)
+    if isinstance(event, KittyTaken | CardsDiscarded | TrumpChanged):
+        assert isinstance(state, Exchange)
+        return _exchange_step(state, event)
+    if isinstance(event, FriendCalled):
+        assert isinstance(state, Exchange)
+        return _friend_called(state, event)
+    if isinstance(event, FriendRevealed | DeclarerAlone):
+        assert isinstance(state, Playing)
+        friend = event.seat if isinstance(event, FriendRevealed) else None
+        return replace(state, friend=friend, friend_known=True)
+    if isinstance(event, HandScored):
+        assert isinstance(state, Playing)
+        return _scored(state, event)
+    assert_never(event)
+
+
+def _dealt(event: HandDealt) -> Bidding:
+    n = len(event.hands)
+    return Bidding(
+        rules=event.rules, dealer=event.dealer, first_bidder=event.first_bidder,
+        hand_no=event.hand_no, hands=event.hands, kitty=event.kitty, dealt=event.hands,
+        to_act=event.first_bidder, passed=(False,) * n, acted=(False,) * n,
+    )
+
+
+def _auction_step(state: Bidding, event: BidMade | Passed | BiddingReopened) -> Bidding:
+    if isinstance(event, BiddingReopened):
+        n = state.players
+        return replace(state, round=event.round, passed=(False,) * n, passes_since_bid=0,
+                       standing=None, to_act=state.first_bidder)
+    seat = event.seat
+    acted = _set(state.acted, seat, True)
+    if isinstance(event, BidMade):
+        entry = (seat, event.points, event.trump)
+        return replace(state, auction=(*state.auction, entry), standing=entry, acted=acted,
+                       passes_since_bid=0, to_act=bidding.next_bidder(state, seat, state.passed))
+    passed = _set(state.passed, seat, True)
+    return replace(state, auction=(*state.auction, (seat, 0, "")), passed=passed, acted=acted,
+                   passes_since_bid=state.passes_since_bid + 1,
+                   to_act=bidding.next_bidder(state, seat, passed))
+
+
+def _thrown_in(state: Bidding, event: HandPassedOut | MisdealClaimed) -> Redeal:
+    claimed = event.seat if isinstance(event, MisdealClaimed) else None
+    return Redeal(
+        rules=state.rules, dealer=state.dealer, first_bidder=state.first_bidder,
+        hand_no=state.hand_no, hands=state.hands, kitty=state.kitty, dealt=state.dealt,
+        auction=state.auction,
+        reason="misdeal" if claimed is not None else "passed_out", claimed_by=claimed,
+    )
+
+
+def _auction_won(state: Bidding, event: AuctionWon) -> Exchange:
+    return Exchange(
+        rules=state.rules, dealer=state.dealer, first_bidder=state.first_bidder,
+        hand_no=state.hand_no, hands=state.hands, kitty=state.kitty, dealt=state.dealt,
+        auction=state.auction,
+        declarer=event.declarer, points=event.points, trump=event.trump,
+        bid_points=event.points, bid_trump=event.trump, kitty_shown=state.rules.kitty_shown,
+    )
+
+
+def _exchange_step(state: Exchange, event: KittyTaken | CardsDiscarded | TrumpChanged) -> Exchange:
+    if isinstance(event, TrumpChanged):
+        return replace(state, trump=event.trump, points=event.points, trump_changed=True)
+    hand = state.hands[event.seat]
+    if isinstance(event, KittyTaken):
+        return replace(state, hands=_set(state.hands, event.seat, hand + event.cards),
+                       kitty_shown=event.shown)
+    gone = set(event.cards)
+    kept = tuple(c for c in hand if c not in gone)
+    return replace(state, hands=_set(state.hands, event.seat, kept), discards=event.cards)
+
+
+def _friend_called(state: Exchange, event: FriendCalled) -> Playing:
+    friend = None
+    if event.card is not None:
+        friend = next(s for s, hand in enumerate(state.hands) if event.card in hand)
+    assert state.discards is not None
+    return Playing(
+        rules=state.rules, dealer=state.dealer, first_bidder=state.first_bidder,
+        hand_no=state.hand_no, hands=state.hands, kitty=state.kitty, dealt=state.dealt,
+        auction=state.auction,
+        declarer=state.declarer, points=state.points, trump=state.trump,
+        bid_points=state.bid_points, bid_trump=state.bid_trump, kitty_shown=state.kitty_shown,
+        discards=state.discards, trump_changed=state.trump_changed, call=event.call,
+        called_card=event.card, lead_suit=event.lead_suit, friend=friend,
+        friend_known=event.call == "none", taken=(0,) * state.players,
+        leader=state.declarer, to_act=state.declarer,
+    )
+
+
+def _card_played(state: Playing, event: CardPlayed) -> Playing:
+    seat, card = event.seat, event.card
+    hands = _set(state.hands, seat, tuple(c for c in state.hands[seat] if c != card))
+    nxt = (seat + 1) % state.players
+    if state.trick:
+        return replace(state, hands=hands, trick=(*state.trick, card), to_act=nxt)
+    led = event.suit if event.suit is not None else SUIT_OF[card]
+    called = event.joker_call and any(
+        is_joker(c) for s, h in enumerate(hands) if s != seat for c in h
+    )
+    return replace(state, hands=hands, trick=(card,), to_act=nxt, led_suit=led,
+                   joker_called=called, joker_call_made=event.joker_call)
+
+
+def _trick_won(state: Playing, event: TrickWon) -> Playing:
+    taken = _set(state.taken, event.winner, state.taken[event.winner] + event.points)
+    return replace(state, tricks=(*state.tricks, event), taken=taken, trick=(),
+                   leader=event.winner, to_act=event.winner, led_suit=None,
+                   joker_called=False, joker_call_made=False)
+
+
+def _scored(state: Playing, event: HandScored) -> Finished:
+    return Finished(
+        rules=state.rules, dealer=state.dealer, first_bidder=state.first_bidder,
+        hand_no=state.hand_no, hands=state.hands, kitty=state.kitty, dealt=state.dealt,
+        auction=state.auction,
+        declarer=state.declarer, points=state.points, trump=state.trump,
+        bid_points=state.bid_points, bid_trump=state.bid_trump, kitty_shown=state.kitty_shown,
+        discards=state.discards, trump_changed=state.trump_changed, call=state.call,
+        called_card=state.called_card, lead_suit=state.lead_suit, friend=event.friend,
+        friend_known=True, tricks=state.tricks, taken=state.taken, scored=event,
+    )
+
+
+def _set(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    return items[:index] + (value,) + items[index + 1:]
+
+
+def is_terminal(state: HandState) -> bool:
+    return isinstance(state, Finished | Redeal)
+

@@ -1,0 +1,146 @@
+"""Play (rules/mighty.md §5): following suit, the first trick, the Joker, the Ripper,
+and who wins a trick. One legality function feeds ``decide``, the bots and the views."""
+
+from __future__ import annotations
+
+from domain.cards import RANK_OF, SUIT_NAMES, SUIT_OF, SUITS, is_joker, mighty_of, ripper_of
+from domain.commands import Play
+from domain.errors import (
+    CardNotInHand,
+    IllegalFirstLead,
+    JokerSuitRequired,
+    MustFollowSuit,
+    MustPlayJoker,
+    NotYourTurn,
+)
+from domain.state import Playing
+
+
+def ripper(state: Playing) -> str:
+    return ripper_of(state.trump, state.rules.spec.ripper_rank)
+
+
+def is_last_trick(state: Playing) -> bool:
+    return len(state.tricks) == state.rules.spec.hand_size - 1
+
+
+def joker_has_power(state: Playing) -> bool:
+    """§5: none in the first trick, the last trick, or a trick led by a Ripper joker call."""
+    return bool(state.tricks) and not is_last_trick(state) and not state.joker_call_made
+
+
+def lead_calls_joker(state: Playing, card: str, declared: bool | None) -> bool:
+    """§5 joker call: a Ripper lead outside the first trick calls the joker (or, with
+    ``joker_call = declared``, when the leader says so)."""
+    if state.trick or not state.tricks or card != ripper(state):
+        return False
+    if state.rules.joker_call == "declared":
+        return bool(declared)
+    return True
+
+
+def _restricted_first_lead(state: Playing, card: str) -> bool:
+    return is_joker(card) or card == ripper(state) or SUIT_OF[card] == state.trump
+
+
+def check_first_lead(state: Playing, hand: tuple[str, ...], card: str) -> None:
+    """§5 first trick: no trump, Joker or Ripper lead unless the leader holds nothing else."""
+    if state.tricks or state.trick or not _restricted_first_lead(state, card):
+        return
+    if any(not _restricted_first_lead(state, other) for other in hand):
+        raise IllegalFirstLead(
+            f"The first trick may not be led with {card}: a trump, the Joker or the Ripper "
+            "may lead it only when the leader holds nothing else."
+        )
+
+
+def holds_suit(hand: tuple[str, ...], suit: str) -> bool:
+    """The Mighty counts as a card of its own suit for following (§5)."""
+    return any(SUIT_OF[c] == suit for c in hand)
+
+
+def check_play(state: Playing, cmd: Play) -> None:
+    """Raise the first refusal in hand-file.md's order; return when the play is legal."""
+    seat, card = cmd.seat, cmd.card
+    if seat != state.to_act:
+        raise NotYourTurn(f"It is seat {state.to_act}'s turn to play, not seat {seat}'s.")
+    hand = state.hands[seat]
+    if card not in hand:
+        raise CardNotInHand(f"Seat {seat} does not hold {card}.")
+    leading = not state.trick
+    if leading and is_joker(card) and cmd.suit is None:
+        raise JokerSuitRequired(f"Seat {seat} leads the Joker and must name a suit (S, H, D or C).")
+    if leading:
+        check_first_lead(state, hand, card)
+        return
+    mighty = mighty_of(state.trump)
+    if card == mighty or is_joker(card):
+        return
+    if state.joker_called and any(is_joker(c) for c in hand):
+        raise MustPlayJoker(
+            f"The Ripper called the Joker: seat {seat} must play the Joker (or the Mighty)."
+        )
+    led = state.led_suit
+    if led is not None and SUIT_OF[card] != led and holds_suit(hand, led):
+        name = SUIT_NAMES[led]
+        raise MustFollowSuit(f"Seat {seat} holds {name} and must follow the led suit, {name}.")
+
+
+def legal_plays(state: Playing, seat: int) -> list[Play]:
+    """Every play the rules allow ``seat`` now; a joker lead once per nameable suit."""
+    if seat != state.to_act:
+        return []
+    hand = state.hands[seat]
+    if state.trick:
+        return [Play(seat=seat, card=c) for c in _follow_cards(state, hand)]
+    plays: list[Play] = []
+    declared = state.rules.joker_call == "declared"
+    restricted = not state.tricks and any(not _restricted_first_lead(state, c) for c in hand)
+    for card in hand:
+        if restricted and _restricted_first_lead(state, card):
+            continue
+        if is_joker(card):
+            plays.extend(Play(seat=seat, card=card, suit=s) for s in SUITS)
+        elif declared and state.tricks and card == ripper(state):
+            plays.append(Play(seat=seat, card=card, joker_call=True))
+            plays.append(Play(seat=seat, card=card, joker_call=False))
+        else:
+            plays.append(Play(seat=seat, card=card))
+    return plays
+
+
+def _follow_cards(state: Playing, hand: tuple[str, ...]) -> tuple[str, ...]:
+    mighty = mighty_of(state.trump)
+    free = tuple(c for c in hand if c == mighty or is_joker(c))
+    if state.joker_called and any(is_joker(c) for c in hand):
+        return free
+    led = state.led_suit
+    suited = tuple(c for c in hand if SUIT_OF[c] == led and c != mighty)
+    if suited or (led is not None and mighty in hand and SUIT_OF[mighty] == led):
+        return suited + free
+    return hand
+
+
+def trick_winner(state: Playing, cards: tuple[str, ...]) -> int:
+    """§5 winner: the Mighty; else a Joker with power; else the highest trump; else the
+    highest card of the led suit; else the powerless Joker that led."""
+    players = state.players
+    leader = state.leader
+    mighty = mighty_of(state.trump)
+    best: int | None = None
+    powered = joker_has_power(state)
+    for i, card in enumerate(cards):
+        if card == mighty:
+            return (leader + i) % players
+        if powered and is_joker(card):
+            best = i
+    if best is not None:
+        return (leader + best) % players
+    for suit in (state.trump, state.led_suit):
+        best_rank = 0
+        for i, card in enumerate(cards):
+            if SUIT_OF[card] == suit and RANK_OF[card] > best_rank:
+                best, best_rank = i, RANK_OF[card]
+        if best is not None:
+            return (leader + best) % players
+    return leader  # a powerless Joker led and nobody followed the named suit or trumped
