@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.cards import TRUMPS, SUIT_NAMES, is_joker, mighty_of
+from domain.cards import SUIT_NAMES, TRUMPS, is_joker, mighty_of
 from domain.commands import Bid, ClaimMisdeal, Pass
 from domain.errors import (
     AlreadyPassed,

@@ -14,41 +14,41 @@ class _Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     v: int = 1
 
 
-class Bid(_Command, tag="bid"):
+class Bid(_Command, frozen=True, tag="bid"):
     points: int
     trump: str
 
 
-class Pass(_Command, tag="pass"):
+class Pass(_Command, frozen=True, tag="pass"):
     pass
 
 
-class ClaimMisdeal(_Command, tag="claim_misdeal"):
+class ClaimMisdeal(_Command, frozen=True, tag="claim_misdeal"):
     """§3: a hand worth ½ or less may ask for a redeal (option ``misdeal_claim``)."""
 
 
-class Discard(_Command, tag="discard"):
+class Discard(_Command, frozen=True, tag="discard"):
     cards: tuple[str, ...]
     take: tuple[str, ...] | None = None  # mighty-3 only
 
 
-class Exchange(_Command, tag="exchange"):
+class Exchange(_Command, frozen=True, tag="exchange"):
     """mighty-3: each other player takes one kitty card and discards one."""
 
     take: str
     discard: str
 
 
-class ChangeTrump(_Command, tag="change_trump"):
+class ChangeTrump(_Command, frozen=True, tag="change_trump"):
     trump: str
 
 
-class CallFriend(_Command, tag="call_friend"):
+class CallFriend(_Command, frozen=True, tag="call_friend"):
     friend: str | tuple[str, ...]
     lead_suit: str | None = None  # §4.4: advice with a 20 NT contract
 
 
-class Play(_Command, tag="play"):
+class Play(_Command, frozen=True, tag="play"):
     card: str
     suit: str | None = None  # the suit named when leading the joker
     joker_call: bool | None = None  # only with option joker_call = declared

@@ -17,7 +17,7 @@ class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     v: int = 1
 
 
-class HandDealt(_Event, tag="hand_dealt"):
+class HandDealt(_Event, frozen=True, tag="hand_dealt"):
     rules: RuleSet
     rules_fingerprint: str
     dealer: int
@@ -26,78 +26,79 @@ class HandDealt(_Event, tag="hand_dealt"):
     kitty: tuple[str, ...]
     hand_no: int = 0
     commitment: str | None = None  # sha256 of the card order and a secret salt (§2)
+    salt: str | None = None  # secret until DealRevealed; views never show it
 
 
-class MisdealClaimed(_Event, tag="misdeal_claimed"):
+class MisdealClaimed(_Event, frozen=True, tag="misdeal_claimed"):
     seat: int
 
 
-class BidMade(_Event, tag="bid_made"):
+class BidMade(_Event, frozen=True, tag="bid_made"):
     seat: int
     points: int
     trump: str
 
 
-class Passed(_Event, tag="passed"):
+class Passed(_Event, frozen=True, tag="passed"):
     seat: int
 
 
-class BiddingReopened(_Event, tag="bidding_reopened"):
+class BiddingReopened(_Event, frozen=True, tag="bidding_reopened"):
     """§3: everybody passed without a bid; one more round is bid."""
 
     round: int
 
 
-class HandPassedOut(_Event, tag="hand_passed_out"):
+class HandPassedOut(_Event, frozen=True, tag="hand_passed_out"):
     """§3: the second round was all passes too; the same dealer deals again."""
 
 
-class AuctionWon(_Event, tag="auction_won"):
+class AuctionWon(_Event, frozen=True, tag="auction_won"):
     declarer: int
     points: int
     trump: str
 
 
-class KittyTaken(_Event, tag="kitty_taken"):
+class KittyTaken(_Event, frozen=True, tag="kitty_taken"):
     seat: int
     cards: tuple[str, ...]
     shown: bool
 
 
-class CardsDiscarded(_Event, tag="cards_discarded"):
+class CardsDiscarded(_Event, frozen=True, tag="cards_discarded"):
     seat: int
     cards: tuple[str, ...]
 
 
-class TrumpChanged(_Event, tag="trump_changed"):
+class TrumpChanged(_Event, frozen=True, tag="trump_changed"):
     seat: int
     trump: str
     points: int  # the raised contract
 
 
-class FriendCalled(_Event, tag="friend_called"):
+class FriendCalled(_Event, frozen=True, tag="friend_called"):
     seat: int
     call: str  # "card" | "first_trick" | "none"
     card: str | None = None
     lead_suit: str | None = None
 
 
-class CardPlayed(_Event, tag="card_played"):
+class CardPlayed(_Event, frozen=True, tag="card_played"):
     seat: int
     card: str
     suit: str | None = None  # suit named with a joker lead
     joker_call: bool = False  # this lead calls the joker (it has effect or not)
 
 
-class FriendRevealed(_Event, tag="friend_revealed"):
+class FriendRevealed(_Event, frozen=True, tag="friend_revealed"):
     seat: int
 
 
-class DeclarerAlone(_Event, tag="declarer_alone"):
+class DeclarerAlone(_Event, frozen=True, tag="declarer_alone"):
     """A first-trick call won by the declarer: the declarer plays alone (§4.3)."""
 
 
-class TrickWon(_Event, tag="trick_won"):
+class TrickWon(_Event, frozen=True, tag="trick_won"):
     trick: int
     leader: int
     cards: tuple[str, ...]
@@ -105,7 +106,7 @@ class TrickWon(_Event, tag="trick_won"):
     points: int
 
 
-class HandScored(_Event, tag="hand_scored"):
+class HandScored(_Event, frozen=True, tag="hand_scored"):
     declarer: int
     friend: int | None
     points: int

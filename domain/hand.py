@@ -16,10 +16,12 @@ from domain.commands import (
     ChangeTrump,
     ClaimMisdeal,
     Discard,
-    Exchange as ExchangeCommand,
     HandCommand,
     Pass,
     Play,
+)
+from domain.commands import (
+    Exchange as ExchangeCommand,
 )
 from domain.errors import MalformedCommand, WrongPhase
 from domain.events import (

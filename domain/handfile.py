@@ -1,0 +1,176 @@
+"""Hand files (rules/hand-file.md): parse, check the deal, replay through the decider.
+
+Pure: bytes in, a ``Replay`` out. The CLI prints it and picks the exit code.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import msgspec
+
+from domain.cards import is_card
+from domain.codec import decode_hand_command
+from domain.errors import HandFileError, RuleError, RuleSetError
+from domain.events import HandEvent, HandScored
+from domain.hand import deal_event, decide, evolve
+from domain.rules import RuleSet, make_rules
+from domain.state import Bidding, Finished, HandState, Playing, Redeal, phase_name, to_act
+from domain.views import HandView, seat_view
+
+FORMAT = "mighty-hand/1"
+
+
+class HandFile(msgspec.Struct, kw_only=True):
+    format: str
+    rules: str
+    dealer: int
+    hands: list[list[str]]
+    kitty: list[str]
+    commands: list[Any] = []
+    options: dict[str, Any] = {}
+    first_bidder: int | None = None  # for `first_bidder = previous_declarer` after hand 1
+
+
+class Rejection(msgspec.Struct):
+    index: int
+    seat: int | None
+    code: str
+    message: str
+
+
+class Step(msgspec.Struct):
+    index: int | None  # None: the deal itself
+    seat: int | None
+    type: str
+    view: HandView
+
+
+class Replay(msgspec.Struct):
+    state: HandState
+    events: list[HandEvent]
+    rejected: Rejection | None = None
+    steps: list[Step] | None = None
+
+
+def parse(data: bytes) -> tuple[HandFile, RuleSet]:
+    """Read and check a hand file; anything broken raises ``HandFileError`` (exit 2)."""
+    try:
+        hand_file = msgspec.json.decode(data, type=HandFile)
+    except msgspec.DecodeError as error:
+        raise HandFileError(f"The hand file is not valid JSON: {error}.") from None
+    except msgspec.ValidationError as error:
+        raise HandFileError(f"The hand file is not well formed: {error}.") from None
+    if hand_file.format != FORMAT:
+        raise HandFileError(f"Unknown format {hand_file.format!r}; expected {FORMAT!r}.")
+    try:
+        rules = make_rules(hand_file.rules, hand_file.options)
+    except RuleSetError as error:
+        raise HandFileError(error.message) from None
+    if not rules.spec.playable:
+        raise HandFileError(f"The variant {rules.variant} cannot be replayed by this version yet.")
+    check_deal(hand_file, rules)
+    return hand_file, rules
+
+
+def check_deal(hand_file: HandFile, rules: RuleSet) -> None:
+    spec = rules.spec
+    if len(hand_file.hands) != spec.players:
+        raise HandFileError(f"{spec.name} deals {spec.players} hands, the file has {len(hand_file.hands)}.")
+    for seat, hand in enumerate(hand_file.hands):
+        if len(hand) != spec.hand_size:
+            raise HandFileError(f"Seat {seat} was dealt {len(hand)} cards; {spec.name} deals {spec.hand_size}.")
+    if len(hand_file.kitty) != spec.kitty_size:
+        raise HandFileError(f"The kitty has {len(hand_file.kitty)} cards; {spec.name} has {spec.kitty_size}.")
+    if not 0 <= hand_file.dealer < spec.players:
+        raise HandFileError(f"Dealer {hand_file.dealer} is not a seat of {spec.name}.")
+    cards = [c for hand in hand_file.hands for c in hand] + hand_file.kitty
+    for card in cards:
+        if not is_card(card):
+            raise HandFileError(f"{card!r} is not a card.")
+        if card not in spec.deck:
+            raise HandFileError(f"{card} is not in the {spec.name} deck.")
+    twice = [c for c, k in Counter(cards).items() if k > 1]
+    if twice:
+        raise HandFileError(f"{twice[0]} is dealt twice.")
+
+
+def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -> Replay:
+    """Fold the deal and every command; stop at the first refusal."""
+    first = hand_file.first_bidder
+    dealt = deal_event(rules, dealer=hand_file.dealer,
+                       hands=tuple(tuple(h) for h in hand_file.hands),
+                       kitty=tuple(hand_file.kitty), first_bidder=first)
+    events: list[HandEvent] = [dealt]
+    state = evolve(None, dealt)
+    steps = [Step(None, None, "deal", seat_view(state, as_seat))] if as_seat is not None else None
+    for index, raw in enumerate(hand_file.commands):
+        seat = raw.get("seat") if isinstance(raw, dict) else None
+        try:
+            if not isinstance(raw, dict):
+                raise HandFileCommandError()
+            command = decode_hand_command(raw)
+            new = decide(state, command)
+        except HandFileCommandError:
+            rejected = Rejection(index, None, "malformed_command", "A command must be a JSON object.")
+            return Replay(state, events, rejected, steps)
+        except RuleError as error:
+            seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+            return Replay(state, events, Rejection(index, seat_no, error.code, error.message), steps)
+        for event in new:
+            state = evolve(state, event)
+        events.extend(new)
+        if steps is not None and as_seat is not None:
+            steps.append(Step(index, command.seat, str(raw.get("type")), seat_view(state, as_seat)))
+    return Replay(state, events, None, steps)
+
+
+class HandFileCommandError(Exception):
+    pass
+
+
+def result_of(state: HandState) -> dict[str, Any]:
+    """The ``result`` object of hand-file.md: what is known so far."""
+    result: dict[str, Any] = {}
+    if isinstance(state, Bidding | Redeal):
+        return result
+    result["declarer"] = state.declarer
+    result["contract"] = {"points": state.points, "trump": state.trump}
+    if isinstance(state, Playing | Finished):
+        if state.friend_known:
+            result["friend"] = state.friend
+        result["tricks"] = [
+            {"leader": t.leader, "cards": list(t.cards), "winner": t.winner, "points": t.points}
+            for t in state.tricks
+        ]
+    if isinstance(state, Finished):
+        scored: HandScored = state.scored
+        result.update(declarer_side_points=scored.declarer_side_points, made=scored.made,
+                      scores=list(scored.scores))
+    return result
+
+
+def output_of(outcome: Replay) -> dict[str, Any]:
+    """The JSON document `mighty replay` prints."""
+    state = outcome.state
+    out: dict[str, Any] = {"phase": phase_name(state), "result": result_of(state)}
+    if to_act(state) is not None:
+        out["to_act"] = to_act(state)
+    if isinstance(state, Redeal):
+        out["redeal"] = {"reason": state.reason, "claimed_by": state.claimed_by}
+    out["events"] = msgspec.to_builtins(outcome.events)
+    if outcome.rejected is not None:
+        out["rejected"] = msgspec.to_builtins(outcome.rejected)
+    return out
+
+
+def to_hand_file(rules: RuleSet, dealt: Any, commands: list[dict[str, Any]]) -> dict[str, Any]:
+    """The hand-file document for a dealt hand and its accepted commands (for export)."""
+    defaults = make_rules(rules.variant).options()
+    options = {k: v for k, v in rules.options().items() if defaults[k] != v}
+    return {
+        "format": FORMAT, "rules": rules.variant, "options": options, "dealer": dealt.dealer,
+        "first_bidder": dealt.first_bidder, "hands": [list(h) for h in dealt.hands],
+        "kitty": list(dealt.kitty), "commands": commands,
+    }

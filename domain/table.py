@@ -1,0 +1,338 @@
+"""The table aggregate (DESIGN.md §2): seats, rule set, the sequence of hands, dealer
+rotation (rules/mighty.md §2), start/leave/resign, and the hand decider inside it.
+
+Commands arrive wrapped in a ``Submission`` that names who sent them: a player's name,
+or ``None`` for the service itself (deals, timeouts, closing). A deal arrives as data —
+the service shuffles with ``secrets``; this module only checks and records it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from typing import Any, Literal, assert_never
+
+import msgspec
+from msgspec.structs import replace
+
+from domain import hand as hand_decider
+from domain.commands import HandCommand
+from domain.errors import MalformedCommand, RuleSetError, TableError, WrongPhase
+from domain.events import (
+    AuctionWon,
+    BiddingReopened,
+    BidMade,
+    CardPlayed,
+    CardsDiscarded,
+    DeclarerAlone,
+    FriendCalled,
+    FriendRevealed,
+    HandDealt,
+    HandEvent,
+    HandPassedOut,
+    HandScored,
+    KittyTaken,
+    MisdealClaimed,
+    Passed,
+    TrickWon,
+    TrumpChanged,
+)
+from domain.rules import RuleSet, make_rules
+from domain.state import HandState
+
+HAND_EVENTS = (
+    AuctionWon, BiddingReopened, BidMade, CardPlayed, CardsDiscarded, DeclarerAlone,
+    FriendCalled, FriendRevealed, HandDealt, HandPassedOut, HandScored, KittyTaken,
+    MisdealClaimed, Passed, TrickWon, TrumpChanged,
+)
+
+# ---------------------------------------------------------------- commands
+
+
+class _TableCommand(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    v: int = 1
+
+
+class CreateTable(_TableCommand, frozen=True, tag="create_table"):
+    variant: str = "mighty-5"
+    options: dict[str, Any] = {}
+    name: str = ""
+
+
+class JoinSeat(_TableCommand, frozen=True, tag="join"):
+    seat: int
+
+
+class LeaveSeat(_TableCommand, frozen=True, tag="leave"):
+    seat: int
+
+
+class StartTable(_TableCommand, frozen=True, tag="start"):
+    first_dealer: int  # drawn by the service with `secrets`: data, not a die roll here
+
+
+class DealHand(_TableCommand, frozen=True, tag="deal"):
+    order: tuple[str, ...]  # the shuffled deck: hands in seat order, then the kitty
+    salt: str
+
+
+class Resign(_TableCommand, frozen=True, tag="resign"):
+    seat: int
+
+
+class CloseTable(_TableCommand, frozen=True, tag="close"):
+    reason: str = "closed"
+
+
+TableOnlyCommand = CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable
+
+
+class Submission(msgspec.Struct, frozen=True):
+    """A command and who sent it (``None``: the service itself)."""
+
+    command: TableOnlyCommand | HandCommand
+    player: str | None = None
+
+
+# ---------------------------------------------------------------- events
+
+
+class _TableEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    v: int = 1
+
+
+class TableCreated(_TableEvent, frozen=True, tag="table_created"):
+    table_id: str
+    rules: RuleSet
+    rules_fingerprint: str
+    name: str = ""
+    created_by: str | None = None
+
+
+class PlayerJoined(_TableEvent, frozen=True, tag="player_joined"):
+    seat: int
+    player: str
+
+
+class PlayerLeft(_TableEvent, frozen=True, tag="player_left"):
+    seat: int
+    player: str
+
+
+class TableStarted(_TableEvent, frozen=True, tag="table_started"):
+    first_dealer: int
+
+
+class DealRevealed(_TableEvent, frozen=True, tag="deal_revealed"):
+    """§2: the hand is over; the salt shows the deal was fixed before bidding."""
+
+    hand_no: int
+    order: tuple[str, ...]
+    salt: str
+    commitment: str
+
+
+class PlayerResigned(_TableEvent, frozen=True, tag="player_resigned"):
+    seat: int
+    player: str
+
+
+class TableClosed(_TableEvent, frozen=True, tag="table_closed"):
+    reason: str
+
+
+TableOnlyEvent = TableCreated | PlayerJoined | PlayerLeft | TableStarted | DealRevealed | PlayerResigned | TableClosed
+TableEvent = TableOnlyEvent | HandEvent
+
+# ---------------------------------------------------------------- state
+
+Status = Literal["new", "open", "playing", "closed"]
+
+
+class TableState(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    status: Status = "new"
+    rules: RuleSet | None = None
+    seats: tuple[str | None, ...] = ()
+    dealer: int = 0
+    hand_no: int = 0  # hands dealt so far
+    hand: HandState | None = None
+    previous_declarer: int | None = None
+    totals: tuple[int, ...] = ()
+    hands_scored: int = 0
+    salt: str | None = None  # the current deal's salt, secret until revealed
+    commitment: str | None = None
+
+    @property
+    def awaiting_deal(self) -> bool:
+        return self.status == "playing" and (self.hand is None or hand_decider.is_terminal(self.hand))
+
+
+def initial_state(table_id: str) -> TableState:
+    return TableState(table_id=table_id)
+
+
+def deal_commitment(order: tuple[str, ...], salt: str) -> str:
+    """sha256 of the card order and the salt: published before bidding (§2)."""
+    return hashlib.sha256((" ".join(order) + "|" + salt).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- decide
+
+
+def decide(state: TableState, submission: Submission) -> list[TableEvent]:
+    cmd, player = submission.command, submission.player
+    if state.status == "new" and not isinstance(cmd, CreateTable):
+        raise TableError("unknown_table", f"There is no table {state.table_id!r}.")
+    if isinstance(cmd, CreateTable):
+        return _create(state, cmd, player)
+    if state.status == "closed":
+        raise TableError("table_closed", f"Table {state.table_id} is closed.")
+    if isinstance(cmd, JoinSeat | LeaveSeat | StartTable):
+        return _seating(state, cmd, player)
+    if isinstance(cmd, DealHand):
+        return _deal(state, cmd, player)
+    if isinstance(cmd, Resign | CloseTable):
+        return _close(state, cmd, player)
+    return _hand_command(state, cmd, player)
+
+
+def _create(state: TableState, cmd: CreateTable, player: str | None) -> list[TableEvent]:
+    if state.status != "new":
+        raise TableError("table_exists", f"Table {state.table_id} already exists.")
+    try:
+        rules = make_rules(cmd.variant, cmd.options)
+    except RuleSetError as error:
+        raise TableError(error.code, error.message) from None
+    if not rules.spec.playable:
+        raise TableError("variant_not_playable", f"{rules.variant} cannot be played here yet.")
+    return [TableCreated(table_id=state.table_id, rules=rules, rules_fingerprint=rules.fingerprint(),
+                         name=cmd.name[:80], created_by=player)]
+
+
+def _seat_in_range(state: TableState, seat: int) -> None:
+    if not 0 <= seat < len(state.seats):
+        raise MalformedCommand(f"Seat {seat} does not exist at a table of {len(state.seats)}.")
+
+
+def _seating(state: TableState, cmd: JoinSeat | LeaveSeat | StartTable, player: str | None) -> list[TableEvent]:
+    if state.status != "open":
+        raise WrongPhase("The table has started; seats are fixed now.")
+    if player is None:
+        raise TableError("player_required", "Seats are taken and left by players, not the service.")
+    if isinstance(cmd, StartTable):
+        return _start(state, cmd, player)
+    _seat_in_range(state, cmd.seat)
+    if isinstance(cmd, LeaveSeat):
+        if state.seats[cmd.seat] != player:
+            raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
+        return [PlayerLeft(seat=cmd.seat, player=player)]
+    if state.seats[cmd.seat] is not None:
+        raise TableError("seat_taken", f"Seat {cmd.seat} is taken.")
+    if player in state.seats:
+        raise TableError("already_seated", f"{player} already has a seat at this table.")
+    return [PlayerJoined(seat=cmd.seat, player=player)]
+
+
+def _start(state: TableState, cmd: StartTable, player: str) -> list[TableEvent]:
+    if player not in state.seats:
+        raise TableError("not_seated", "Only a seated player may start the table.")
+    if None in state.seats:
+        raise TableError("table_not_full", "Every seat must be taken before the table starts.")
+    _seat_in_range(state, cmd.first_dealer)
+    return [TableStarted(first_dealer=cmd.first_dealer)]
+
+
+def _deal(state: TableState, cmd: DealHand, player: str | None) -> list[TableEvent]:
+    if player is not None:
+        raise TableError("not_allowed", "Only the service deals.")
+    if not state.awaiting_deal:
+        raise WrongPhase("A hand is in progress or the table has not started; no deal now.")
+    assert state.rules is not None
+    spec = state.rules.spec
+    if Counter(cmd.order) != Counter(spec.deck):
+        raise MalformedCommand(f"A deal must order the {len(spec.deck)} cards of {spec.name}, each once.")
+    size, n = spec.hand_size, spec.players
+    hands = tuple(cmd.order[i * size:(i + 1) * size] for i in range(n))
+    first = state.dealer
+    if state.rules.first_bidder == "left_of_dealer":
+        first = (state.dealer + 1) % n
+    elif state.rules.first_bidder == "previous_declarer" and state.previous_declarer is not None:
+        first = state.previous_declarer
+    dealt = hand_decider.deal_event(
+        state.rules, dealer=state.dealer, hands=hands, kitty=cmd.order[n * size:],
+        first_bidder=first, hand_no=state.hand_no, commitment=deal_commitment(cmd.order, cmd.salt),
+    )
+    return [replace(dealt, salt=cmd.salt)]
+
+
+def _close(state: TableState, cmd: Resign | CloseTable, player: str | None) -> list[TableEvent]:
+    if isinstance(cmd, CloseTable):
+        if player is not None:
+            raise TableError("not_allowed", "Only the service closes a table.")
+        return [TableClosed(reason=cmd.reason)]
+    _seat_in_range(state, cmd.seat)
+    if player is not None and state.seats[cmd.seat] != player:
+        raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
+    name = state.seats[cmd.seat] or ""
+    return [PlayerResigned(seat=cmd.seat, player=name), TableClosed(reason="resigned")]
+
+
+def _hand_command(state: TableState, cmd: HandCommand, player: str | None) -> list[TableEvent]:
+    hand = state.hand
+    if state.status != "playing" or hand is None:
+        raise WrongPhase("No hand is being played at this table.")
+    if player is not None:
+        if not 0 <= cmd.seat < len(state.seats):
+            raise MalformedCommand(f"Seat {cmd.seat} does not exist at a table of {len(state.seats)}.")
+        if state.seats[cmd.seat] != player:
+            raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
+    events: list[TableEvent] = list(hand_decider.decide(hand, cmd))
+    if isinstance(events[-1], HandScored | HandPassedOut | MisdealClaimed):
+        assert state.salt is not None and state.commitment is not None
+        order = tuple(c for h in hand.dealt for c in h) + hand.kitty
+        events.append(DealRevealed(hand_no=hand.hand_no, order=order, salt=state.salt,
+                                   commitment=state.commitment))
+    return events
+
+
+# ---------------------------------------------------------------- evolve
+
+
+def evolve(state: TableState, event: TableEvent) -> TableState:
+    if isinstance(event, HAND_EVENTS):
+        return _hand_event(state, event)
+    if isinstance(event, TableCreated):
+        n = event.rules.spec.players
+        return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n)
+    if isinstance(event, PlayerJoined | PlayerLeft):
+        who = event.player if isinstance(event, PlayerJoined) else None
+        seats = state.seats[:event.seat] + (who,) + state.seats[event.seat + 1:]
+        return replace(state, seats=seats)
+    if isinstance(event, TableStarted):
+        return replace(state, status="playing", dealer=event.first_dealer)
+    if isinstance(event, DealRevealed):
+        return replace(state, salt=None)
+    if isinstance(event, PlayerResigned):
+        return state
+    if isinstance(event, TableClosed):
+        return replace(state, status="closed")
+    assert_never(event)
+
+
+def _hand_event(state: TableState, event: HandEvent) -> TableState:
+    if isinstance(event, HandDealt):
+        return replace(state, hand=hand_decider.evolve(None, event), hand_no=state.hand_no + 1,
+                       salt=event.salt, commitment=event.commitment)
+    assert state.hand is not None
+    hand = hand_decider.evolve(state.hand, event)
+    if not isinstance(event, HandScored):
+        return replace(state, hand=hand)
+    assert state.rules is not None
+    n = len(state.seats)
+    dealer = (state.dealer + 1) % n
+    if state.rules.next_dealer == "friend":
+        dealer = event.friend if event.friend is not None else event.declarer
+    totals = tuple(t + s for t, s in zip(state.totals, event.scores, strict=True))
+    return replace(state, hand=hand, dealer=dealer, previous_declarer=event.declarer,
+                   totals=totals, hands_scored=state.hands_scored + 1)
