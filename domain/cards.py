@@ -49,8 +49,11 @@ def is_card(text: object) -> bool:
     return isinstance(text, str) and text in ALL_CARDS
 
 
+JOKERS: Final = frozenset(c for c in ALL_CARDS if c.startswith("JK"))
+
+
 def is_joker(card: Card) -> bool:
-    return card.startswith("JK")
+    return card in JOKERS
 
 
 def suit_of(card: Card) -> str | None:

@@ -36,9 +36,10 @@ def _bidding_commands(state: Bidding, seat: int) -> list[HandCommand]:
         return commands
     commands.append(Pass(seat=seat))
     spec = rules.spec
+    lowest = spec.min_bid if state.standing is None else state.standing[1]
     commands.extend(
         Bid(seat=seat, points=points, trump=trump)
-        for points in range(spec.min_bid, spec.max_bid + 1)
+        for points in range(lowest, spec.max_bid + 1)
         for trump in TRUMPS
         if outbids(state, points, trump)
     )

@@ -3,7 +3,7 @@ and who wins a trick. One legality function feeds ``decide``, the bots and the v
 
 from __future__ import annotations
 
-from domain.cards import RANK_OF, SUIT_NAMES, SUIT_OF, SUITS, is_joker, mighty_of, ripper_of
+from domain.cards import JOKERS, RANK_OF, SUIT_NAMES, SUIT_OF, SUITS, is_joker, mighty_of, ripper_of
 from domain.commands import Play
 from domain.errors import (
     CardNotInHand,
@@ -111,8 +111,8 @@ def legal_plays(state: Playing, seat: int) -> list[Play]:
 
 def _follow_cards(state: Playing, hand: tuple[str, ...]) -> tuple[str, ...]:
     mighty = mighty_of(state.trump)
-    free = tuple(c for c in hand if c == mighty or is_joker(c))
-    if state.joker_called and any(is_joker(c) for c in hand):
+    free = tuple(c for c in hand if c == mighty or c in JOKERS)
+    if state.joker_called and len(free) > (mighty in hand):
         return free
     led = state.led_suit
     suited = tuple(c for c in hand if SUIT_OF[c] == led and c != mighty)
@@ -132,7 +132,7 @@ def trick_winner(state: Playing, cards: tuple[str, ...]) -> int:
     for i, card in enumerate(cards):
         if card == mighty:
             return (leader + i) % players
-        if powered and is_joker(card):
+        if powered and card in JOKERS:
             best = i
     if best is not None:
         return (leader + best) % players
