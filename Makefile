@@ -1,0 +1,37 @@
+# Every target installs what it needs first: a virtualenv with the project and its dev
+# tools (from pyproject.toml), and redis-server from Debian's packages when it is missing.
+VENV ?= .venv
+BIN := $(VENV)/bin
+PYTHON ?= python3
+
+.PHONY: run test lint bench redis-server clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+redis-server:
+	@command -v redis-server >/dev/null || { \
+	  echo "installing redis-server from Debian's packages"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq redis-server >/dev/null; }
+
+run: $(BIN)/.installed
+	$(BIN)/mighty demo --tables 4 --hands 3
+
+test: $(BIN)/.installed redis-server
+	$(BIN)/pytest
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/mypy domain projections services bench
+
+bench: $(BIN)/.installed redis-server
+	$(BIN)/mighty bench domain --json
+	$(BIN)/mighty bench store --json
+	$(BIN)/mighty bench projections --json
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
