@@ -1,0 +1,184 @@
+"""A Redis for one run: REDIS_URL, else a private redis-server, else an embedded fake.
+
+``start_private_redis`` launches ``redis-server`` from the PATH on a free port of
+127.0.0.1 in a directory of the caller's, with deploy/redis.conf's guarantees (AOF on
+as asked, no RDB snapshots, ``maxmemory-policy noeviction``). It never touches the
+machine's shared Redis.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Final
+
+import redis
+import structlog
+
+log = structlog.get_logger("mighty.redis")
+
+FSYNC_POLICIES: Final = ("always", "everysec", "no")
+_START_TIMEOUT_S: Final = 15.0
+
+
+class RedisStartError(RuntimeError):
+    """redis-server did not come up (missing binary, bad config, port taken)."""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class PrivateRedis:
+    """One redis-server process owned by this program, restartable on the same AOF."""
+
+    def __init__(self, dir: Path, *, appendonly: bool, appendfsync: str, port: int) -> None:
+        if appendfsync not in FSYNC_POLICIES:
+            raise ValueError(f"appendfsync is one of {FSYNC_POLICIES}, not {appendfsync!r}")
+        self.dir = dir
+        self.port = port
+        self.appendonly = appendonly
+        self.appendfsync = appendfsync
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def argv(self) -> list[str]:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RedisStartError("redis-server is not on the PATH")
+        return [
+            binary,
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--dir", str(self.dir),
+            "--daemonize", "no",
+            "--save", "",
+            "--appendonly", "yes" if self.appendonly else "no",
+            "--appendfsync", self.appendfsync,
+            "--maxmemory-policy", "noeviction",
+            "--logfile", str(self.dir / "redis.log"),
+        ]  # fmt: skip
+
+    def start(self) -> None:
+        if self.running():
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._process = subprocess.Popen(
+            self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+        )
+        self._wait_until_ready()
+        log.debug("redis started", port=self.port, dir=str(self.dir), fsync=self.appendfsync)
+
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def _wait_until_ready(self) -> None:
+        client = redis.Redis(host="127.0.0.1", port=self.port, protocol=2, socket_timeout=1.0)
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        try:
+            while time.monotonic() < deadline:
+                if not self.running():
+                    raise RedisStartError(f"redis-server exited: {self.log_tail()}")
+                with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):
+                    if client.ping():
+                        return
+                time.sleep(0.02)
+        finally:
+            client.close()
+        self.kill()
+        raise RedisStartError(f"redis-server did not answer PING: {self.log_tail()}")
+
+    def log_tail(self, lines: int = 20) -> str:
+        path = self.dir / "redis.log"
+        if not path.exists():
+            return "(no log)"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Send ``sig`` and wait for the process to end (SIGKILL: a crash, no goodbye)."""
+        if self._process is None:
+            return
+        if self._process.poll() is None:
+            self._process.send_signal(sig)
+            self._process.wait(timeout=_START_TIMEOUT_S)
+
+    def stop(self) -> None:
+        """A clean shutdown: SIGTERM makes Redis flush and fsync the AOF first."""
+        if self._process is None:
+            return
+        try:
+            self.kill(signal.SIGTERM)
+        except subprocess.TimeoutExpired:
+            self.kill(signal.SIGKILL)
+        self._process = None
+
+    def restart(self) -> None:
+        """Stop (if running) and start again on the same dir, port and AOF."""
+        self.stop()
+        self.start()
+
+
+def start_private_redis(
+    dir: Path, *, appendonly: bool = True, appendfsync: str = "everysec", port: int | None = None
+) -> PrivateRedis:
+    """Start redis-server in ``dir``; on a port race (free port taken meanwhile), try again."""
+    attempts = 1 if port is not None else 5
+    for attempt in range(attempts):
+        server = PrivateRedis(
+            dir, appendonly=appendonly, appendfsync=appendfsync, port=port or free_port()
+        )
+        try:
+            server.start()
+            return server
+        except RedisStartError:
+            server.stop()
+            if attempt + 1 == attempts:
+                raise
+    raise AssertionError("unreachable")
+
+
+def start_embedded_redis(stack: contextlib.ExitStack) -> str:
+    """An in-process Redis (fakeredis's TCP server, Lua included) on a free port."""
+    from fakeredis import TcpFakeServer
+
+    server = TcpFakeServer(("127.0.0.1", 0), server_type="redis")
+    thread = threading.Thread(target=server.serve_forever, name="fakeredis", daemon=True)
+    thread.start()
+    stack.callback(server.server_close)
+    stack.callback(server.shutdown)
+    host, port = server.server_address[:2]
+    return f"redis://{host!s}:{port}/0"
+
+
+def redis_url_for_run(stack: contextlib.ExitStack) -> str:
+    """REDIS_URL when set; else a private redis-server; else an embedded fake Redis.
+
+    Whatever is started is stopped (and its temp dir removed) when ``stack`` closes.
+    """
+    url = os.environ.get("REDIS_URL")
+    if url:
+        return url
+    if shutil.which("redis-server"):
+        dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-redis-")))
+        server = start_private_redis(dir)
+        stack.callback(server.stop)
+        return server.url
+    log.warning("redis-server not found: using the embedded fake Redis (no durability)")
+    return start_embedded_redis(stack)

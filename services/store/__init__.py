@@ -1,0 +1,52 @@
+"""The event store: one Redis stream per table, appended by one Lua script (docs/store.md)."""
+
+from services.store.base import (
+    EMPTY_HEAD,
+    GENESIS,
+    Appended,
+    EventStore,
+    FeedEntry,
+    Head,
+    StoredEvent,
+)
+from services.store.errors import (
+    BadAppend,
+    BadCommandId,
+    BadTableId,
+    ChainMismatch,
+    PayloadTooLarge,
+    StoreCorrupt,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+)
+from services.store.handler import CommandHandler, CommandResult, Decider
+from services.store.keys import KeySpace
+from services.store.memory import InMemoryEventStore
+from services.store.redis_store import RedisEventStore, connect
+
+__all__ = [
+    "EMPTY_HEAD",
+    "GENESIS",
+    "Appended",
+    "BadAppend",
+    "BadCommandId",
+    "BadTableId",
+    "ChainMismatch",
+    "CommandHandler",
+    "CommandResult",
+    "Decider",
+    "EventStore",
+    "FeedEntry",
+    "Head",
+    "InMemoryEventStore",
+    "KeySpace",
+    "PayloadTooLarge",
+    "RedisEventStore",
+    "StoredEvent",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreUnavailable",
+    "VersionConflict",
+    "connect",
+]

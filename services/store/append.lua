@@ -1,0 +1,109 @@
+-- append.lua: append one command's events to a table, all or nothing (docs/store.md).
+--
+-- KEYS[1] table stream    mighty:{pNN}:t:<table>:events  entry id 0-<version>
+-- KEYS[2] table meta      mighty:{pNN}:t:<table>:meta    hash: v = version, h = head hash
+-- KEYS[3] command ids     mighty:{pNN}:t:<table>:cmds    hash: command id -> outcome
+-- KEYS[4] partition feed  mighty:{pNN}:feed
+-- ARGV[1] table id, ARGV[2] expected version, ARGV[3] command id, ARGV[4] outcome,
+-- ARGV[5] prev hash (the head hash the caller built on), ARGV[6] event count n,
+-- ARGV[7 ..] n pairs: event bytes, event hash (sha256(prev hash hex .. event), from the caller)
+--
+-- Replies (RESP2 arrays):
+--   {'ok', version, head hash}                        the events were written
+--   {'dup', outcome, version, head hash}              command id seen before: nothing written
+--   {'conflict', actual version}                      expected version is stale: nothing written
+--   {'chain', head hash}                              prev hash is not the head: nothing written
+--   {'bad', reason} / {'corrupt', reason}             refused: nothing written
+--
+-- Redis does not roll back a script that fails halfway: writes made before the error stay.
+-- So every check comes before the first write, and the writes are ordered so that the
+-- only one that can still fail is the very first (XADD 0-<v+1>, refused as a whole if the
+-- stream was written behind our back; or OOM, which Redis checks at a script's first write
+-- only). Everything after it writes keys whose type and ids were checked above.
+
+local MAX_EVENT_BYTES = 65536
+local MAX_APPEND_BYTES = 262144
+local MAX_EVENTS = 64
+local MAX_OUTCOME_BYTES = 4096
+local GENESIS = string.rep('0', 64)
+
+local function bad(reason) return {'bad', reason} end
+
+local function count(text)
+  -- a plain decimal count: tonumber alone would take ' 7', '1e3' and '0x10'
+  if type(text) ~= 'string' or #text < 1 or #text > 12 or not string.match(text, '^%d+$') then
+    return nil
+  end
+  return tonumber(text)
+end
+
+local function is_hash(text)
+  return type(text) == 'string' and #text == 64 and string.match(text, '^[0-9a-f]+$') ~= nil
+end
+
+local function key_type(key)
+  local reply = redis.call('TYPE', key)
+  if type(reply) == 'table' then return reply['ok'] end
+  return reply
+end
+
+if #KEYS ~= 4 then return bad('expected 4 keys') end
+local n = count(ARGV[6])
+if n == nil or n < 1 or n > MAX_EVENTS then return bad('event count') end
+if #ARGV ~= 6 + 2 * n then return bad('argument count') end
+local table_id, command_id, outcome, prev = ARGV[1], ARGV[3], ARGV[4], ARGV[5]
+if #table_id < 1 or #table_id > 64 or not string.match(table_id, '^[%w_%-]+$') then
+  return bad('table id')
+end
+if #command_id < 1 or #command_id > 128 or not string.match(command_id, '^[%w_.:%-]+$') then
+  return bad('command id')
+end
+if #outcome > MAX_OUTCOME_BYTES then return bad('outcome too large') end
+local expected = count(ARGV[2])
+if expected == nil then return bad('expected version') end
+if not is_hash(prev) then return bad('prev hash') end
+local total = 0
+for i = 1, n do
+  local data, hash = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
+  if #data > MAX_EVENT_BYTES then return bad('event too large') end
+  total = total + #data
+  if not is_hash(hash) then return bad('event hash') end
+end
+if total > MAX_APPEND_BYTES then return bad('append too large') end
+
+local kinds = {{KEYS[1], 'stream'}, {KEYS[2], 'hash'}, {KEYS[3], 'hash'}, {KEYS[4], 'stream'}}
+for _, pair in ipairs(kinds) do
+  local found = key_type(pair[1])
+  if found ~= 'none' and found ~= pair[2] then
+    return {'corrupt', pair[1] .. ' is a ' .. found .. ', not a ' .. pair[2]}
+  end
+end
+
+local meta = redis.call('HMGET', KEYS[2], 'v', 'h')
+local version = tonumber(meta[1] or '0')
+local head = meta[2] or GENESIS
+if version == nil then return {'corrupt', 'stored version is not a number'} end
+
+local seen = redis.call('HGET', KEYS[3], command_id)
+if seen then return {'dup', seen, version, head} end
+if expected ~= version then return {'conflict', version} end
+if prev ~= head then return {'chain', head} end
+
+-- CHECKS DONE: nothing below may fail except the first XADD, which fails whole.
+
+local v = version
+for i = 1, n do
+  v = v + 1
+  local hash = ARGV[6 + 2 * i]
+  redis.call('XADD', KEYS[1], '0-' .. v,
+    'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'p', prev, 'c', command_id)
+  prev = hash
+end
+v = version
+for i = 1, n do
+  v = v + 1
+  redis.call('XADD', KEYS[4], '*', 't', table_id, 'v', v, 'e', ARGV[5 + 2 * i], 'h', ARGV[6 + 2 * i])
+end
+redis.call('HSET', KEYS[2], 'v', v, 'h', prev)
+redis.call('HSET', KEYS[3], command_id, outcome)
+return {'ok', v, prev}

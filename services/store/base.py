@@ -1,0 +1,161 @@
+"""What every event store offers, the records it returns, its limits and the hash chain.
+
+A table's events form a chain: each event's hash is ``sha256(prev_hash_hex + event)``,
+the first event's prev hash is ``GENESIS`` (64 zeros). The hashes are computed here in
+Python (fakeredis's Lua has no ``redis.sha1hex``, and Redis's Lua has no sha256); the
+append script checks that the new events continue the stored head.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from services.store.errors import (
+    BadAppend,
+    PayloadTooLarge,
+    StoreCorrupt,
+)
+from services.store.keys import check_command_id, check_table_id
+
+GENESIS: Final = "0" * 64
+# Mirrored in append.lua; a contract test sends oversize appends straight to the script.
+MAX_EVENT_BYTES: Final = 64 * 1024
+MAX_APPEND_BYTES: Final = 256 * 1024
+MAX_EVENTS_PER_APPEND: Final = 64
+MAX_OUTCOME_BYTES: Final = 4096
+
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """Where a table's stream ends: its version (event count) and last event hash."""
+
+    version: int
+    hash: str
+
+
+EMPTY_HEAD: Final = Head(0, GENESIS)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    version: int
+    data: bytes
+    hash: str
+    prev_hash: str
+    command_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEntry:
+    id: str
+    table_id: str
+    version: int
+    data: bytes
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """The answer to an append.
+
+    ``outcome`` is what the first successful append of this command id stored;
+    ``duplicate`` says this call wrote nothing because the command id was seen before.
+    ``head`` is the table's head after the call.
+    """
+
+    head: Head
+    outcome: bytes
+    duplicate: bool
+
+
+class EventStore(Protocol):
+    def append(
+        self,
+        table_id: str,
+        events: Sequence[bytes],
+        *,
+        expected: Head,
+        command_id: str,
+        outcome: bytes,
+    ) -> Appended:
+        """Append all of ``events`` or none; raise ``VersionConflict`` if the table moved."""
+        ...
+
+    def read(
+        self, table_id: str, after_version: int = 0, to_version: int | None = None
+    ) -> list[StoredEvent]:
+        """Events with ``after_version < version <= to_version``, in order."""
+        ...
+
+    def head(self, table_id: str) -> Head: ...
+
+    def outcome_of(self, table_id: str, command_id: str) -> bytes | None:
+        """The stored outcome of a command id, or None if it never appended."""
+        ...
+
+    def partition_of(self, table_id: str) -> int: ...
+
+    def read_feed(self, partition: int, after: str = "0-0", count: int = 100) -> list[FeedEntry]:
+        """Feed entries after the entry id ``after``, oldest first."""
+        ...
+
+
+def event_hash(prev_hash: str, data: bytes) -> str:
+    return hashlib.sha256(prev_hash.encode("ascii") + data).hexdigest()
+
+
+def chain_hashes(prev_hash: str, events: Sequence[bytes]) -> list[str]:
+    hashes: list[str] = []
+    for data in events:
+        prev_hash = event_hash(prev_hash, data)
+        hashes.append(prev_hash)
+    return hashes
+
+
+def verify_chain(start: Head, events: Sequence[StoredEvent]) -> Head:
+    """Check ``events`` continue ``start`` version by version and hash by hash."""
+    head = start
+    for event in events:
+        if event.version != head.version + 1 or event.prev_hash != head.hash:
+            raise StoreCorrupt(f"event {event.version} does not follow version {head.version}")
+        if event_hash(head.hash, event.data) != event.hash:
+            raise StoreCorrupt(f"event {event.version} does not match its hash")
+        head = Head(event.version, event.hash)
+    return head
+
+
+def check_append(
+    table_id: str, events: Sequence[bytes], expected: Head, command_id: str, outcome: bytes
+) -> None:
+    """Refuse, before any I/O, an append no store could accept."""
+    check_table_id(table_id)
+    check_command_id(command_id)
+    if not events:
+        raise BadAppend("an append needs at least one event")
+    if len(events) > MAX_EVENTS_PER_APPEND:
+        raise BadAppend(f"at most {MAX_EVENTS_PER_APPEND} events per append")
+    if not isinstance(expected.version, int) or expected.version < 0:
+        raise BadAppend("the expected version is a count of events, 0 or more")
+    if not _HASH.fullmatch(expected.hash):
+        raise BadAppend("the expected head hash is 64 lowercase hex digits")
+    _check_sizes(events, outcome)
+
+
+def _check_sizes(events: Sequence[bytes], outcome: bytes) -> None:
+    total = 0
+    for data in events:
+        if not isinstance(data, bytes):
+            raise BadAppend("events are bytes")
+        if len(data) > MAX_EVENT_BYTES:
+            raise PayloadTooLarge(f"an event is {len(data)} bytes, the limit is {MAX_EVENT_BYTES}")
+        total += len(data)
+    if total > MAX_APPEND_BYTES:
+        raise PayloadTooLarge(f"an append is {total} bytes, the limit is {MAX_APPEND_BYTES}")
+    if not isinstance(outcome, bytes) or len(outcome) > MAX_OUTCOME_BYTES:
+        raise PayloadTooLarge(f"an outcome is bytes, at most {MAX_OUTCOME_BYTES}")

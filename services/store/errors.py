@@ -1,0 +1,62 @@
+"""Typed errors of the event store.
+
+They extend the domain's ``MightyError`` so a gateway maps every refusal, from the
+rules or from the store, to a response in one place (``code`` + ``message``).
+"""
+
+from __future__ import annotations
+
+from domain.errors import MightyError
+
+
+class StoreError(MightyError):
+    """Base of every error the event store raises."""
+
+    code = "store_error"
+
+
+class VersionConflict(StoreError):
+    """The table moved on since the caller read it: reload, decide again, retry."""
+
+    code = "version_conflict"
+
+    def __init__(self, expected: int, actual: int) -> None:
+        super().__init__(f"expected the table at version {expected}, it is at {actual}")
+        self.expected = expected
+        self.actual = actual
+
+
+class StoreUnavailable(StoreError):
+    """Redis could not be reached (after the client's retries) or refused to write."""
+
+    code = "store_unavailable"
+
+
+class BadTableId(StoreError):
+    code = "bad_table_id"
+
+
+class BadCommandId(StoreError):
+    code = "bad_command_id"
+
+
+class BadAppend(StoreError):
+    """An append the store can never accept as given (no events, too many, bad hash)."""
+
+    code = "bad_append"
+
+
+class PayloadTooLarge(StoreError):
+    code = "payload_too_large"
+
+
+class ChainMismatch(StoreError):
+    """The caller's head hash is not the table's: its cached chain is wrong or was forged."""
+
+    code = "chain_mismatch"
+
+
+class StoreCorrupt(StoreError):
+    """Stored data breaks an invariant (a key of the wrong type, a broken hash chain)."""
+
+    code = "store_corrupt"

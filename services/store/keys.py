@@ -1,0 +1,104 @@
+"""Key layout: every key of a table carries its partition's hash tag.
+
+``mighty:{p07}:t:<table_id>:events`` and the table's other keys share the tag ``{p07}``,
+so on Redis Cluster they hash to one slot and an append (one script) touches one node.
+The partition's feed ``mighty:{p07}:feed`` shares it too, which is what lets the same
+script write the table stream and the feed atomically.
+
+The partition count is fixed for the life of a deployment (``MIGHTY_PARTITIONS``,
+default 16): it is part of every key name, so changing it moves every table. See
+docs/store.md, "Changing the partition count".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from dataclasses import dataclass
+from typing import Final
+
+from services.store.errors import BadCommandId, BadTableId
+
+DEFAULT_PARTITIONS: Final = 16
+MAX_PARTITIONS: Final = 999
+DEFAULT_NAMESPACE: Final = "mighty"
+
+_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_COMMAND_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+_NAMESPACE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def partition_count() -> int:
+    """The configured partition count: ``MIGHTY_PARTITIONS`` or 16."""
+    raw = os.environ.get("MIGHTY_PARTITIONS", "")
+    if not raw:
+        return DEFAULT_PARTITIONS
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PARTITIONS:
+        raise ValueError(f"MIGHTY_PARTITIONS must be an integer in 1..{MAX_PARTITIONS}: {raw!r}")
+    return int(raw)
+
+
+def check_table_id(table_id: object) -> str:
+    if not isinstance(table_id, str) or not _TABLE_ID.fullmatch(table_id):
+        raise BadTableId(f"a table id is 1 to 64 of A-Z a-z 0-9 _ -, not {_show(table_id)}")
+    return table_id
+
+
+def check_command_id(command_id: object) -> str:
+    if not isinstance(command_id, str) or not _COMMAND_ID.fullmatch(command_id):
+        raise BadCommandId(
+            f"a command id is 1 to 128 of A-Z a-z 0-9 _ . : -, not {_show(command_id)}"
+        )
+    return command_id
+
+
+def partition_of(table_id: str, partitions: int) -> int:
+    """Stable across processes and Python versions (crc32, not ``hash()``)."""
+    return zlib.crc32(table_id.encode("ascii")) % partitions
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class TableKeys:
+    """The four keys one append touches, in the order the script takes them."""
+
+    events: str
+    meta: str
+    commands: str
+    feed: str
+
+    def as_list(self) -> list[str]:
+        return [self.events, self.meta, self.commands, self.feed]
+
+
+class KeySpace:
+    """Builds key names for one namespace and partition count."""
+
+    def __init__(self, partitions: int | None = None, namespace: str = DEFAULT_NAMESPACE) -> None:
+        self.partitions = partition_count() if partitions is None else partitions
+        if not 1 <= self.partitions <= MAX_PARTITIONS:
+            raise ValueError(f"partitions must be in 1..{MAX_PARTITIONS}")
+        if not _NAMESPACE.fullmatch(namespace):
+            raise ValueError(f"bad key namespace {namespace!r}")
+        self.namespace = namespace
+
+    def tag(self, partition: int) -> str:
+        if not 0 <= partition < self.partitions:
+            raise ValueError(f"partition {partition} is not in 0..{self.partitions - 1}")
+        return f"{{p{partition:02d}}}"
+
+    def partition_of(self, table_id: str) -> int:
+        return partition_of(check_table_id(table_id), self.partitions)
+
+    def feed(self, partition: int) -> str:
+        return f"{self.namespace}:{self.tag(partition)}:feed"
+
+    def table(self, table_id: str) -> TableKeys:
+        partition = self.partition_of(table_id)
+        base = f"{self.namespace}:{self.tag(partition)}:t:{table_id}"
+        return TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", self.feed(partition))

@@ -1,0 +1,248 @@
+"""The event store on Redis Streams (docs/store.md).
+
+One append is one EVALSHA of ``append.lua``: preloaded with SCRIPT LOAD when the store
+is built, reloaded once if Redis answers NOSCRIPT (a restart or SCRIPT FLUSH empties the
+script cache). Connection errors surface as ``StoreUnavailable`` once the client's own
+retries are spent; an append retried by the client is safe because the script refuses a
+command id it has already seen and answers with the first outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from typing import Any, Final
+
+import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
+
+from services.store.base import (
+    GENESIS,
+    Appended,
+    FeedEntry,
+    Head,
+    StoredEvent,
+    chain_hashes,
+    check_append,
+)
+from services.store.errors import (
+    BadAppend,
+    ChainMismatch,
+    StoreCorrupt,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+)
+from services.store.keys import KeySpace, check_command_id
+
+APPEND_SCRIPT: Final = resources.files("services.store").joinpath("append.lua").read_text()
+_READ_CHUNK: Final = 1000
+
+
+def connect(
+    url: str,
+    *,
+    retries: int = 6,
+    socket_timeout: float = 5.0,
+    max_connections: int | None = None,
+) -> redis.Redis:
+    """A client for the store: bytes replies, RESP2, retries with backoff.
+
+    ``protocol=2`` is pinned on purpose: redis-py 8 speaks RESP3 by default, which changes
+    the Python shapes of some replies (XREAD, XINFO, script replies holding maps), and
+    fakeredis's TCP server and older servers answer RESP2 until told otherwise. The
+    adapter parses RESP2 replies, so the wire format is fixed here, not left to a default.
+    """
+    retry = Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
+    return redis.Redis.from_url(
+        url,
+        protocol=2,
+        decode_responses=False,
+        retry=retry,
+        retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=min(socket_timeout, 2.0),
+        health_check_interval=0,
+        max_connections=max_connections,
+    )
+
+
+@contextmanager
+def _redis_errors() -> Iterator[None]:
+    try:
+        yield
+    except StoreError:
+        raise
+    except (redis.ConnectionError, redis.TimeoutError) as error:
+        raise StoreUnavailable(f"Redis is unreachable: {error}") from error
+    except redis.exceptions.ReadOnlyError as error:
+        raise StoreUnavailable(f"Redis refused the write (read-only replica): {error}") from error
+    except redis.exceptions.OutOfMemoryError as error:
+        raise StoreUnavailable(f"Redis is out of memory and refused the write: {error}") from error
+    except redis.ResponseError as error:
+        if str(error).startswith("OOM"):
+            raise StoreUnavailable(f"Redis refused the write: {error}") from error
+        raise StoreCorrupt(f"Redis refused the append: {error}") from error
+
+
+class RedisEventStore:
+    """``EventStore`` on Redis; thread-safe as far as the redis-py client is."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        keys: KeySpace | None = None,
+        script: str = APPEND_SCRIPT,
+    ) -> None:
+        self.client = client
+        self.keys = keys or KeySpace()
+        self._script = script
+        with _redis_errors():
+            self._sha: str = self._load_script()
+
+    def _load_script(self) -> str:
+        sha = self.client.script_load(self._script)
+        return sha.decode() if isinstance(sha, bytes) else str(sha)
+
+    def append(
+        self,
+        table_id: str,
+        events: Sequence[bytes],
+        *,
+        expected: Head,
+        command_id: str,
+        outcome: bytes,
+    ) -> Appended:
+        check_append(table_id, events, expected, command_id, outcome)
+        keys = self.keys.table(table_id)
+        args: list[Any] = [table_id, expected.version, command_id, outcome, expected.hash]
+        args.append(len(events))
+        for data, digest in zip(events, chain_hashes(expected.hash, events), strict=True):
+            args.append(data)
+            args.append(digest)
+        with _redis_errors():
+            reply = self._evalsha(keys.as_list(), args)
+        return _appended(reply, expected, outcome)
+
+    def append_raw(self, keys: list[str], args: list[Any]) -> Any:
+        """The bare script call: no checks, no parsing (for the benchmark and tests)."""
+        with _redis_errors():
+            return self._evalsha(keys, args)
+
+    def _evalsha(self, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return self.client.evalsha(self._sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            self._sha = self._load_script()
+            return self.client.evalsha(self._sha, len(keys), *keys, *args)
+
+    def read(
+        self, table_id: str, after_version: int = 0, to_version: int | None = None
+    ) -> list[StoredEvent]:
+        key = self.keys.table(table_id).events
+        upper = "+" if to_version is None else f"0-{to_version}"
+        events: list[StoredEvent] = []
+        start = after_version + 1
+        with _redis_errors():
+            while to_version is None or start <= to_version:
+                entries: Any = self.client.xrange(key, f"0-{start}", upper, count=_READ_CHUNK)
+                events.extend(_stored_event(fields) for _, fields in entries)
+                if len(entries) < _READ_CHUNK:
+                    break
+                start = events[-1].version + 1
+        return events
+
+    def head(self, table_id: str) -> Head:
+        key = self.keys.table(table_id).meta
+        with _redis_errors():
+            reply: Any = self.client.hmget(key, ["v", "h"])
+        version, digest = reply
+        if version is None:
+            return Head(0, GENESIS)
+        return Head(int(version), digest.decode())
+
+    def outcome_of(self, table_id: str, command_id: str) -> bytes | None:
+        key = self.keys.table(table_id).commands
+        with _redis_errors():
+            found: Any = self.client.hget(key, check_command_id(command_id))
+        return None if found is None else bytes(found)
+
+    def partition_of(self, table_id: str) -> int:
+        return self.keys.partition_of(table_id)
+
+    def read_feed(self, partition: int, after: str = "0-0", count: int = 100) -> list[FeedEntry]:
+        start = "-" if after == "0-0" else f"({after}"
+        with _redis_errors():
+            entries: Any = self.client.xrange(self.keys.feed(partition), start, "+", count=count)
+        return [_feed_entry(entry_id, fields) for entry_id, fields in entries]
+
+
+def _appended(reply: list[Any], expected: Head, outcome: bytes) -> Appended:
+    kind = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+    handler = _REPLIES.get(kind)
+    if handler is None:
+        raise StoreCorrupt(f"unexpected reply from the append script: {reply!r}")
+    return handler(reply, expected, outcome)
+
+
+def _ok(reply: list[Any], expected: Head, outcome: bytes) -> Appended:
+    return Appended(Head(int(reply[1]), reply[2].decode()), outcome, duplicate=False)
+
+
+def _dup(reply: list[Any], expected: Head, outcome: bytes) -> Appended:
+    return Appended(Head(int(reply[2]), reply[3].decode()), bytes(reply[1]), duplicate=True)
+
+
+def _conflict(reply: list[Any], expected: Head, outcome: bytes) -> Appended:
+    raise VersionConflict(expected.version, int(reply[1]))
+
+
+def _chain(reply: list[Any], expected: Head, outcome: bytes) -> Appended:
+    raise ChainMismatch(f"the table's head hash is {reply[1].decode()}, not {expected.hash}")
+
+
+def _bad(reply: list[Any], expected: Head, outcome: bytes) -> Appended:
+    raise BadAppend(f"the append script refused the arguments: {reply[1].decode()}")
+
+
+def _corrupt(reply: list[Any], expected: Head, outcome: bytes) -> Appended:
+    raise StoreCorrupt(f"the table's keys break the store's invariants: {reply[1].decode()}")
+
+
+_REPLIES: Final[dict[str, Callable[[list[Any], Head, bytes], Appended]]] = {
+    "ok": _ok,
+    "dup": _dup,
+    "conflict": _conflict,
+    "chain": _chain,
+    "bad": _bad,
+    "corrupt": _corrupt,
+}
+
+
+def _stored_event(fields: dict[bytes, bytes]) -> StoredEvent:
+    try:
+        return StoredEvent(
+            version=int(fields[b"v"]),
+            data=bytes(fields[b"e"]),
+            hash=fields[b"h"].decode(),
+            prev_hash=fields[b"p"].decode(),
+            command_id=fields[b"c"].decode(),
+        )
+    except (KeyError, ValueError) as error:
+        raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
+
+
+def _feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
+    try:
+        return FeedEntry(
+            id=entry_id.decode(),
+            table_id=fields[b"t"].decode(),
+            version=int(fields[b"v"]),
+            data=bytes(fields[b"e"]),
+            hash=fields[b"h"].decode(),
+        )
+    except (KeyError, ValueError) as error:
+        raise StoreCorrupt(f"a feed entry lacks a field or holds a bad one: {error}") from error
