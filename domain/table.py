@@ -121,6 +121,7 @@ class PlayerLeft(_TableEvent, frozen=True, tag="player_left"):
 
 class TableStarted(_TableEvent, frozen=True, tag="table_started"):
     first_dealer: int
+    started_by: str | None = None
 
 
 class DealRevealed(_TableEvent, frozen=True, tag="deal_revealed"):
@@ -240,7 +241,7 @@ def _start(state: TableState, cmd: StartTable, player: str) -> list[TableEvent]:
     if None in state.seats:
         raise TableError("table_not_full", "Every seat must be taken before the table starts.")
     _seat_in_range(state, cmd.first_dealer)
-    return [TableStarted(first_dealer=cmd.first_dealer)]
+    return [TableStarted(first_dealer=cmd.first_dealer, started_by=player)]
 
 
 def _deal(state: TableState, cmd: DealHand, player: str | None) -> list[TableEvent]:

@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_extensions() -> None:
     import importlib
 
-    for name in ("services.store.cli", "services.workers.cli", "services.demo"):
+    for name in ("services.audit", "services.store.cli", "services.workers.cli", "services.demo"):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as error:
