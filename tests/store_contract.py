@@ -1,0 +1,322 @@
+"""The event store contract: one suite, run against every store.
+
+``tests/unit/test_store_contract.py`` runs it on the in-memory twin and on fakeredis,
+``tests/integration/test_store_contract_redis.py`` on a real redis-server. A subclass
+provides a ``store`` fixture (and, for the Redis suite, ``client``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis
+
+from services.store import (
+    EMPTY_HEAD,
+    GENESIS,
+    BadAppend,
+    BadCommandId,
+    BadTableId,
+    ChainMismatch,
+    EventStore,
+    Head,
+    PayloadTooLarge,
+    RedisEventStore,
+    StoreCorrupt,
+    VersionConflict,
+)
+from services.store.base import MAX_APPEND_BYTES, MAX_EVENT_BYTES, event_hash, verify_chain
+from services.store.redis_store import APPEND_SCRIPT
+
+
+def append(store: EventStore, table_id: str, *events: bytes, at: Head, cid: str) -> Head:
+    return store.append(table_id, list(events), expected=at, command_id=cid, outcome=cid.encode()).head
+
+
+def snapshot(store: EventStore, table_id: str) -> tuple[Any, ...]:
+    partition = store.partition_of(table_id)
+    return (store.head(table_id), store.read(table_id), store.read_feed(partition, count=10_000))
+
+
+class StoreContract:
+    def test_an_unknown_table_is_empty(self, store: EventStore) -> None:
+        assert store.head("nobody") == EMPTY_HEAD
+        assert store.read("nobody") == []
+        assert store.outcome_of("nobody", "c1") is None
+
+    def test_an_append_numbers_and_chains_its_events(self, store: EventStore) -> None:
+        head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
+        events = store.read("t1")
+        assert [(e.version, e.data, e.command_id) for e in events] == [
+            (1, b"a", "c1"),
+            (2, b"b", "c1"),
+        ]
+        assert events[0].prev_hash == GENESIS
+        assert events[0].hash == event_hash(GENESIS, b"a")
+        assert events[1].prev_hash == events[0].hash
+        assert head == Head(2, events[1].hash) == store.head("t1")
+        assert verify_chain(EMPTY_HEAD, events) == head
+
+    def test_appends_continue_the_chain(self, store: EventStore) -> None:
+        head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        head = append(store, "t1", b"b", b"c", at=head, cid="c2")
+        assert head.version == 3
+        assert verify_chain(EMPTY_HEAD, store.read("t1")) == head
+
+    def test_read_takes_a_version_range(self, store: EventStore) -> None:
+        append(store, "t1", b"a", b"b", b"c", b"d", at=EMPTY_HEAD, cid="c1")
+        assert [e.data for e in store.read("t1", after_version=2)] == [b"c", b"d"]
+        assert [e.data for e in store.read("t1", 1, 3)] == [b"b", b"c"]
+        assert store.read("t1", after_version=4) == []
+
+    def test_a_stale_version_is_a_conflict_and_writes_nothing(self, store: EventStore) -> None:
+        append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        before = snapshot(store, "t1")
+        with pytest.raises(VersionConflict) as caught:
+            append(store, "t1", b"b", at=EMPTY_HEAD, cid="c2")
+        assert (caught.value.expected, caught.value.actual) == (0, 1)
+        assert caught.value.code == "version_conflict"
+        assert snapshot(store, "t1") == before
+        assert store.outcome_of("t1", "c2") is None
+
+    def test_a_version_ahead_of_the_table_is_a_conflict(self, store: EventStore) -> None:
+        with pytest.raises(VersionConflict):
+            append(store, "t1", b"a", at=Head(3, GENESIS), cid="c1")
+        assert store.read("t1") == []
+
+    def test_a_wrong_head_hash_is_refused_and_writes_nothing(self, store: EventStore) -> None:
+        append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        before = snapshot(store, "t1")
+        with pytest.raises(ChainMismatch):
+            append(store, "t1", b"b", at=Head(1, "f" * 64), cid="c2")
+        assert snapshot(store, "t1") == before
+
+    def test_a_seen_command_id_returns_the_first_outcome_and_writes_nothing(
+        self, store: EventStore
+    ) -> None:
+        first = store.append("t1", [b"a"], expected=EMPTY_HEAD, command_id="c1", outcome=b"one")
+        head = append(store, "t1", b"b", at=first.head, cid="c2")
+        before = snapshot(store, "t1")
+        again = store.append("t1", [b"x", b"y"], expected=EMPTY_HEAD, command_id="c1", outcome=b"2")
+        assert again.duplicate and not first.duplicate
+        assert again.outcome == b"one"
+        assert again.head == head
+        assert snapshot(store, "t1") == before
+        assert store.outcome_of("t1", "c1") == b"one"
+
+    def test_command_ids_belong_to_their_table(self, store: EventStore) -> None:
+        append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        appended = store.append("t2", [b"a"], expected=EMPTY_HEAD, command_id="c1", outcome=b"o")
+        assert not appended.duplicate
+
+    def test_the_feed_holds_every_event_of_its_partition_in_order(self, store: EventStore) -> None:
+        tables = [t for t in (f"t{i}" for i in range(40)) if store.partition_of(t) == 3][:2]
+        heads = {t: EMPTY_HEAD for t in tables}
+        for round_ in range(3):
+            for t in tables:
+                heads[t] = append(store, t, f"{t}/{round_}".encode(), at=heads[t], cid=f"c{round_}")
+        feed = store.read_feed(3, count=100)
+        assert [(f.table_id, f.version, f.data) for f in feed] == [
+            (t, r + 1, f"{t}/{r}".encode()) for r in range(3) for t in tables
+        ]
+        stored = {(e.version, e.hash) for e in store.read(tables[0])}
+        assert {(f.version, f.hash) for f in feed if f.table_id == tables[0]} == stored
+
+    def test_the_feed_reads_on_after_a_position(self, store: EventStore) -> None:
+        append(store, "t1", b"a", b"b", b"c", at=EMPTY_HEAD, cid="c1")
+        partition = store.partition_of("t1")
+        first = store.read_feed(partition, count=2)
+        rest = store.read_feed(partition, after=first[-1].id)
+        assert [f.data for f in first + rest] == [b"a", b"b", b"c"]
+
+    def test_other_partitions_feeds_stay_empty(self, store: EventStore) -> None:
+        append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        others = [p for p in range(16) if p != store.partition_of("t1")]
+        assert all(store.read_feed(p) == [] for p in others)
+
+    @pytest.mark.parametrize(
+        "table_id", ["", "a b", "a:b", "{p01}", "x" * 65, "é", "t\n", 7, None, b"t1"]
+    )
+    def test_a_bad_table_id_is_refused(self, store: EventStore, table_id: Any) -> None:
+        with pytest.raises(BadTableId):
+            store.append(table_id, [b"a"], expected=EMPTY_HEAD, command_id="c1", outcome=b"")
+        with pytest.raises(BadTableId):
+            store.read(table_id)
+
+    @pytest.mark.parametrize("command_id", ["", "a b", "x" * 129, "c\n", 3, None])
+    def test_a_bad_command_id_is_refused(self, store: EventStore, command_id: Any) -> None:
+        with pytest.raises(BadCommandId):
+            store.append("t1", [b"a"], expected=EMPTY_HEAD, command_id=command_id, outcome=b"")
+        assert store.read("t1") == []
+
+    def test_an_append_without_events_is_refused(self, store: EventStore) -> None:
+        with pytest.raises(BadAppend):
+            append(store, "t1", at=EMPTY_HEAD, cid="c1")
+        assert store.outcome_of("t1", "c1") is None
+
+    def test_too_many_events_are_refused(self, store: EventStore) -> None:
+        with pytest.raises(BadAppend):
+            append(store, "t1", *([b"e"] * 65), at=EMPTY_HEAD, cid="c1")
+        assert store.read("t1") == []
+
+    def test_events_that_are_not_bytes_are_refused(self, store: EventStore) -> None:
+        with pytest.raises(BadAppend):
+            store.append("t1", ["text"], expected=EMPTY_HEAD, command_id="c1", outcome=b"")  # type: ignore[list-item]
+        assert store.read("t1") == []
+
+    def test_an_event_at_the_size_limit_is_taken(self, store: EventStore) -> None:
+        append(store, "t1", b"x" * MAX_EVENT_BYTES, at=EMPTY_HEAD, cid="c1")
+        assert store.read("t1")[0].data == b"x" * MAX_EVENT_BYTES
+
+    def test_a_huge_event_is_refused_and_writes_nothing(self, store: EventStore) -> None:
+        head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        before = snapshot(store, "t1")
+        with pytest.raises(PayloadTooLarge):
+            append(store, "t1", b"x" * (MAX_EVENT_BYTES + 1), at=head, cid="c2")
+        with pytest.raises(PayloadTooLarge):
+            append(store, "t1", *([b"x" * MAX_EVENT_BYTES] * 5), at=head, cid="c3")
+        with pytest.raises(PayloadTooLarge):
+            store.append("t1", [b"a"], expected=head, command_id="c4", outcome=b"o" * 5000)
+        assert snapshot(store, "t1") == before
+        assert MAX_APPEND_BYTES < 5 * MAX_EVENT_BYTES
+
+
+def evalsha(store: RedisEventStore, table_id: str, args: list[Any]) -> Any:
+    return store.append_raw(store.keys.table(table_id).as_list(), args)
+
+
+def raw_args(*events: bytes, expected: int = 0, cid: str = "c1", table_id: str = "t1") -> list[Any]:
+    args: list[Any] = [table_id, expected, cid, b"out", GENESIS, len(events)]
+    prev = GENESIS
+    for data in events:
+        prev = event_hash(prev, data)
+        args += [data, prev]
+    return args
+
+
+def variant(store: RedisEventStore, marker: str, injected: str) -> RedisEventStore:
+    """The same store running the append script with ``injected`` Lua after ``marker``."""
+    assert marker in APPEND_SCRIPT
+    script = APPEND_SCRIPT.replace(marker, marker + "\n" + injected, 1)
+    return RedisEventStore(store.client, keys=store.keys, script=script)
+
+
+def redis_snapshot(client: redis.Redis, store: RedisEventStore, table_id: str) -> tuple[Any, ...]:
+    keys = store.keys.table(table_id)
+    return (
+        client.xrange(keys.events),
+        client.xrange(keys.feed),
+        client.hgetall(keys.meta),
+        client.hgetall(keys.commands),
+    )
+
+
+CHECKS_DONE = "-- CHECKS DONE: nothing below may fail except the first XADD, which fails whole."
+FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'p', prev, 'c', command_id)"
+
+
+class RedisScriptContract:
+    """What the append script itself guarantees, whoever calls it (a Redis store only)."""
+
+    def test_all_keys_of_a_table_share_one_cluster_slot(self, store: RedisEventStore) -> None:
+        for table_id in ("t1", "table-42", "Z" * 64):
+            slots = {redis.crc.key_slot(k.encode()) for k in store.keys.table(table_id).as_list()}
+            assert len(slots) == 1
+
+    def test_a_flushed_script_cache_is_reloaded(
+        self, store: RedisEventStore, client: redis.Redis
+    ) -> None:
+        head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        client.script_flush()
+        assert append(store, "t1", b"b", at=head, cid="c2").version == 2
+
+    @pytest.mark.parametrize(
+        "args",
+        [
+            raw_args(b"x" * (MAX_EVENT_BYTES + 1)),
+            raw_args(*([b"x" * MAX_EVENT_BYTES] * 5)),
+            raw_args(b"a")[:-1],
+            raw_args(b"a") + [b"extra"],
+            raw_args(b"a")[:5] + ["1e0", b"a", event_hash(GENESIS, b"a")],
+            raw_args(b"a")[:5] + [65] + raw_args(*([b"a"] * 65))[6:],
+            ["t1", " 0", "c1", b"o", GENESIS, 1, b"a", event_hash(GENESIS, b"a")],
+            ["t1", "0x0", "c1", b"o", GENESIS, 1, b"a", event_hash(GENESIS, b"a")],
+            ["t1", 0, "c 1", b"o", GENESIS, 1, b"a", event_hash(GENESIS, b"a")],
+            ["t 1", 0, "c1", b"o", GENESIS, 1, b"a", event_hash(GENESIS, b"a")],
+            ["t1", 0, "c1", b"o" * 4097, GENESIS, 1, b"a", event_hash(GENESIS, b"a")],
+            ["t1", 0, "c1", b"o", "0" * 63, 1, b"a", event_hash(GENESIS, b"a")],
+            ["t1", 0, "c1", b"o", GENESIS, 1, b"a", "A" * 64],
+        ],
+        ids=[
+            "event-too-large", "append-too-large", "missing-hash", "extra-arg",
+            "count-1e0", "65-events", "version-space", "version-hex", "command-id",
+            "table-id", "outcome-too-large", "short-prev-hash", "upper-case-hash",
+        ],
+    )  # fmt: skip
+    def test_the_script_refuses_bad_arguments_itself(
+        self, store: RedisEventStore, client: redis.Redis, args: list[Any]
+    ) -> None:
+        reply = evalsha(store, "t1", args)
+        assert reply[0] == b"bad"
+        assert redis_snapshot(client, store, "t1") == ([], [], {}, {})
+
+    def test_a_key_of_the_wrong_type_is_refused_before_any_write(
+        self, store: RedisEventStore, client: redis.Redis
+    ) -> None:
+        head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        keys = store.keys.table("t1")
+        client.delete(keys.commands)
+        client.set(keys.commands, "hostile")
+        before = (client.xrange(keys.events), client.xrange(keys.feed), client.hgetall(keys.meta))
+        with pytest.raises(StoreCorrupt):
+            append(store, "t1", b"b", at=head, cid="c2")
+        after = (client.xrange(keys.events), client.xrange(keys.feed), client.hgetall(keys.meta))
+        assert after == before
+        assert client.get(keys.commands) == b"hostile"
+
+    def test_an_error_after_the_checks_writes_nothing(
+        self, store: RedisEventStore, client: redis.Redis
+    ) -> None:
+        head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        before = redis_snapshot(client, store, "t1")
+        failing = variant(store, CHECKS_DONE, "error('injected after the checks')")
+        with pytest.raises(StoreCorrupt, match="injected"):
+            append(failing, "t1", b"b", b"c", at=head, cid="c2")
+        assert redis_snapshot(client, store, "t1") == before
+        assert append(store, "t1", b"b", at=head, cid="c2").version == 2
+
+    def test_redis_keeps_writes_made_before_a_script_error(
+        self, store: RedisEventStore, client: redis.Redis
+    ) -> None:
+        """Why the script checks everything first: Redis has no rollback.
+
+        With an error injected after the first XADD, that XADD stays while the version
+        does not move. The real script has no failure point there; and a table left so
+        (by a bug or a hand editing Redis) is then refused whole, never appended to.
+        """
+        failing = variant(store, FIRST_XADD, "error('injected after the first write')")
+        with pytest.raises(StoreCorrupt, match="injected"):
+            append(failing, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
+        stream, feed, meta, commands = redis_snapshot(client, store, "t1")
+        assert [entry_id for entry_id, _ in stream] == [b"0-1"]
+        assert (feed, meta, commands) == ([], {}, {})
+        with pytest.raises(StoreCorrupt):
+            append(store, "t1", b"a", at=EMPTY_HEAD, cid="c2")
+        assert redis_snapshot(client, store, "t1") == (stream, [], {}, {})
+
+    def test_stream_entry_ids_are_versions(
+        self, store: RedisEventStore, client: redis.Redis
+    ) -> None:
+        append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
+        entries = client.xrange(store.keys.table("t1").events)
+        assert [entry_id for entry_id, _ in entries] == [b"0-1", b"0-2"]
+        assert client.hgetall(store.keys.table("t1").meta)[b"v"] == b"2"
+
+    def test_deleting_an_entry_does_not_move_the_version(
+        self, store: RedisEventStore, client: redis.Redis
+    ) -> None:
+        head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
+        client.xdel(store.keys.table("t1").events, "0-2")
+        assert store.head("t1") == head
+        assert append(store, "t1", b"c", at=head, cid="c2").version == 3
