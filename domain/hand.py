@@ -80,7 +80,7 @@ def decide(state: HandState, cmd: HandCommand) -> list[HandEvent]:
         if not isinstance(state, Playing):
             raise WrongPhase(_phase_message(state, "play a card"))
         return decide_play(state, cmd)
-    if isinstance(cmd, Bid | Pass | ClaimMisdeal):
+    if isinstance(cmd, (Bid, Pass, ClaimMisdeal)):
         if not isinstance(state, Bidding):
             raise WrongPhase(_phase_message(state, "bid"))
         if isinstance(cmd, Bid):
@@ -110,15 +110,16 @@ def _malformed(message: str) -> MalformedCommand:
 
 def check_well_formed(state: HandState, cmd: HandCommand) -> None:
     """Field values the rules cannot even read are ``malformed_command`` (hand-file.md)."""
-    if not 0 <= cmd.seat < state.players:
+    if not 0 <= cmd.seat < len(state.hands):
         raise _malformed(f"Seat {cmd.seat} does not exist at a table of {state.players}.")
-    if isinstance(cmd, Bid | ChangeTrump) and cmd.trump not in TRUMPS:
-        raise _malformed(f"{cmd.trump!r} is not a trump: use S, H, D, C or NT.")
     if isinstance(cmd, Play):
         if not is_card(cmd.card):
             raise _malformed(f"{cmd.card!r} is not a card.")
         if cmd.suit is not None and cmd.suit not in SUITS:
             raise _malformed(f"{cmd.suit!r} is not a suit: use S, H, D or C.")
+    elif isinstance(cmd, (Bid, ChangeTrump)):
+        if cmd.trump not in TRUMPS:
+            raise _malformed(f"{cmd.trump!r} is not a trump: use S, H, D, C or NT.")
     elif isinstance(cmd, Discard):
         for card in (*cmd.cards, *(cmd.take or ())):
             if not is_card(card):
@@ -143,7 +144,7 @@ def decide_play(state: Playing, cmd: Play) -> list[HandEvent]:
     events: list[HandEvent] = [CardPlayed(seat=seat, card=card, suit=named, joker_call=call)]
     if state.call == "card" and card == state.called_card:
         events.append(FriendRevealed(seat=seat))
-    if len(state.trick) + 1 < state.players:
+    if len(state.trick) + 1 < len(state.hands):
         return events
     cards = (*state.trick, card)
     winner = trick_winner(state, cards)
@@ -287,8 +288,10 @@ def _friend_called(state: Exchange, event: FriendCalled) -> Playing:
 
 def _card_played(state: Playing, event: CardPlayed) -> Playing:
     seat, card = event.seat, event.card
-    hands = _set(state.hands, seat, tuple(c for c in state.hands[seat] if c != card))
-    nxt = (seat + 1) % state.players
+    hand = state.hands[seat]
+    at = hand.index(card)
+    hands = _set(state.hands, seat, hand[:at] + hand[at + 1:])
+    nxt = (seat + 1) % len(hands)
     if state.trick:
         return replace(state, hands=hands, trick=(*state.trick, card), to_act=nxt)
     led = event.suit if event.suit is not None else SUIT_OF[card]
