@@ -309,7 +309,7 @@ class RedisScriptContract:
         self, store: RedisEventStore, client: redis.Redis
     ) -> None:
         append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
-        entries = client.xrange(store.keys.table("t1").events)
+        entries: Any = client.xrange(store.keys.table("t1").events)
         assert [entry_id for entry_id, _ in entries] == [b"0-1", b"0-2"]
         assert client.hgetall(store.keys.table("t1").meta)[b"v"] == b"2"
 

@@ -1,0 +1,217 @@
+"""The command handler with the counter decider, on the in-memory store and fakeredis."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import fakeredis
+import pytest
+from structlog.testing import capture_logs
+
+from domain.errors import MalformedCommand, NotYourTurn, TableError
+from services.store import (
+    BadTableId,
+    CommandHandler,
+    EventStore,
+    Head,
+    InMemoryEventStore,
+    PayloadTooLarge,
+    RedisEventStore,
+    StoreUnavailable,
+    VersionConflict,
+)
+from services.store.base import Appended
+from services.store.counter import (
+    Add,
+    Added,
+    Counter,
+    CounterDecider,
+    Event,
+    Note,
+    Open,
+    Opened,
+    Play,
+    Played,
+)
+
+Handler = CommandHandler[Counter, object, Event]
+
+
+@pytest.fixture(params=["memory", "fakeredis"])
+def store(request: pytest.FixtureRequest) -> EventStore:
+    if request.param == "memory":
+        return InMemoryEventStore()
+    return RedisEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2))
+
+
+def handler(store: EventStore, **options: Any) -> Handler:
+    return CommandHandler(store, CounterDecider(), **options)
+
+
+def opened(store: EventStore, table_id: str = "t1", seats: int = 3) -> Handler:
+    h = handler(store)
+    h.handle(table_id, Open(seats), command_id="open")
+    return h
+
+
+def test_a_command_appends_its_events(store: EventStore) -> None:
+    h = opened(store)
+    result = h.handle("t1", Add(1, 5), command_id="c1")
+    assert (result.version, result.events, result.duplicate) == (2, (Added(1, 5, 5),), False)
+    assert h.state_of("t1") == (Counter("t1", seats=3, total=5), 2)
+    assert [e.command_id for e in store.read("t1")] == ["open", "c1"]
+
+
+def test_a_refusal_raises_and_writes_nothing(store: EventStore) -> None:
+    h = handler(store)
+    with pytest.raises(TableError) as caught:
+        h.handle("t1", Add(0, 1), command_id="c1")
+    assert caught.value.code == "unknown_table"
+    assert store.read("t1") == []
+    assert store.outcome_of("t1", "c1") is None
+
+
+def test_a_stale_cache_catches_up_and_decides_again(store: EventStore) -> None:
+    first, second = opened(store), handler(store)
+    second.handle("t1", Add(0, 1), command_id="b1")  # second caches version 2
+    first.handle("t1", Add(1, 10), command_id="a1")  # first was at 1: conflict, retry
+    result = second.handle("t1", Add(2, 100), command_id="b2")  # second is stale now
+    assert result.events == (Added(2, 100, 111),)
+    assert [e.version for e in store.read("t1")] == [1, 2, 3, 4]
+
+
+def test_a_stale_cache_never_refuses_a_legal_command(store: EventStore) -> None:
+    first, second = opened(store), handler(store)
+    second.state_of("t1")  # turn 0 in its cache
+    first.handle("t1", Play(0), command_id="a1")
+    result = second.handle("t1", Play(1), command_id="b1")
+    assert result.events == (Played(1, 2),)
+
+
+def test_a_refusal_on_a_current_state_is_believed(store: EventStore) -> None:
+    h = opened(store)
+    with pytest.raises(NotYourTurn):
+        h.handle("t1", Play(2), command_id="c1")
+    assert len(store.read("t1")) == 1
+
+
+def test_a_repeated_command_id_returns_the_first_result(store: EventStore) -> None:
+    h = opened(store)
+    first = h.handle("t1", Add(1, 5), command_id="c1")
+    again = [h.handle("t1", Add(1, 5), command_id="c1") for _ in range(3)]
+    assert all(r.duplicate for r in again)
+    assert {(r.version, r.events) for r in again} == {(first.version, first.events)}
+    assert len(store.read("t1")) == 2
+
+
+def test_a_repeat_that_the_rules_would_now_refuse_still_gets_its_first_result(
+    store: EventStore,
+) -> None:
+    h = opened(store)
+    first = h.handle("t1", Play(0), command_id="p0")
+    again = handler(store).handle("t1", Play(0), command_id="p0")  # turn moved on: refused
+    assert again.duplicate
+    assert (again.version, again.events) == (first.version, first.events)
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        ({"type": "add", "seat": 0, "amount": 1}, MalformedCommand),
+        ("add 1", MalformedCommand),
+        (Add("0", 1), TableError),  # type: ignore[arg-type]
+        (Add(0, "1"), MalformedCommand),  # type: ignore[arg-type]
+        (Add(True, 1), TableError),
+        (Add(7, 1), TableError),
+        (Play(1), NotYourTurn),
+        (Note(0, "x" * 70_000), PayloadTooLarge),
+    ],
+)
+def test_hostile_commands_are_refused_with_a_typed_error(
+    store: EventStore, command: object, error: type[Exception]
+) -> None:
+    h = opened(store)
+    before = store.read("t1")
+    with pytest.raises(error):
+        h.handle("t1", command, command_id="c1")
+    assert store.read("t1") == before
+
+
+@pytest.mark.parametrize("table_id", ["", "no spaces", "x" * 65, None, 42])
+def test_a_bad_table_id_is_refused(store: EventStore, table_id: Any) -> None:
+    with pytest.raises(BadTableId):
+        handler(store).handle(table_id, Open(3), command_id="c1")
+
+
+def test_an_unknown_table_refuses_every_command_but_open(store: EventStore) -> None:
+    with pytest.raises(TableError, match="no table"):
+        handler(store).handle("ghost", Play(0), command_id="c1")
+    assert store.head("ghost") == Head(0, "0" * 64)
+
+
+class AlwaysMoved:
+    """A store whose table always moved on: every append conflicts."""
+
+    def __init__(self, inner: EventStore) -> None:
+        self.inner = inner
+        self.appends = 0
+
+    def append(self, table_id: str, events: Sequence[bytes], **kw: Any) -> Appended:
+        self.appends += 1
+        raise VersionConflict(kw["expected"].version, kw["expected"].version + 1)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_conflicts_are_retried_a_bounded_number_of_times() -> None:
+    store = AlwaysMoved(InMemoryEventStore())
+    h = CommandHandler(store, CounterDecider(), max_attempts=4)
+    with pytest.raises(VersionConflict):
+        h.handle("t1", Open(2), command_id="c1")
+    assert store.appends == 4
+
+
+class Unreachable(AlwaysMoved):
+    def append(self, table_id: str, events: Sequence[bytes], **kw: Any) -> Appended:
+        raise StoreUnavailable("Redis is unreachable")
+
+
+def test_one_log_line_per_command_says_what_happened(store: EventStore) -> None:
+    h = handler(store)
+    with capture_logs() as logs:
+        h.handle("t1", Open(2), command_id="c1")
+        h.handle("t1", Open(2), command_id="c1")
+        with pytest.raises(NotYourTurn):
+            h.handle("t1", Play(1), command_id="c2")
+    assert [(e["table"], e["command"], e["seat"], e["outcome"]) for e in logs] == [
+        ("t1", "Open", None, "ok"),
+        ("t1", "Open", None, "duplicate"),
+        ("t1", "Play", 1, "refused:not_your_turn"),
+    ]
+    assert all(e["event"] == "command" and e["latency_ms"] >= 0 for e in logs)
+
+
+def test_an_unreachable_store_is_reported_and_logged() -> None:
+    h = CommandHandler(Unreachable(InMemoryEventStore()), CounterDecider())
+    with capture_logs() as logs, pytest.raises(StoreUnavailable):
+        h.handle("t1", Open(2), command_id="c1")
+    assert logs[0]["outcome"] == "unavailable"
+
+
+def test_the_cache_is_bounded_and_stays_correct(store: EventStore) -> None:
+    h = handler(store, cache_size=2)
+    for t in ("a", "b", "c"):
+        h.handle(t, Open(2), command_id="o")
+    for t in ("a", "b", "c"):
+        assert h.handle(t, Add(0, 1), command_id="x").events == (Added(0, 1, 1),)
+    assert len(h._cache) == 2
+
+
+def test_a_replayed_table_equals_the_cached_state(store: EventStore) -> None:
+    h = opened(store)
+    for i in range(10):
+        h.handle("t1", Add(i % 3, i), command_id=f"c{i}")
+    assert handler(store).state_of("t1") == h.state_of("t1")
+    assert CounterDecider().decode_event(store.read("t1")[0].data) == Opened(3)
