@@ -78,6 +78,9 @@ EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from services.logs import configure_logging
+
+    configure_logging()
     _load_extensions()
     args = build_parser().parse_args(argv)
     run: Callable[[argparse.Namespace], int] = args.run
