@@ -7,6 +7,7 @@ fingerprint is recorded in the events so a stored hand says which rules judged i
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 import msgspec
@@ -108,8 +109,13 @@ class RuleSet(msgspec.Struct, frozen=True, kw_only=True):
 
     def fingerprint(self) -> str:
         """A stable digest of the variant and every option value."""
-        canonical = msgspec.json.encode({"variant": self.variant, **self.options()}, order="sorted")
-        return hashlib.sha256(canonical).hexdigest()[:16]
+        return _fingerprint(self)
+
+
+@lru_cache(maxsize=256)
+def _fingerprint(rules: RuleSet) -> str:
+    canonical = msgspec.json.encode({"variant": rules.variant, **rules.options()}, order="sorted")
+    return hashlib.sha256(canonical).hexdigest()[:16]
 
 
 def make_rules(variant: str = "mighty-5", options: dict[str, Any] | None = None) -> RuleSet:
