@@ -115,7 +115,9 @@ def check_well_formed(state: HandState, cmd: HandCommand) -> None:
     if isinstance(cmd, Play):
         if not is_card(cmd.card):
             raise _malformed(f"{cmd.card!r} is not a card.")
-        if cmd.suit is not None and cmd.suit not in SUITS:
+        leads_joker = isinstance(state, Playing) and not state.trick and is_joker(cmd.card)
+        if leads_joker and cmd.suit is not None and cmd.suit not in SUITS:
+            # only a joker lead uses `suit`; elsewhere it is ignored, as unused fields are
             raise _malformed(f"{cmd.suit!r} is not a suit: use S, H, D or C.")
     elif isinstance(cmd, (Bid, ChangeTrump)):
         if cmd.trump not in TRUMPS:
