@@ -80,6 +80,11 @@ _encode_outcome = msgspec.json.Encoder().encode
 _decode_outcome = msgspec.json.Decoder(_Outcome).decode
 
 
+def _inner(command: object) -> object:
+    """The command itself when it comes wrapped with its sender (``Submission``)."""
+    return getattr(command, "command", command)
+
+
 class CommandHandler(Generic[S, C, E]):
     def __init__(
         self,
@@ -114,11 +119,12 @@ class CommandHandler(Generic[S, C, E]):
             outcome = f"refused:{error.code}"
             raise
         finally:
+            inner = _inner(command)
             log.info(
                 "command",
                 table=table_id,
-                seat=getattr(command, "seat", None),
-                command=type(command).__name__,
+                seat=getattr(inner, "seat", None),
+                command=type(inner).__name__,
                 outcome=outcome,
                 latency_ms=round((time.perf_counter() - started) * 1000, 3),
             )

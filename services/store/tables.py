@@ -1,0 +1,47 @@
+"""The command handler wired to the table aggregate (domain/table.py, domain/codec.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from domain import codec, table
+from domain.codec import TableCommand
+from domain.errors import MalformedCommand
+from domain.table import Submission, TableEvent, TableState
+from services.store.base import EventStore
+from services.store.handler import CommandHandler
+
+TableHandler = CommandHandler[TableState, Submission, TableEvent]
+
+
+class TableDecider:
+    """The table's decider and event codec behind the ``Decider`` protocol."""
+
+    def initial_state(self, table_id: str) -> TableState:
+        return table.initial_state(table_id)
+
+    def decide(self, state: TableState, command: Submission) -> Sequence[TableEvent]:
+        # Commands from the wire are checked field by field in submission_from_wire; here
+        # only the shape, so a caller's mistake is a refusal rather than an AttributeError.
+        if not isinstance(command, Submission) or not isinstance(command.command, TableCommand):
+            raise MalformedCommand(f"not a table command: {type(command).__name__}")
+        return table.decide(state, command)
+
+    def evolve(self, state: TableState, event: TableEvent) -> TableState:
+        return table.evolve(state, event)
+
+    def encode_event(self, event: TableEvent) -> bytes:
+        return codec.encode_event(event)
+
+    def decode_event(self, data: bytes) -> TableEvent:
+        return codec.decode_event(data)
+
+
+def table_handler(store: EventStore, **options: Any) -> TableHandler:
+    return CommandHandler(store, TableDecider(), **options)
+
+
+def submission_from_wire(data: bytes | str | dict[str, Any], player: str | None) -> Submission:
+    """A command as a client sends it (JSON or a dict), checked, in ``player``'s name."""
+    return Submission(command=codec.decode_command(data), player=player)
