@@ -31,7 +31,9 @@ from services.store.redis_store import APPEND_SCRIPT
 
 
 def append(store: EventStore, table_id: str, *events: bytes, at: Head, cid: str) -> Head:
-    return store.append(table_id, list(events), expected=at, command_id=cid, outcome=cid.encode()).head
+    return store.append(
+        table_id, list(events), expected=at, command_id=cid, outcome=cid.encode()
+    ).head
 
 
 def snapshot(store: EventStore, table_id: str) -> tuple[Any, ...]:

@@ -153,12 +153,28 @@ class CommandHandler(Generic[S, C, E]):
             except ChainMismatch:
                 self._forget(table_id)
                 raise
-            except VersionConflict:
+            except VersionConflict as conflict:
                 if attempt + 1 == self.max_attempts:
                     raise
                 time.sleep(random.uniform(0, 0.001 * (attempt + 1)))
-                snapshot, current = self._catch_up(table_id, snapshot), True
+                snapshot, current = self._after_conflict(table_id, snapshot, conflict), True
         raise VersionConflict(snapshot.head.version, self.store.head(table_id).version)
+
+    def _after_conflict(
+        self, table_id: str, snapshot: _Snapshot[S], conflict: VersionConflict
+    ) -> _Snapshot[S]:
+        if conflict.actual >= snapshot.head.version:
+            return self._catch_up(table_id, snapshot)
+        # The store is behind what this process saw: writes were lost (a failover to a
+        # replica that lagged, a restore). Start over from what the store holds now.
+        log.warning(
+            "store behind cache",
+            table=table_id,
+            cached=snapshot.head.version,
+            stored=conflict.actual,
+        )
+        self._forget(table_id)
+        return self._catch_up(table_id, self._empty(table_id))
 
     def _append(
         self, table_id: str, snapshot: _Snapshot[S], events: Sequence[E], command_id: str

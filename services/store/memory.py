@@ -55,7 +55,9 @@ class InMemoryEventStore:
             if expected.version != table.head.version:
                 raise VersionConflict(expected.version, table.head.version)
             if expected.hash != table.head.hash:
-                raise ChainMismatch(f"the table's head hash is {table.head.hash}, not {expected.hash}")
+                raise ChainMismatch(
+                    f"the table's head hash is {table.head.hash}, not {expected.hash}"
+                )
             self._write(table_id, table, list(events), hashes, command_id)
             table.outcomes[command_id] = outcome
             return Appended(table.head, outcome, duplicate=False)

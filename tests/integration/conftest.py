@@ -8,7 +8,7 @@ not silently turn into skips.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -40,3 +40,21 @@ def redis_client(redis_server: PrivateRedis) -> Iterator[redis.Redis]:
         yield client
     finally:
         client.close()
+
+
+@pytest.fixture
+def redis_factory(tmp_path: Path) -> Iterator[Callable[..., PrivateRedis]]:
+    """Start private servers with other settings (``appendfsync="always"``); all stopped after."""
+    _require_redis_server()
+    started: list[PrivateRedis] = []
+
+    def start(**options: object) -> PrivateRedis:
+        server = start_private_redis(tmp_path / f"redis-{len(started)}", **options)  # type: ignore[arg-type]
+        started.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in started:
+            server.stop()

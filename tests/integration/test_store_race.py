@@ -69,7 +69,9 @@ def test_fifty_writers_on_one_table_keep_versions_contiguous(
     decoded = [CounterDecider().decode_event(e.data) for e in events[1:]]
     totals = [0] + [e.total for e in decoded if isinstance(e, Added)]
     steps = [e.amount for e in decoded if isinstance(e, Added)]
-    assert all(b - a == s for a, b, s in zip(totals[:-1], totals[1:], steps, strict=True))  # no lost update
+    assert all(
+        b - a == s for a, b, s in zip(totals[:-1], totals[1:], steps, strict=True)
+    )  # no lost update
 
     feed = store.read_feed(store.partition_of("race"), count=10_000)
     assert [(f.version, f.hash) for f in feed] == [(e.version, e.hash) for e in events]
@@ -92,5 +94,7 @@ def test_fifty_raw_appends_at_one_version_let_exactly_one_through(
     results = run_writers(WRITERS, writer)
     winners = [r for r in results if not isinstance(r, BaseException)]
     assert len(winners) == 1
-    assert all(isinstance(r, VersionConflict) and r.actual == 1 for r in results if r not in winners)
+    assert all(
+        isinstance(r, VersionConflict) and r.actual == 1 for r in results if r not in winners
+    )
     assert len(store.read("t1")) == 1

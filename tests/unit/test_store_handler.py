@@ -215,3 +215,18 @@ def test_a_replayed_table_equals_the_cached_state(store: EventStore) -> None:
         h.handle("t1", Add(i % 3, i), command_id=f"c{i}")
     assert handler(store).state_of("t1") == h.state_of("t1")
     assert CounterDecider().decode_event(store.read("t1")[0].data) == Opened(3)
+
+
+def test_a_store_that_lost_writes_is_reloaded_from_scratch() -> None:
+    h = opened(InMemoryEventStore())
+    h.handle("t1", Add(0, 5), command_id="c1")
+    h.store = InMemoryEventStore()  # a failover to a replica that never got the writes
+    h.store.append(
+        "t1",
+        [CounterDecider().encode_event(Opened(2))],
+        expected=Head(0, "0" * 64),
+        command_id="open",
+        outcome=b"{}",
+    )
+    result = h.handle("t1", Add(1, 1), command_id="c2")
+    assert (result.version, result.events) == (2, (Added(1, 1, 1),))
