@@ -57,16 +57,19 @@ _SHORT4: Final = frozenset({"2" + s for s in SUITS} | {"4" + s for s in SUITS} |
 _SHORT3: Final = frozenset(r + s for s in SUITS for r in "23456")
 _STD: Final = Payout(2, 1, 1, 4, 1)
 _FOUR: Final = Payout(4, 2, 3, 9, 3)
+_THREE: Final = Payout(2, 0, 1, 2, 1)  # mighty-3: the declarer always alone, +2b / -b
 _LARGE_FRIENDS: Final = Payout(2, 1, 1, 4, 1)
+# The -short variants score the penalty tally by default; under `fixed` or `pagat` they pay
+# as the full variant with as many players, the only multipliers that sum to zero (§6).
 
 VARIANTS: Final[dict[str, Variant]] = {
     v.name: v
     for v in (
         Variant("mighty-5", 5, _pack(), 10, 3, 13, 20, 12, 1, _STD, "fixed"),
         Variant("mighty-4", 4, _pack(frozenset({"2H", "2C"})), 12, 3, 13, 20, 12, 1, _FOUR, "fixed"),
-        Variant("mighty-3", 3, _pack(), 16, 5, 10, 20, 9, 0, _STD, "fixed", playable=False),
-        Variant("mighty-4-short", 4, _pack(_SHORT4), 10, 3, 12, 20, 11, 1, _STD, "penalty"),
-        Variant("mighty-3-short", 3, _pack(_SHORT3), 10, 3, 11, 20, 10, 0, _STD, "penalty", "7"),
+        Variant("mighty-3", 3, _pack(), 16, 5, 10, 20, 9, 0, _THREE, "fixed", playable=False),
+        Variant("mighty-4-short", 4, _pack(_SHORT4), 10, 3, 12, 20, 11, 1, _FOUR, "penalty"),
+        Variant("mighty-3-short", 3, _pack(_SHORT3), 10, 3, 11, 20, 10, 0, _THREE, "penalty", "7"),
         Variant("mighty-6", 6, _two_packs(), 17, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", playable=False),
         Variant("mighty-7", 7, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2")), 14, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", playable=False),
         Variant("mighty-8", 8, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2", "2D#1", "2S#1")), 12, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", playable=False),
