@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -42,13 +43,22 @@ def free_port() -> int:
 class PrivateRedis:
     """One redis-server process owned by this program, restartable on the same AOF."""
 
-    def __init__(self, dir: Path, *, appendonly: bool, appendfsync: str, port: int) -> None:
+    def __init__(
+        self,
+        dir: Path,
+        *,
+        appendonly: bool,
+        appendfsync: str,
+        port: int,
+        extra_args: Sequence[str] = (),
+    ) -> None:
         if appendfsync not in FSYNC_POLICIES:
             raise ValueError(f"appendfsync is one of {FSYNC_POLICIES}, not {appendfsync!r}")
         self.dir = dir
         self.port = port
         self.appendonly = appendonly
         self.appendfsync = appendfsync
+        self.extra_args = tuple(extra_args)
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -74,6 +84,7 @@ class PrivateRedis:
             "--appendfsync", self.appendfsync,
             "--maxmemory-policy", "noeviction",
             "--logfile", str(self.dir / "redis.log"),
+            *self.extra_args,
         ]  # fmt: skip
 
     def start(self) -> None:
@@ -136,13 +147,25 @@ class PrivateRedis:
 
 
 def start_private_redis(
-    dir: Path, *, appendonly: bool = True, appendfsync: str = "everysec", port: int | None = None
+    dir: Path,
+    *,
+    appendonly: bool = True,
+    appendfsync: str = "everysec",
+    port: int | None = None,
+    extra_args: Sequence[str] = (),
 ) -> PrivateRedis:
-    """Start redis-server in ``dir``; on a port race (free port taken meanwhile), try again."""
+    """Start redis-server in ``dir``; on a port race (free port taken meanwhile), try again.
+
+    ``extra_args`` go last on redis-server's command line (``--cluster-enabled yes``).
+    """
     attempts = 1 if port is not None else 5
     for attempt in range(attempts):
         server = PrivateRedis(
-            dir, appendonly=appendonly, appendfsync=appendfsync, port=port or free_port()
+            dir,
+            appendonly=appendonly,
+            appendfsync=appendfsync,
+            port=port or free_port(),
+            extra_args=extra_args,
         )
         try:
             server.start()

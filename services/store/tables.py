@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
+
+import msgspec
 
 from domain import codec, table
 from domain.codec import TableCommand
 from domain.errors import MalformedCommand
 from domain.table import Submission, TableEvent, TableState
 from services.store.base import EventStore
+from services.store.errors import PayloadTooLarge
 from services.store.handler import CommandHandler
 
 TableHandler = CommandHandler[TableState, Submission, TableEvent]
+MAX_COMMAND_BYTES: Final = 16 * 1024  # the largest real command, a deal, is under 1 KiB
+
+_encode = msgspec.json.Encoder().encode
 
 
 class TableDecider:
@@ -44,4 +50,15 @@ def table_handler(store: EventStore, **options: Any) -> TableHandler:
 
 def submission_from_wire(data: bytes | str | dict[str, Any], player: str | None) -> Submission:
     """A command as a client sends it (JSON or a dict), checked, in ``player``'s name."""
+    if isinstance(data, bytes | str):
+        size = len(data)
+    elif isinstance(data, dict):
+        try:
+            size = len(_encode(data))
+        except (TypeError, msgspec.EncodeError) as error:
+            raise MalformedCommand(f"a command holds what JSON cannot: {error}") from None
+    else:
+        raise MalformedCommand(f"a command is a JSON object, not {type(data).__name__}")
+    if size > MAX_COMMAND_BYTES:
+        raise PayloadTooLarge(f"a command is {size} bytes, the limit is {MAX_COMMAND_BYTES}")
     return Submission(command=codec.decode_command(data), player=player)
