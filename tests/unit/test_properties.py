@@ -1,0 +1,518 @@
+"""Property tests over random hands (issue 2's acceptance).
+
+A hand is a random deal (a permutation of the variant's deck), a random rule set and a
+seed that picks among ``legal_commands`` until the hand ends. At every step the tests
+check the decider against an oracle written from mighty.md alone (who may play what, who
+wins a trick, what a hand scores) and every seat's view against §8; at the end they check
+the conservation laws and that folding the events gives the same state.
+
+``HYPOTHESIS_PROFILE=thorough`` plays thousands of hands; the default keeps the unit tier
+fast.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import event as note_event
+from hypothesis import strategies as st
+
+from domain.codec import decode_event, encode_event
+from domain.commands import (
+    Bid,
+    CallFriend,
+    ChangeTrump,
+    ClaimMisdeal,
+    Discard,
+    HandCommand,
+    Pass,
+    Play,
+)
+from domain.errors import RuleError
+from domain.events import CardPlayed, FriendRevealed, HandEvent, HandScored, TrickWon
+from domain.hand import deal_event, decide, evolve
+from domain.handfile import parse, replay, to_hand_file
+from domain.legal import legal_commands
+from domain.rules import OPTIONS, VARIANTS, RuleSet, make_rules
+from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal, to_act
+from domain.views import audit_view, seat_view, spectator_view
+
+settings.register_profile(
+    "unit", max_examples=300, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "thorough", max_examples=5000, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "unit"))
+
+# ---------------------------------------------------------------- mighty.md, read again
+
+RANKS = "23456789TJQKA"
+PLAYABLE = [name for name, spec in VARIANTS.items() if spec.playable]
+# §6/§7 "made" multipliers: declarer, friend, each defender; alone: declarer, each defender.
+# The -short variants under fixed/pagat pay as the full variant with as many players.
+PAYOUT = {"mighty-5": (2, 1, 1, 4, 1), "mighty-4": (4, 2, 3, 9, 3),
+          "mighty-4-short": (4, 2, 3, 9, 3), "mighty-3-short": (2, 0, 1, 2, 1)}
+OFFSET = {"mighty-5": 12, "mighty-4": 12, "mighty-4-short": 11, "mighty-3-short": 10}
+MIN_BID = {"mighty-5": 13, "mighty-4": 13, "mighty-4-short": 12, "mighty-3-short": 11}
+TIE_RANK = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": 4}
+CARD = re.compile(rb'"(JK\d?|[2-9TJQKA][SHDC](?:#\d)?)"')
+
+
+def suit(card: str) -> str | None:
+    return None if card.startswith("JK") else card[1]
+
+
+def rank(card: str) -> int:
+    return RANKS.index(card[0])
+
+
+def points(cards: object) -> int:
+    return sum(1 for c in cards if c[0] in "AKQJT" and not c.startswith("JK"))  # type: ignore[attr-defined]
+
+
+def mighty(trump: str) -> str:
+    return "AD" if trump == "S" else "AS"
+
+
+def ripper(rules: RuleSet, trump: str) -> str:
+    return ("7" if rules.variant == "mighty-3-short" else "3") + ("S" if trump == "C" else "C")
+
+
+def higher_bid(rules: RuleSet, standing: tuple[int, str] | None, pts: int, trump: str) -> bool:
+    if standing is None:
+        return True
+    if pts != standing[0]:
+        return pts > standing[0]
+    if rules.suit_ranks_break_ties:
+        return TIE_RANK[trump] > TIE_RANK[standing[1]]
+    return trump == "NT" and standing[1] != "NT"
+
+
+@dataclass
+class Trick:
+    """What the oracle tracks of the trick in progress, from the commands alone."""
+
+    named: str | None = None  # led suit, or the suit named with a joker lead
+    call: bool = False  # the lead was a Ripper joker call
+    call_effective: bool = False  # ... and another seat held the Joker
+    cards: list[str] = field(default_factory=list)
+
+
+def expected_play_refusal(state: Playing, trick: Trick, card: str, rules: RuleSet) -> str | None:
+    """The code mighty.md §5 refuses a held card with, or None when it may be played."""
+    hand = state.hands[state.to_act]
+    trump = state.trump
+    restricted = [c for c in hand if c.startswith("JK") or c == ripper(rules, trump) or suit(c) == trump]
+    if not trick.cards:
+        if state.tricks or card not in restricted or len(restricted) == len(hand):
+            return None
+        return "illegal_first_lead"
+    if card == mighty(trump) or card.startswith("JK"):
+        return None
+    if trick.call_effective and "JK" in hand:
+        return "must_play_joker"
+    if suit(card) != trick.named and any(suit(c) == trick.named for c in hand):
+        return "must_follow_suit"
+    return None
+
+
+def expected_winner(state: Playing, trick: Trick, cards: list[str]) -> int:
+    n = state.players
+    seats = {c: (state.leader + i) % n for i, c in enumerate(cards)}
+    number = len(state.tricks)
+    power = 0 < number < state.rules.spec.hand_size - 1 and not trick.call
+    if mighty(state.trump) in seats:
+        return seats[mighty(state.trump)]
+    if power and "JK" in seats:
+        return seats["JK"]
+    for wanted in (state.trump, trick.named):
+        of_suit = [c for c in cards if suit(c) == wanted]
+        if of_suit:
+            return seats[max(of_suit, key=rank)]
+    assert cards[0] == "JK"
+    return state.leader
+
+
+def expected_scores(rules: RuleSet, declarer: int, friend: int | None, contract: int,
+                    trump: str, taken: int) -> tuple[int, ...]:
+    n = rules.spec.players
+    made = taken >= contract
+    b = contract - OFFSET[rules.variant]
+    if rules.score == "penalty":
+        side = {declarer, friend}
+        return tuple(-b if (s in side) != made else 0 for s in range(n))
+    stake = b
+    if rules.score == "pagat":
+        stake = 2 * (contract - MIN_BID[rules.variant]) + (taken - contract) if made else contract - taken
+        for doubled in (taken == 20, taken <= 9, trump == "NT", friend is None):
+            stake *= 2 if doubled else 1
+    dec, fr, dfd, alone_dec, alone_dfd = PAYOUT[rules.variant]
+    sign = 1 if made else -1
+    out = []
+    for s in range(n):
+        if s == declarer:
+            out.append(sign * stake * (alone_dec if friend is None else dec))
+        elif s == friend:
+            out.append(sign * stake * fr)
+        else:
+            out.append(-sign * stake * (alone_dfd if friend is None else dfd))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- random hands
+
+
+@st.composite
+def rule_sets(draw: st.DrawFn) -> RuleSet:
+    variant = draw(st.sampled_from(PLAYABLE))
+    options = {name: draw(st.sampled_from(values)) for name, values in OPTIONS.items()}
+    return make_rules(variant, options)
+
+
+@st.composite
+def deals(draw: st.DrawFn) -> tuple[RuleSet, list[str], int, int]:
+    rules = draw(rule_sets())
+    deck = draw(st.permutations(rules.spec.deck))
+    dealer = draw(st.integers(0, rules.spec.players - 1))
+    seed = draw(st.integers(0, 2**32 - 1))
+    return rules, list(deck), dealer, seed
+
+
+def dealt(rules: RuleSet, deck: list[str], dealer: int) -> HandEvent:
+    size, n = rules.spec.hand_size, rules.spec.players
+    hands = tuple(tuple(deck[i * size:(i + 1) * size]) for i in range(n))
+    return deal_event(rules, dealer=dealer, hands=hands, kitty=tuple(deck[n * size:]))
+
+
+def choose(rng: random.Random, state: HandState, pass_rate: float) -> HandCommand:
+    """A random legal command: a kind first (pass, bid, call...), then one of that kind."""
+    seat = to_act(state)
+    assert seat is not None
+    if isinstance(state, Bidding) and rng.random() < 0.05:
+        claims = [c for s in range(state.players) for c in legal_commands(state, s)
+                  if isinstance(c, ClaimMisdeal)]
+        if claims:
+            return rng.choice(claims)
+    commands = [c for c in legal_commands(state, seat) if not isinstance(c, ClaimMisdeal)]
+    assert commands, f"seat {seat} to act has no legal command"
+    if isinstance(state, Bidding) and rng.random() < pass_rate:
+        return Pass(seat=seat)
+    kinds: dict[object, list[HandCommand]] = {}
+    for command in commands:
+        kind: object = type(command)
+        if isinstance(command, CallFriend):
+            kind = command.friend if command.friend in ("first_trick", "none") else "card"
+        kinds.setdefault(kind, []).append(command)
+    if isinstance(state, Bidding) and len(kinds) > 1:
+        kinds.pop(Pass, None)
+    return rng.choice(kinds[rng.choice(list(kinds))])
+
+
+@dataclass
+class Played:
+    """A hand played to its end, and what the checks saw on the way."""
+
+    rules: RuleSet
+    events: list[HandEvent]
+    commands: list[HandCommand]
+    state: HandState
+    steps: int = 0
+
+
+def refused_with(state: HandState, command: HandCommand) -> str | None:
+    try:
+        decide(state, command)
+    except RuleError as error:
+        assert error.message
+        return error.code
+    return None
+
+
+def play_hand(rules: RuleSet, deck: list[str], dealer: int, seed: int, *, check) -> Played:  # type: ignore[no-untyped-def]
+    rng = random.Random(seed)
+    pass_rate = rng.choice([0.4, 0.7, 0.95])
+    first = dealt(rules, deck, dealer)
+    state: HandState = evolve(None, first)
+    played = Played(rules, [first], [], state)
+    trick = Trick()
+    while not isinstance(state, Finished | Redeal):
+        check(state, trick, rng)
+        command = choose(rng, state, pass_rate)
+        new = decide(state, command)
+        if isinstance(state, Playing):
+            trick = follow_trick(state, trick, command, new)
+        for event in new:
+            state = evolve(state, event)
+        played.events.extend(new)
+        played.commands.append(command)
+        played.steps += 1
+    check(state, trick, rng)
+    played.state = state
+    return played
+
+
+def follow_trick(state: Playing, trick: Trick, command: HandCommand, new: list[HandEvent]) -> Trick:
+    """Track the trick from the commands; check the winner against the oracle."""
+    assert isinstance(command, Play)
+    card = command.card
+    if not trick.cards:
+        rules = state.rules
+        call = (bool(state.tricks) and card == ripper(rules, state.trump)
+                and (rules.joker_call == "on_ripper_lead" or bool(command.joker_call)))
+        others = [c for s, h in enumerate(state.hands) if s != command.seat for c in h]
+        trick = Trick(named=command.suit if card == "JK" else suit(card), call=call,
+                      call_effective=call and "JK" in others)
+    trick.cards.append(card)
+    won = [e for e in new if isinstance(e, TrickWon)]
+    if len(trick.cards) < state.players:
+        assert not won
+        return trick
+    assert len(won) == 1 and list(won[0].cards) == trick.cards
+    assert won[0].winner == expected_winner(state, trick, trick.cards)
+    assert won[0].points == points(trick.cards)
+    return Trick()
+
+
+# ---------------------------------------------------------------- checks at each step
+
+
+def check_legal_commands_are_accepted(state: HandState, trick: Trick, rng: random.Random) -> None:
+    for seat in range(state.players):
+        for command in legal_commands(state, seat):
+            assert refused_with(state, command) is None, command
+        if seat != to_act(state):
+            assert all(isinstance(c, ClaimMisdeal) for c in legal_commands(state, seat))
+
+
+def check_refusals(state: HandState, trick: Trick, rng: random.Random) -> None:
+    """Commands of known illegal kinds are refused with the code mighty.md gives."""
+    n = state.players
+    assert refused_with(state, Pass(seat=n)) == "malformed_command"
+    assert refused_with(state, Play(seat=0, card="ZZ")) == "malformed_command"
+    if isinstance(state, Finished | Redeal):
+        assert refused_with(state, Pass(seat=0)) == "wrong_phase"
+        assert refused_with(state, Play(seat=0, card="AS")) == "wrong_phase"
+        return
+    if not isinstance(state, Playing):
+        assert refused_with(state, Play(seat=to_act(state) or 0, card="AS")) == "wrong_phase"
+    if isinstance(state, Bidding):
+        check_bidding_refusals(state, rng)
+    elif isinstance(state, Exchange):
+        check_exchange_refusals(state, rng)
+    else:
+        check_play_refusals(state, trick, rng)
+
+
+def check_bidding_refusals(state: Bidding, rng: random.Random) -> None:
+    rules, spec = state.rules, state.rules.spec
+    standing = state.standing[1:] if state.standing else None
+    for seat in {state.to_act, rng.randrange(state.players)}:
+        passed = rules.pass_is_final and state.passed[seat]
+        for pts in (spec.min_bid - 1, spec.min_bid, rng.randint(spec.min_bid, spec.max_bid),
+                    spec.max_bid, spec.max_bid + 1):
+            for trump in ("S", "H", "D", "C", "NT"):
+                if passed:
+                    want = "already_passed"
+                elif seat != state.to_act:
+                    want = "not_your_turn"
+                elif not spec.min_bid <= pts <= spec.max_bid:
+                    want = "bid_out_of_range"
+                elif not higher_bid(rules, standing, pts, trump):  # type: ignore[arg-type]
+                    want = "bid_too_low"
+                else:
+                    want = None
+                assert refused_with(state, Bid(seat=seat, points=pts, trump=trump)) == want
+    assert refused_with(state, Discard(seat=state.to_act, cards=())) == "wrong_phase"
+
+
+def check_exchange_refusals(state: Exchange, rng: random.Random) -> None:
+    d = state.declarer
+    other = (d + 1 + rng.randrange(state.players - 1)) % state.players
+    hand = state.hands[d]
+    k = state.rules.spec.kitty_size
+    assert refused_with(state, Bid(seat=d, points=20, trump="NT")) == "wrong_phase"
+    if state.discards is None:
+        assert refused_with(state, Discard(seat=other, cards=hand[:k])) == "not_your_turn"
+        assert refused_with(state, Discard(seat=d, cards=hand[:k - 1])) == "bad_discard"
+        assert refused_with(state, Discard(seat=d, cards=(hand[0],) * k)) == "bad_discard"
+        foreign = state.hands[other][0]
+        assert refused_with(state, Discard(seat=d, cards=(*hand[:k - 1], foreign))) == "bad_discard"
+        assert refused_with(state, ChangeTrump(seat=d, trump="NT")) == "wrong_phase"
+        assert refused_with(state, CallFriend(seat=d, friend="none")) == "wrong_phase"
+        return
+    assert refused_with(state, Discard(seat=d, cards=hand[:k])) == "wrong_phase"
+    if not state.trump_changed:
+        assert refused_with(state, ChangeTrump(seat=d, trump=state.trump)) == "bad_trump_change"
+    else:
+        assert refused_with(state, ChangeTrump(seat=d, trump="S")) == "bad_trump_change"
+    if state.rules.spec.max_friends:
+        assert refused_with(state, CallFriend(seat=d, friend=rng.choice(hand))) == "bad_friend_call"
+        assert refused_with(state, CallFriend(seat=d, friend=state.discards[0])) == "bad_friend_call"
+    assert refused_with(state, CallFriend(seat=other, friend="none")) == "not_your_turn"
+
+
+def check_play_refusals(state: Playing, trick: Trick, rng: random.Random) -> None:
+    seat = state.to_act
+    hand = state.hands[seat]
+    for card in hand:
+        want = expected_play_refusal(state, trick, card, state.rules)
+        command = Play(seat=seat, card=card, suit=rng.choice("SHDC"), joker_call=rng.random() < 0.5)
+        assert refused_with(state, command) == want, (card, trick)
+    legal = {p.card for p in legal_commands(state, seat)}  # type: ignore[union-attr]
+    assert legal == {c for c in hand if expected_play_refusal(state, trick, c, state.rules) is None}
+    other = (seat + 1 + rng.randrange(state.players - 1)) % state.players
+    if state.hands[other]:
+        foreign = rng.choice(state.hands[other])
+        assert refused_with(state, Play(seat=seat, card=foreign)) == "card_not_in_hand"
+        assert refused_with(state, Play(seat=other, card=foreign)) == "not_your_turn"
+    if not trick.cards and "JK" in hand:
+        assert refused_with(state, Play(seat=seat, card="JK")) == "joker_suit_required"
+    assert refused_with(state, Pass(seat=seat)) == "wrong_phase"
+
+
+def check_views(state: HandState, trick: Trick, rng: random.Random) -> None:
+    """§8: no seat sees another's unplayed card, the discards (but the declarer), or the
+    friend before the reveal; a spectator sees no unplayed card at all."""
+    n = state.players
+    contracted = not isinstance(state, Bidding | Redeal)
+    discards = set(getattr(state, "discards", None) or ())
+    exempt: set[str] = set()
+    if contracted and state.kitty_shown:  # type: ignore[union-attr]
+        exempt |= set(state.kitty)
+    if isinstance(state, Playing | Finished) and state.called_card:
+        exempt.add(state.called_card)
+    hidden_kitty = set() if contracted else set(state.kitty)
+    for viewer in [*range(n), None]:
+        view = seat_view(state, viewer) if viewer is not None else spectator_view(state)
+        seen = cards_in(view)
+        others = {c for s, h in enumerate(state.hands) if s != viewer for c in h}
+        forbidden = others | hidden_kitty
+        if not (contracted and viewer == state.declarer):  # type: ignore[union-attr]
+            forbidden |= discards
+        leaked = (seen & forbidden) - exempt
+        assert not leaked, f"viewer {viewer} sees {sorted(leaked)}"
+        if (isinstance(state, Playing | Finished) and not state.friend_known
+                and (viewer is None or viewer != state.friend)):
+            assert view.friend is None
+    if isinstance(state, Finished | Redeal):
+        assert audit_view(state).dealt == state.dealt
+    else:
+        with pytest.raises(ValueError):
+            audit_view(state)
+
+
+def cards_in(view: object) -> set[str]:
+    """Every card string in the encoded view, the friend-call choices of ``legal`` aside:
+    those list every card the declarer does not hold, which tells nothing."""
+    data = msgspec.to_builtins(view)
+    data["legal"] = [c for c in data.get("legal", ()) if c.get("type") != "call_friend"]
+    return {m.decode() for m in CARD.findall(msgspec.json.encode(data))}
+
+
+# ---------------------------------------------------------------- the end of a hand
+
+
+def check_finished(played: Played) -> None:
+    state, rules = played.state, played.rules
+    spec = rules.spec
+    assert state == fold(played.events)
+    assert state == fold(decode_event(encode_event(e)) for e in played.events)  # type: ignore[misc]
+    if isinstance(state, Redeal):
+        assert state.reason in ("passed_out", "misdeal")
+        return
+    assert isinstance(state, Finished)
+    tricks = state.tricks
+    assert len(tricks) == spec.hand_size and all(len(t.cards) == spec.players for t in tricks)
+    assert all(not hand for hand in state.hands)
+    played_cards = [c for t in tricks for c in t.cards] + list(state.discards)
+    assert Counter(played_cards) == Counter(spec.deck), "every card is played once"
+    assert sum(t.points for t in tricks) + points(state.discards) == 20, "20 points"
+    scored = state.scored
+    friend = expected_friend(state)
+    assert scored.friend == friend
+    side = {state.declarer, friend}
+    taken = sum(t.points for t in tricks if t.winner in side) + points(state.discards)
+    assert scored.declarer_side_points == taken
+    assert scored.made == (taken >= state.points)
+    assert scored.scores == expected_scores(rules, state.declarer, friend, state.points,
+                                            state.trump, taken)
+    if rules.score in ("fixed", "pagat"):
+        assert sum(scored.scores) == 0
+    reveals = [e for e in played.events if isinstance(e, FriendRevealed)]
+    assert [e.seat for e in reveals] == ([friend] if friend is not None and state.call != "none" else [])
+    if state.call == "card":
+        plays = [e for e in played.events if isinstance(e, CardPlayed | FriendRevealed)]
+        at = next(i for i, e in enumerate(plays) if isinstance(e, CardPlayed) and e.card == state.called_card)
+        assert plays[at + 1] == FriendRevealed(seat=friend)  # type: ignore[arg-type]
+    assert [e for e in played.events if isinstance(e, HandScored)] == [scored]
+
+
+def expected_friend(state: Finished) -> int | None:
+    if state.call == "card":
+        return next(s for s, h in enumerate(state.dealt) if state.called_card in h)
+    if state.call == "first_trick":
+        winner = state.tricks[0].winner
+        return None if winner == state.declarer else winner
+    return None
+
+
+def fold(events: object) -> HandState:
+    state: HandState | None = None
+    for event in events:  # type: ignore[attr-defined]
+        state = evolve(state, event)
+    assert state is not None
+    return state
+
+
+def check_hand_file_round_trip(played: Played) -> None:
+    """The hand exported as a hand file replays to the same events."""
+    first = played.events[0]
+    document = to_hand_file(played.rules, first, [msgspec.to_builtins(c) for c in played.commands])
+    hand_file, rules = parse(msgspec.json.encode(document))
+    outcome = replay(hand_file, rules)
+    assert outcome.rejected is None and outcome.events == played.events
+
+
+# ---------------------------------------------------------------- the properties
+
+
+def every_step(*checks):  # type: ignore[no-untyped-def]
+    def check(state: HandState, trick: Trick, rng: random.Random) -> None:
+        for one in checks:
+            one(state, trick, rng)
+    return check
+
+
+@PROFILE
+@given(deals())
+def test_random_hands_keep_every_rule_and_invariant(deal: tuple[RuleSet, list[str], int, int]) -> None:
+    rules, deck, dealer, seed = deal
+    played = play_hand(rules, deck, dealer, seed, check=every_step(
+        check_legal_commands_are_accepted, check_refusals))
+    check_finished(played)
+    check_hand_file_round_trip(played)
+    note_event(f"{rules.variant}: {type(played.state).__name__}")
+
+
+@PROFILE
+@given(deals())
+def test_no_view_ever_shows_what_its_viewer_may_not_see(deal: tuple[RuleSet, list[str], int, int]) -> None:
+    rules, deck, dealer, seed = deal
+    play_hand(rules, deck, dealer, seed, check=check_views)
+
+
+def test_the_oracle_itself_reads_the_rules_on_a_known_trick() -> None:
+    state = fold([dealt(make_rules(), list(VARIANTS["mighty-5"].deck), 0)])
+    assert isinstance(state, Bidding)
+    assert expected_scores(make_rules("mighty-5", {"score": "pagat"}), 0, 1, 17, "H", 20) == (44, 22, -22, -22, -22)
+    assert expected_scores(make_rules("mighty-5", {"score": "pagat"}), 0, 1, 16, "NT", 18)[1] == 16
