@@ -58,10 +58,10 @@ def parse(data: bytes) -> tuple[HandFile, RuleSet]:
     """Read and check a hand file; anything broken raises ``HandFileError`` (exit 2)."""
     try:
         hand_file = msgspec.json.decode(data, type=HandFile)
+    except msgspec.ValidationError as error:  # a subclass of DecodeError: catch it first
+        raise HandFileError(f"The hand file is not well formed: {error}.") from None
     except msgspec.DecodeError as error:
         raise HandFileError(f"The hand file is not valid JSON: {error}.") from None
-    except msgspec.ValidationError as error:
-        raise HandFileError(f"The hand file is not well formed: {error}.") from None
     if hand_file.format != FORMAT:
         raise HandFileError(f"Unknown format {hand_file.format!r}; expected {FORMAT!r}.")
     try:
