@@ -83,8 +83,11 @@ def check_deal(hand_file: HandFile, rules: RuleSet) -> None:
             raise HandFileError(f"Seat {seat} was dealt {len(hand)} cards; {spec.name} deals {spec.hand_size}.")
     if len(hand_file.kitty) != spec.kitty_size:
         raise HandFileError(f"The kitty has {len(hand_file.kitty)} cards; {spec.name} has {spec.kitty_size}.")
-    if not 0 <= hand_file.dealer < spec.players:
-        raise HandFileError(f"Dealer {hand_file.dealer} is not a seat of {spec.name}.")
+    seats: tuple[tuple[str, int | None], ...] = (
+        ("Dealer", hand_file.dealer), ("First bidder", hand_file.first_bidder))
+    for role, seat in seats:
+        if seat is not None and not 0 <= seat < spec.players:
+            raise HandFileError(f"{role} {seat} is not a seat of {spec.name}.")
     cards = [c for hand in hand_file.hands for c in hand] + hand_file.kitty
     for card in cards:
         if not is_card(card):
