@@ -85,9 +85,9 @@ def check_deal(hand_file: HandFile, rules: RuleSet) -> None:
         raise HandFileError(f"The kitty has {len(hand_file.kitty)} cards; {spec.name} has {spec.kitty_size}.")
     seats: tuple[tuple[str, int | None], ...] = (
         ("Dealer", hand_file.dealer), ("First bidder", hand_file.first_bidder))
-    for role, seat in seats:
-        if seat is not None and not 0 <= seat < spec.players:
-            raise HandFileError(f"{role} {seat} is not a seat of {spec.name}.")
+    for role, where in seats:
+        if where is not None and not 0 <= where < spec.players:
+            raise HandFileError(f"{role} {where} is not a seat of {spec.name}.")
     cards = [c for hand in hand_file.hands for c in hand] + hand_file.kitty
     for card in cards:
         if not is_card(card):
