@@ -134,6 +134,11 @@ class CommandHandler(Generic[S, C, E]):
         snapshot = self._catch_up(table_id, self._cached(table_id))
         return snapshot.state, snapshot.head.version
 
+    def cached(self, table_id: str) -> tuple[S, int] | None:
+        """The cached state and version, with no I/O (may be behind the store)."""
+        snapshot = self._cached_or_none(table_id)
+        return None if snapshot is None else (snapshot.state, snapshot.head.version)
+
     def _handle(self, table_id: str, command: C, command_id: str) -> CommandResult[E]:
         check_table_id(table_id)
         check_command_id(command_id)

@@ -23,6 +23,7 @@ from services.store.errors import BadCommandId, BadTableId
 DEFAULT_PARTITIONS: Final = 16
 MAX_PARTITIONS: Final = 999
 DEFAULT_NAMESPACE: Final = "mighty"
+_KEY_CACHE_SIZE: Final = 100_000
 
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _COMMAND_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
@@ -86,6 +87,7 @@ class KeySpace:
         if not _NAMESPACE.fullmatch(namespace):
             raise ValueError(f"bad key namespace {namespace!r}")
         self.namespace = namespace
+        self._tables: dict[str, TableKeys] = {}  # only valid table ids get in
 
     def tag(self, partition: int) -> str:
         if not 0 <= partition < self.partitions:
@@ -99,6 +101,13 @@ class KeySpace:
         return f"{self.namespace}:{self.tag(partition)}:feed"
 
     def table(self, table_id: str) -> TableKeys:
-        partition = self.partition_of(table_id)
-        base = f"{self.namespace}:{self.tag(partition)}:t:{table_id}"
-        return TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", self.feed(partition))
+        keys = self._tables.get(table_id) if isinstance(table_id, str) else None
+        if keys is None:
+            partition = self.partition_of(table_id)
+            base = f"{self.namespace}:{self.tag(partition)}:t:{table_id}"
+            feed = self.feed(partition)
+            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed)
+            if len(self._tables) >= _KEY_CACHE_SIZE:
+                self._tables.clear()
+            self._tables[table_id] = keys
+        return keys

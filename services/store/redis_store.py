@@ -69,22 +69,23 @@ def connect(
     )
 
 
+def _store_error(error: redis.RedisError) -> StoreError:
+    """The typed store error for a redis-py error."""
+    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+        return StoreUnavailable(f"Redis is unreachable: {error}")
+    if isinstance(error, redis.exceptions.ReadOnlyError):
+        return StoreUnavailable(f"Redis refused the write (read-only replica): {error}")
+    if isinstance(error, redis.exceptions.OutOfMemoryError) or str(error).startswith("OOM"):
+        return StoreUnavailable(f"Redis is out of memory and refused the write: {error}")
+    return StoreCorrupt(f"Redis refused the command: {error}")
+
+
 @contextmanager
 def _redis_errors() -> Iterator[None]:
     try:
         yield
-    except StoreError:
-        raise
-    except (redis.ConnectionError, redis.TimeoutError) as error:
-        raise StoreUnavailable(f"Redis is unreachable: {error}") from error
-    except redis.exceptions.ReadOnlyError as error:
-        raise StoreUnavailable(f"Redis refused the write (read-only replica): {error}") from error
-    except redis.exceptions.OutOfMemoryError as error:
-        raise StoreUnavailable(f"Redis is out of memory and refused the write: {error}") from error
-    except redis.ResponseError as error:
-        if str(error).startswith("OOM"):
-            raise StoreUnavailable(f"Redis refused the write: {error}") from error
-        raise StoreCorrupt(f"Redis refused the append: {error}") from error
+    except redis.RedisError as error:
+        raise _store_error(error) from error
 
 
 class RedisEventStore:
@@ -123,8 +124,10 @@ class RedisEventStore:
         for data, digest in zip(events, chain_hashes(expected.hash, events), strict=True):
             args.append(data)
             args.append(digest)
-        with _redis_errors():
+        try:
             reply = self._evalsha(keys.as_list(), args)
+        except redis.RedisError as error:
+            raise _store_error(error) from error
         return _appended(reply, expected, outcome)
 
     def append_raw(self, keys: list[str], args: list[Any]) -> Any:

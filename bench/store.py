@@ -1,0 +1,283 @@
+"""`mighty bench store`: random legal table commands through the command handler.
+
+Many tables are seated and started, then worker threads (each owning some of the tables)
+send the next random legal command of each table, as bots would, through
+``CommandHandler.handle`` against Redis: REDIS_URL when set, else a private redis-server
+started for the run (else an embedded fake). In the same run, from the same client and
+with the same threads, the very same appends (the event batches the commands produced)
+go to fresh tables through the bare Lua script, prepared in advance: that is the raw
+append rate the handler is compared with. Prints one JSON object.
+
+Every key the run writes lives under its own namespace and is deleted at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import os
+import platform
+import random
+import secrets
+import shutil
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+import redis
+import structlog
+
+from domain.table import CreateTable, Submission
+from services.players import next_submission, seating
+from services.redis_runtime import redis_url_for_run
+from services.store.base import GENESIS, StoredEvent, chain_hashes
+from services.store.keys import KeySpace
+from services.store.redis_store import RedisEventStore, connect
+from services.store.tables import TableHandler, table_handler
+
+PLAYERS = ["ana", "bo", "cy", "di", "ed"]
+_encode = msgspec.json.Encoder().encode
+
+
+class BufferedLogger:
+    """A structlog logger that writes lines into a buffer and leaves flushing to it.
+
+    structlog's WriteLogger flushes every line: one write(2) per command, and in a
+    threaded process each such system call hands the GIL to another thread and back.
+    """
+
+    def __init__(self, file: Any) -> None:
+        self._write = file.write
+
+    def msg(self, message: str) -> None:
+        self._write(message + "\n")
+
+    debug = info = warning = warn = error = err = critical = exception = log = msg
+
+
+def configure_logging(mode: str) -> None:
+    """How the one line per command is written during the run:
+
+    ``json``: rendered as JSON into a 64 KiB buffer over /dev/null (no flush per line);
+    ``json-flush``: rendered and flushed line by line (structlog's WriteLogger);
+    ``off``: filtered out before rendering, what a WARNING level costs.
+    """
+    level = logging.WARNING if mode == "off" else logging.INFO
+    sink = open(os.devnull, "w", buffering=1 << 16)  # noqa: SIM115 - lives as long as the process
+    factory: Any = structlog.WriteLoggerFactory(sink)
+    if mode == "json":
+        factory = lambda *_: BufferedLogger(sink)  # noqa: E731
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.JSONRenderer(serializer=_json),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=factory,
+        cache_logger_on_first_use=True,
+    )
+
+
+def _json(value: Any, **_: Any) -> str:
+    return _encode(value).decode()
+
+
+def set_up_tables(handler: TableHandler, table_ids: Sequence[str]) -> None:
+    for table_id in table_ids:
+        subs = [Submission(CreateTable(), PLAYERS[0]), *seating(PLAYERS)]
+        for n, sub in enumerate(subs):
+            handler.handle(table_id, sub, command_id=f"setup-{n}")
+
+
+def in_threads(concurrency: int, work: Callable[[int], None]) -> float:
+    """Run ``work(i)`` in ``concurrency`` threads started together; the wall time."""
+    barrier = threading.Barrier(concurrency + 1)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            work(i)
+        except BaseException as error:  # noqa: BLE001 - re-raised below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(concurrency)]
+    for thread in threads:
+        thread.start()
+    barrier.wait()
+    started = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    if errors:
+        raise errors[0]
+    return elapsed
+
+
+def run_commands(
+    handler: TableHandler,
+    table_ids: list[str],
+    commands: int,
+    concurrency: int,
+    seed: int,
+    prefix: str,
+) -> tuple[float, list[float]]:
+    latencies: list[list[float]] = [[] for _ in range(concurrency)]
+    each = commands // concurrency
+
+    def work(i: int) -> None:
+        rng = random.Random(seed + i)
+        mine = table_ids[i::concurrency]
+        for n in range(each):
+            table_id = mine[n % len(mine)]
+            cached = handler.cached(table_id)
+            assert cached is not None, "the thread owns its tables: the cache is current"
+            submission = next_submission(cached[0], rng)
+            assert submission is not None
+            started = time.perf_counter()
+            handler.handle(table_id, submission, command_id=f"{prefix}{n}")
+            latencies[i].append(time.perf_counter() - started)
+
+    elapsed = in_threads(concurrency, work)
+    return elapsed, [x for per_thread in latencies for x in per_thread]
+
+
+def batches_of(events: list[StoredEvent]) -> list[list[bytes]]:
+    """The stream cut back into appends: consecutive events of one command id."""
+    batches: list[list[bytes]] = []
+    last = None
+    for event in events:
+        if event.command_id != last:
+            batches.append([])
+            last = event.command_id
+        batches[-1].append(event.data)
+    return batches
+
+
+def raw_calls(
+    store: RedisEventStore,
+    table_id: str,
+    batches: list[list[bytes]],
+    head: tuple[int, str],
+    prefix: str,
+) -> tuple[list[Any], tuple[int, str]]:
+    """Ready-made (keys, args) for the bare script: the same appends on another table."""
+    keys = store.keys.table(table_id).as_list()
+    calls: list[Any] = []
+    version, digest = head
+    for n, batch in enumerate(batches):
+        hashes = chain_hashes(digest, batch)
+        args: list[Any] = [table_id, version, f"{prefix}{n}", b"{}", digest, len(batch)]
+        for data, event_hash in zip(batch, hashes, strict=True):
+            args += [data, event_hash]
+        calls.append((keys, args))
+        version, digest = version + len(batch), hashes[-1]
+    return calls, (version, digest)
+
+
+def run_raw(store: RedisEventStore, calls: list[list[Any]], concurrency: int) -> float:
+    def work(i: int) -> None:
+        for keys, args in calls[i]:
+            reply = store.append_raw(keys, args)
+            assert reply[0] == b"ok", reply
+
+    return in_threads(concurrency, work)
+
+
+def delete_namespace(client: redis.Redis, namespace: str) -> None:
+    for key in client.scan_iter(match=f"{namespace}:*", count=1000):
+        client.delete(key)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def run(args: argparse.Namespace, url: str) -> dict[str, object]:
+    namespace = f"mightybench-{secrets.token_hex(4)}"
+    client = connect(url, max_connections=args.concurrency + 4)
+    store = RedisEventStore(client, keys=KeySpace(namespace=namespace))
+    try:
+        handler = table_handler(store, cache_size=args.tables * 2)
+        table_ids = [f"bench{n}" for n in range(args.tables)]
+        set_up_tables(handler, table_ids)
+        raw_heads = {t: (0, GENESIS) for t in table_ids}
+        elapsed = raw_elapsed = 0.0
+        latencies: list[float] = []
+        done = raw_done = events = 0
+        # Rounds alternate the two phases, so both meet the same machine (other load,
+        # CPU frequency) and the ratio compares like with like.
+        for round_ in range(args.rounds):
+            versions = {t: store.head(t).version for t in table_ids}
+            seconds, took = run_commands(
+                handler, table_ids, args.commands // args.rounds, args.concurrency,
+                args.seed + round_ * args.concurrency, prefix=f"r{round_}-",
+            )  # fmt: skip
+            elapsed += seconds
+            latencies += took
+            done += len(took)
+            calls: list[list[Any]] = [[] for _ in range(args.concurrency)]
+            for n, table_id in enumerate(table_ids):
+                batches = batches_of(store.read(table_id, after_version=versions[table_id]))
+                events += sum(len(b) for b in batches)
+                prepared, raw_heads[table_id] = raw_calls(
+                    store, f"raw{n}", batches, raw_heads[table_id], prefix=f"r{round_}-"
+                )
+                calls[n % args.concurrency] += prepared
+            raw_done += sum(len(c) for c in calls)
+            raw_elapsed += run_raw(store, calls, args.concurrency)
+        info: Any = client.info("server")
+        commands_per_s = done / elapsed
+        raw_per_s = raw_done / raw_elapsed
+        return {
+            "bench": "store",
+            "commands_per_s": round(commands_per_s, 1),
+            "raw_append_per_s": round(raw_per_s, 1),
+            "ratio": round(commands_per_s / raw_per_s, 3),
+            "p50_ms": round(percentile(latencies, 0.50) * 1000, 3),
+            "p99_ms": round(percentile(latencies, 0.99) * 1000, 3),
+            "commands": done,
+            "raw_appends": raw_done,
+            "events": events,
+            "tables": args.tables,
+            "concurrency": args.concurrency,
+            "rounds": args.rounds,
+            "log": args.log,
+            "redis_version": info.get("redis_version", "unknown"),
+            "redis": "REDIS_URL" if args.url_from_env else args.redis_kind,
+            "python": platform.python_version(),
+        }
+    finally:
+        delete_namespace(client, namespace)
+        client.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mighty bench store")
+    parser.add_argument("--tables", type=int, default=64)
+    parser.add_argument("--commands", type=int, default=20_000)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--log", choices=["json", "json-flush", "off"], default="json")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (the default)")
+    args = parser.parse_args(argv)
+    if args.tables < args.concurrency:
+        parser.error("--tables must be at least --concurrency (each thread owns its tables)")
+    configure_logging(args.log)
+    with contextlib.ExitStack() as stack:
+        args.url_from_env = bool(os.environ.get("REDIS_URL"))
+        args.redis_kind = "private redis-server" if shutil.which("redis-server") else "embedded"
+        url = redis_url_for_run(stack)
+        print(json.dumps(run(args, url)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
