@@ -1,0 +1,567 @@
+"""Write the hand-file corpus of ``tests/hands/`` (run: ``python tests/hands/make_corpus.py``).
+
+Each file is a hand file (rules/hand-file.md) with its expected outcome embedded under
+``"expect"`` (extra fields are allowed); a file that must not even be JSON gets a sibling
+``NAME.expect.json``. The expectations below were worked out by hand from mighty.md, trick
+by trick — the comments show the reckoning — and never copied from the engine's output.
+The plays of a trick are written in order from its leader; a trick's leader is the previous
+trick's expected winner, so a wrong expectation shows up as a refused command.
+
+Expectation keys: ``exit``; ``phase``; ``to_act``; ``result`` (keys that must match);
+``absent`` (result keys that must not be there); ``winners`` (each trick's winner);
+``rejected`` (``index``, ``seat``, ``code``); ``redeal``; ``events_include`` (partial
+events that must appear); ``error`` (words the exit-2 message must contain).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+FORMAT = "mighty-hand/1"
+
+# ---------------------------------------------------------------- deals
+
+# mighty-5, seat 0 deals. Each seat is long in a suit or two.
+STANDARD = [
+    "AS KS QS JS TS AH KH AD KD AC",
+    "9S 8S 7S QH JH TH QD JD KC QC",
+    "6S 5S 4S 9H 8H 7H TD 9D JC TC",
+    "3S 2S 6H 5H 4H 8D 7D 6D 9C 8C",
+    "JK 3H 2H 5D 4D 3D 2D 7C 6C 5C",
+]
+STANDARD_KITTY = "4C 3C 2C"
+
+# mighty-4 (no 2H, no 2C): seat 0 holds the Joker and eleven spades.
+FOUR = [
+    "JK AS KS QS JS TS 9S 8S 7S 6S 5S 4S",
+    "KH QH JH TH 9H 8H 7H 6H 5H 4H 3H AD",
+    "KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D",
+    "AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3C",
+]
+FOUR_KITTY = "3S 2S AH"
+
+# mighty-3-short (no 2-6): 33 cards, 10 each, kitty 3.
+THREE_SHORT = [
+    "AS KS QS JS TS 9S 8S 7S AH KH",
+    "QH JH TH 9H 8H 7H AD KD QD JD",
+    "TD 9D 8D 7D AC KC QC JC TC JK",
+]
+THREE_SHORT_KITTY = "9C 8C 7C"
+
+# mighty-4-short (no 2s, no 4s, no 3H 3D): 43 cards, 10 each, kitty 3.
+FOUR_SHORT = [
+    "AS KS QS JS TS 9S 8S 7S AH KH",
+    "6S 5S 3S QH JH TH 9H 8H AD KD",
+    "7H 6H 5H QD JD TD 9D 8D 7D 6D",
+    "JK 5D AC KC QC JC TC 9C 8C 7C",
+]
+FOUR_SHORT_KITTY = "6C 5C 3C"
+
+# ---------------------------------------------------------------- lines of play
+
+# Seat 0 declares hearts, discards the kitty and wins every trick but the last with top
+# spades then hearts; seat 4 keeps the Joker to the last trick, where it has no power and
+# the queen of hearts (seat 1) trumps the ace of clubs. Seat 0 takes 18 points, seat 1 2.
+LINE = [
+    "AS 9S 6S 3S 5D", "KS 8S 5S 2S 4D", "QS 7S 4S 8D 3D", "JS QD TD 7D 2D", "TS JD 9D 6D 7C",
+    "AH TH 7H 4H 2H", "KH JH 8H 5H 3H", "AD QC TC 8C 5C", "KD KC JC 9C 6C", "AC QH 9H 6H JK",
+]
+LINE_WINNERS = [0] * 9 + [1]
+# The same cards in no trump: nothing trumps the ace of clubs, seat 0 takes all 20.
+LINE_NT_WINNERS = [0] * 10
+
+# Seat 0 discards 4C 2C KD and keeps the Ripper. Seat 4 trumps the first trick (the
+# first-trick friend); the Ripper lead of trick 8 forces out the Joker, powerless, and the
+# king of clubs wins it; seat 1's jack of hearts trumps the last trick.
+# Points: seat 0 takes 3+1+1+2+3+2+2 = 14 (+1 discarded, the KD), seat 4 1, seat 1 2+2.
+FIRST_TRICK_LINE = [
+    "KS 9S 6S 3S 2H", "5D AD QD TD 8D", "AS 8S 5S 2S 4D", "QS 7S 4S 7D 3D", "JS JD 9D 6D 2D",
+    "TS QC TC 8C 5C", "AH TH 7H 4H 3H", "3C KC JC 9C JK", "QH 9H 6H 7C KH", "AC JH 8H 5H 6C",
+]
+FIRST_TRICK_WINNERS = [4, 0, 0, 0, 0, 0, 0, 1, 0, 1]
+
+# Seat 0 discards 4C 2C KD and keeps the Ripper: LINE's first eight tricks, then the Ripper
+# calls the Joker (forced out, powerless) and seat 1 takes the last two tricks (4 points).
+# Seat 0: 15 points in tricks + 1 discarded = 16.
+RIPPER_LINE = LINE[:8] + ["3C KC JC 9C JK", "QH 9H 6H 6C AC"]
+RIPPER_WINNERS = [0] * 8 + [1, 1]
+
+# joker_call = declared: the Ripper lead of trick 2 declares no call, so the Joker keeps
+# its power and wins. Seat 0: 15 points in tricks + the KD discarded = 16.
+DECLARED_LINE = [
+    "AC KC JC 9C 7C", "3C? QC TC 8C JK", "5D AD QD TD 8D", "AS 9S 6S 3S 4D", "KS 8S 5S 2S 3D",
+    "QS 7S 4S 7D 2D", "JS JD 9D 6D 6C", "AH TH 7H 4H 2H", "KH JH 8H 5H 3H", "TS QH 9H 6H 5C",
+]
+DECLARED_WINNERS = [0, 4, 0, 0, 0, 0, 0, 0, 0, 1]
+
+# mighty-4, spades trump: the Joker led to the first trick names spades; nobody else holds
+# a spade, so the powerless Joker wins (KH KD AC: 3 points). Seat 0 then runs its spades;
+# seat 1 keeps the Mighty (AD with spades trump) for the last trick.
+# Seat 0 takes 3+4+4+4+2+1 = 18, seat 1 (the friend, AD called) 1, the discarded AH 1.
+FOUR_LINE = [
+    "JK/S KH KD AC", "AS QH QD KC", "KS JH JD QC", "QS TH TD JC", "JS 9H 9D TC", "TS 8H 8D 9C",
+    "9S 7H 7D 8C", "8S 6H 6D 7C", "7S 5H 5D 6C", "6S 4H 4D 5C", "5S 3H 3D 4C", "4S AD 2D 3C",
+]
+FOUR_WINNERS = [0] * 11 + [1]
+
+# mighty-3-short, spades trump (the Mighty is AD, the Ripper 7C — discarded). Seat 0 leads
+# its two top hearts (no trump on the first trick), then spades; seat 2's Joker wins trick 9
+# over a trump; seat 1's Mighty wins the last. Seat 0 takes 3+3+1+1+1+3+3+2 = 17.
+THREE_SHORT_LINE = [
+    "AH QH TC", "KH JH JC", "AS 7H 7D", "KS 8H 8D", "QS 9H 9D", "JS TH TD", "TS JD QC",
+    "9S QD KC", "8S KD JK", "AC 7S AD",
+]
+THREE_SHORT_WINNERS = [0] * 8 + [2, 1]
+
+
+# ---------------------------------------------------------------- commands
+
+
+def split(text: str) -> list[str]:
+    return text.split()
+
+
+def bid(seat: int, points: int, trump: str) -> dict[str, Any]:
+    return {"seat": seat, "type": "bid", "points": points, "trump": trump}
+
+
+def pass_(seat: int) -> dict[str, Any]:
+    return {"seat": seat, "type": "pass"}
+
+
+def auction(first: int, players: int, declarer: int, points: int, trump: str) -> list[dict[str, Any]]:
+    """From the first bidder round the table: the declarer bids, everyone else passes."""
+    seats = [(first + i) % players for i in range(players)]
+    return [bid(s, points, trump) if s == declarer else pass_(s) for s in seats]
+
+
+def exchange(declarer: int, discards: str, friend: str, trump: str | None = None,
+             lead_suit: str | None = None) -> list[dict[str, Any]]:
+    commands: list[dict[str, Any]] = [{"seat": declarer, "type": "discard", "cards": split(discards)}]
+    if trump is not None:
+        commands.append({"seat": declarer, "type": "change_trump", "trump": trump})
+    call: dict[str, Any] = {"seat": declarer, "type": "call_friend", "friend": friend}
+    if lead_suit is not None:
+        call["lead_suit"] = lead_suit
+    return commands + [call]
+
+
+def plays(first_leader: int, players: int, tricks: list[str], winners: list[int]) -> list[dict[str, Any]]:
+    """Trick k is led by the expected winner of trick k-1; ``JK/S`` names a suit, ``3C?``
+    leads the Ripper declaring no joker call, ``3C!`` declaring one."""
+    commands: list[dict[str, Any]] = []
+    leader = first_leader
+    for number, trick in enumerate(tricks):
+        for i, token in enumerate(split(trick)):
+            command: dict[str, Any] = {"seat": (leader + i) % players, "type": "play"}
+            if "/" in token:
+                command["card"], command["suit"] = token.split("/")
+            elif token[-1] in "?!":
+                command["card"], command["joker_call"] = token[:-1], token[-1] == "!"
+            else:
+                command["card"] = token
+            commands.append(command)
+        if number < len(winners):
+            leader = winners[number]
+    return commands
+
+
+def hand_file(*, hands: list[str], kitty: str, commands: list[dict[str, Any]],
+              expect: dict[str, Any], rules: str = "mighty-5", options: dict[str, Any] | None = None,
+              dealer: int = 0, first_bidder: int | None = None, note: str = "") -> dict[str, Any]:
+    document: dict[str, Any] = {"format": FORMAT, "rules": rules}
+    if options:
+        document["options"] = options
+    document["dealer"] = dealer
+    if first_bidder is not None:
+        document["first_bidder"] = first_bidder
+    document.update(hands=[split(h) for h in hands], kitty=split(kitty), commands=commands)
+    document["note"] = note
+    document["expect"] = expect
+    return document
+
+
+def standard(commands: list[dict[str, Any]], expect: dict[str, Any], note: str, **kw: Any) -> dict[str, Any]:
+    return hand_file(hands=STANDARD, kitty=STANDARD_KITTY, commands=commands, expect=expect, note=note, **kw)
+
+
+def contract(points: int, trump: str) -> dict[str, Any]:
+    return {"points": points, "trump": trump}
+
+
+def finished(declarer: int, points: int, trump: str, friend: int | None, side: int,
+             made: bool, scores: list[int], winners: list[int]) -> dict[str, Any]:
+    return {"exit": 0, "phase": "finished", "winners": winners, "result": {
+        "declarer": declarer, "contract": contract(points, trump), "friend": friend,
+        "declarer_side_points": side, "made": made, "scores": scores}}
+
+
+def rejected(index: int, seat: int | None, code: str, phase: str, **more: Any) -> dict[str, Any]:
+    return {"exit": 3, "phase": phase, "rejected": {"index": index, "seat": seat, "code": code}, **more}
+
+
+# ---------------------------------------------------------------- the corpus
+
+AUCTION_13H = auction(0, 5, 0, 13, "H")
+PLAY_13H_QH = AUCTION_13H + exchange(0, "4C 2C KD", "QH")  # play starts, seat 0 to lead
+
+
+def complete_hands() -> dict[str, dict[str, Any]]:
+    files: dict[str, dict[str, Any]] = {}
+    files["complete-alone"] = standard(
+        AUCTION_13H + exchange(0, STANDARD_KITTY, "none") + plays(0, 5, LINE, LINE_WINNERS),
+        # 13 H alone (b = 1), 18 points taken: made, +4b / -b
+        finished(0, 13, "H", None, 18, True, [4, -1, -1, -1, -1], LINE_WINNERS),
+        "A none call: the declarer plays alone and scores 4b. The Joker has no power on the last trick.")
+    files["complete-friend-card"] = standard(
+        AUCTION_13H + exchange(0, STANDARD_KITTY, "QH") + plays(0, 5, LINE, LINE_WINNERS),
+        # seat 1 holds QH: the friend, revealed on the last trick; the side takes 18 + 2
+        finished(0, 13, "H", 1, 20, True, [2, 1, -1, -1, -1], LINE_WINNERS)
+        | {"events_include": [{"type": "friend_revealed", "seat": 1}]},
+        "A card call: the holder of QH is the friend; taking 20 on 13 still scores b = 1.")
+    files["complete-failed-alone"] = standard(
+        auction(0, 5, 0, 20, "H") + exchange(0, STANDARD_KITTY, "none") + plays(0, 5, LINE, LINE_WINNERS),
+        # 20 H (b = 8) alone, 18 taken: failed, -4b / +b
+        finished(0, 20, "H", None, 18, False, [-32, 8, 8, 8, 8], LINE_WINNERS),
+        "A failed solo contract: -4b for the declarer, +b for each defender.")
+    files["complete-failed-with-friend"] = standard(
+        auction(0, 5, 0, 20, "H") + exchange(0, STANDARD_KITTY, "JK") + plays(0, 5, LINE, LINE_WINNERS),
+        # seat 4 (JK) is the friend and takes nothing: 18 < 20, b = 8: -2b / -b / +b
+        finished(0, 20, "H", 4, 18, False, [-16, 8, 8, 8, -8], LINE_WINNERS),
+        "The Joker may be called. A failed contract with a friend: -2b, -b, +b each.")
+    files["complete-first-trick-declarer-wins"] = standard(
+        AUCTION_13H + exchange(0, STANDARD_KITTY, "first_trick") + plays(0, 5, LINE, LINE_WINNERS),
+        finished(0, 13, "H", None, 18, True, [4, -1, -1, -1, -1], LINE_WINNERS)
+        | {"events_include": [{"type": "declarer_alone"}]},
+        "A first-trick call won by the declarer: alone for every purpose, scoring included.")
+    files["complete-first-trick-friend"] = standard(
+        AUCTION_13H + exchange(0, "4C 2C KD", "first_trick") + plays(0, 5, FIRST_TRICK_LINE, FIRST_TRICK_WINNERS),
+        # seat 4 wins the first trick: friend. Side: 14 + 1 (KD discarded) + 1 = 16
+        finished(0, 13, "H", 4, 16, True, [2, -1, -1, -1, 1], FIRST_TRICK_WINNERS)
+        | {"events_include": [{"type": "friend_revealed", "seat": 4},
+                              {"type": "card_played", "seat": 0, "card": "3C", "joker_call": True}]},
+        "A first-trick friend; the Ripper calls the Joker out (powerless); a discarded point counts.")
+    files["complete-discards-count"] = standard(
+        auction(0, 5, 0, 16, "H") + exchange(0, "4C 2C KD", "none") + plays(0, 5, RIPPER_LINE, RIPPER_WINNERS),
+        # 15 points in tricks + KD discarded = 16 = C: made exactly; b = 4, alone
+        finished(0, 16, "H", None, 16, True, [16, -4, -4, -4, -4], RIPPER_WINNERS),
+        "Point cards among the discards count for the declarer's side; P = C is made.")
+    files["complete-trump-change-to-nt"] = standard(
+        auction(0, 5, 0, 15, "H") + exchange(0, STANDARD_KITTY, "none", trump="NT")
+        + plays(0, 5, LINE, LINE_NT_WINNERS),
+        # 15 H -> NT raises to 16 (b = 4); in NT the ace of clubs wins the last trick too
+        finished(0, 16, "NT", None, 20, True, [16, -4, -4, -4, -4], LINE_NT_WINNERS)
+        | {"events_include": [{"type": "trump_changed", "trump": "NT", "points": 16}]},
+        "A trump change from a suit to no trump raises the contract by 1.")
+    files["complete-20nt-lead-advice"] = standard(
+        auction(0, 5, 0, 20, "NT") + exchange(0, STANDARD_KITTY, "QH", lead_suit="D")
+        + plays(0, 5, LINE, LINE_NT_WINNERS),
+        # 20 NT (b = 8), the side takes all 20: +2b / +b / -b
+        finished(0, 20, "NT", 1, 20, True, [16, 8, -8, -8, -8], LINE_NT_WINNERS)
+        | {"events_include": [{"type": "friend_called", "lead_suit": "D"}]},
+        "With 20 NT the declarer names a suit for the friend to lead: advice, not enforced.")
+    files["complete-score-pagat"] = standard(
+        AUCTION_13H + exchange(0, STANDARD_KITTY, "QH") + plays(0, 5, LINE, LINE_WINNERS),
+        # pagat: S = 2(13 - 13) + (20 - 13) = 7, doubled for the run: 14
+        finished(0, 13, "H", 1, 20, True, [28, 14, -14, -14, -14], LINE_WINNERS),
+        "score = pagat: overtricks, and a run doubles S.", options={"score": "pagat"})
+    files["complete-score-pagat-nt-alone"] = standard(
+        auction(0, 5, 0, 15, "H") + exchange(0, STANDARD_KITTY, "none", trump="NT")
+        + plays(0, 5, LINE, LINE_NT_WINNERS),
+        # pagat: C = 16 after the change: S = 2(16 - 13) + 4 = 10, x2 run x2 NT x2 alone = 80
+        finished(0, 16, "NT", None, 20, True, [320, -80, -80, -80, -80], LINE_NT_WINNERS),
+        "score = pagat: the run, no trump and playing alone each double S.", options={"score": "pagat"})
+    files["complete-score-penalty"] = standard(
+        AUCTION_13H + exchange(0, STANDARD_KITTY, "QH") + plays(0, 5, LINE, LINE_WINNERS),
+        # penalty, made: each defender -b, nobody gains
+        finished(0, 13, "H", 1, 20, True, [0, 0, -1, -1, -1], LINE_WINNERS),
+        "score = penalty: the Russian tally; not zero-sum.", options={"score": "penalty"})
+    files["complete-kitty-hidden"] = standard(
+        AUCTION_13H + exchange(0, STANDARD_KITTY, "none") + plays(0, 5, LINE, LINE_WINNERS),
+        finished(0, 13, "H", None, 18, True, [4, -1, -1, -1, -1], LINE_WINNERS)
+        | {"events_include": [{"type": "kitty_taken", "seat": 0, "shown": False}]},
+        "kitty_shown = false: the kitty is taken face down.", options={"kitty_shown": False})
+    files["complete-joker-call-declared"] = standard(
+        AUCTION_13H + exchange(0, "4C 2C KD", "none") + plays(0, 5, DECLARED_LINE, DECLARED_WINNERS),
+        # the Joker wins trick 2 (QC TC: 2 points); seat 0: 15 + KD = 16; seat 1 takes TS QH
+        finished(0, 13, "H", None, 16, True, [4, -1, -1, -1, -1], DECLARED_WINNERS)
+        | {"events_include": [{"type": "card_played", "card": "3C", "joker_call": False}]},
+        "joker_call = declared: a Ripper lead without the call leaves the Joker its power.",
+        options={"joker_call": "declared"})
+    files["complete-mighty-4"] = hand_file(
+        rules="mighty-4", hands=FOUR, kitty=FOUR_KITTY,
+        commands=auction(0, 4, 0, 13, "S") + exchange(0, "AH 3S 2S", "AD") + plays(0, 4, FOUR_LINE, FOUR_WINNERS),
+        # 13 S (b = 1); the friend holds AD (the Mighty with spades trump); side 18 + 1 + AH 1
+        expect=finished(0, 13, "S", 1, 20, True, [4, 2, -3, -3], FOUR_WINNERS),
+        note="mighty-4: +4b / +2b / -3b; a powerless Joker led that nobody could follow wins; "
+             "with spades trump the Mighty is AD and may be called.")
+    files["complete-mighty-3-short"] = hand_file(
+        rules="mighty-3-short", hands=THREE_SHORT, kitty=THREE_SHORT_KITTY,
+        commands=auction(0, 3, 0, 13, "S") + exchange(0, THREE_SHORT_KITTY, "none")
+        + plays(0, 3, THREE_SHORT_LINE, THREE_SHORT_WINNERS),
+        # penalty tally by default; b = 13 - 10 = 3; made: each defender -3
+        expect=finished(0, 13, "S", None, 17, True, [0, -3, -3], THREE_SHORT_WINNERS),
+        note="mighty-3-short: the declarer alone, the penalty tally, b = C - 10.")
+    return files
+
+
+def stopped_early() -> dict[str, dict[str, Any]]:
+    files: dict[str, dict[str, Any]] = {}
+    files["stopped-in-bidding"] = standard(
+        [pass_(0), bid(1, 14, "D"), pass_(2)],
+        {"exit": 0, "phase": "bidding", "to_act": 3, "result": {}},
+        "A file may stop anywhere: here seat 3 is to bid.")
+    files["stopped-in-exchange"] = standard(
+        auction(0, 5, 2, 15, "C"),
+        {"exit": 0, "phase": "exchange", "to_act": 2,
+         "result": {"declarer": 2, "contract": contract(15, "C")}, "absent": ["friend", "tricks"]},
+        "The auction is over: declarer and contract are known; the declarer is to act.")
+    files["stopped-in-play"] = standard(
+        PLAY_13H_QH + plays(0, 5, ["KS 9S 6S 3S 2H", "JK/D"], [4]),
+        {"exit": 0, "phase": "play", "to_act": 0, "winners": [4],
+         "result": {"declarer": 0, "contract": contract(13, "H")}, "absent": ["friend", "scores"]},
+        "Mid-play: the friend (QH) is not public yet, so the result has no friend.")
+    files["stopped-in-play-friend-public"] = standard(
+        PLAY_13H_QH + plays(0, 5, ["KS 9S 6S 3S 2H", "3H KH QH 9H 6H"], [4, 0]),
+        # trick 2: seat 4 leads 3H, seat 0 KH, seat 1 QH (the called card), 9H, 6H: KH wins
+        {"exit": 0, "phase": "play", "to_act": 0, "winners": [4, 0],
+         "result": {"declarer": 0, "friend": 1}},
+        "Playing the called card reveals the friend: the result names it.")
+    files["stopped-mighty-4-short"] = hand_file(
+        rules="mighty-4-short", hands=FOUR_SHORT, kitty=FOUR_SHORT_KITTY,
+        commands=auction(0, 4, 0, 12, "H") + exchange(0, FOUR_SHORT_KITTY, "AD") + plays(0, 4, ["AS 6S QD JK"], [0]),
+        # the Joker is powerless on the first trick; the Mighty leads and wins it
+        expect={"exit": 0, "phase": "play", "to_act": 0, "winners": [0],
+                "result": {"declarer": 0, "contract": contract(12, "H")}},
+        note="mighty-4-short: bids from 12; the Mighty may lead the first trick.")
+    return files
+
+
+def redeals() -> dict[str, dict[str, Any]]:
+    files: dict[str, dict[str, Any]] = {}
+    all_pass = [pass_(s) for s in range(5)]
+    files["redeal-passed-out-twice"] = standard(
+        all_pass + all_pass,
+        {"exit": 0, "phase": "redeal", "redeal": {"reason": "passed_out", "claimed_by": None},
+         "result": {}, "events_include": [{"type": "bidding_reopened", "round": 2},
+                                          {"type": "hand_passed_out"}]},
+        "Everybody passes twice: the same dealer deals again.")
+    files["redeal-second-round-bid"] = standard(
+        all_pass + [pass_(0), pass_(1), bid(2, 13, "S"), pass_(3), pass_(4)],
+        # round 2: the passes of round 1 do not count; seats 0 1 3 4 pass: seat 2 wins
+        {"exit": 0, "phase": "exchange", "to_act": 2, "result": {"declarer": 2, "contract": contract(13, "S")}},
+        "After an all-pass round every player may bid again, from the same first bidder.")
+    files["redeal-after-redeal-is-wrong-phase"] = standard(
+        all_pass + all_pass + [bid(0, 13, "S")],
+        rejected(10, 0, "wrong_phase", "redeal"),
+        "After a pass-out any later command is wrong_phase.")
+    files["redeal-misdeal-claim"] = standard(
+        [pass_(0), {"seat": 4, "type": "claim_misdeal"}],
+        # seat 4: JK -1, nothing else scores: worth -1 <= 1/2
+        {"exit": 0, "phase": "redeal", "redeal": {"reason": "misdeal", "claimed_by": 4}, "result": {}},
+        "misdeal_claim = true: a hand worth 1/2 or less may ask for a redeal, out of turn.",
+        options={"misdeal_claim": True})
+    files["reject-misdeal-worth-too-much"] = standard(
+        [{"seat": 2, "type": "claim_misdeal"}],
+        # seat 2: TD 1/2 + JC 1 + TC 1/2 = 2 > 1/2
+        rejected(0, 2, "misdeal_not_allowed", "bidding"),
+        "A hand worth more than 1/2 may not claim a misdeal.", options={"misdeal_claim": True})
+    files["reject-misdeal-option-off"] = standard(
+        [{"seat": 4, "type": "claim_misdeal"}],
+        rejected(0, 4, "misdeal_not_allowed", "bidding"),
+        "Misdeal claims are off by default.")
+    return files
+
+
+def options() -> dict[str, dict[str, Any]]:
+    files: dict[str, dict[str, Any]] = {}
+    files["option-first-bidder-left-of-dealer"] = standard(
+        auction(0, 5, 0, 13, "H"),
+        {"exit": 0, "phase": "exchange", "to_act": 0, "result": {"declarer": 0}},
+        "first_bidder = left_of_dealer: with seat 4 dealing, seat 0 bids first.",
+        dealer=4, options={"first_bidder": "left_of_dealer"})
+    files["reject-first-bidder-left-of-dealer"] = standard(
+        [bid(4, 13, "H")],
+        rejected(0, 4, "not_your_turn", "bidding", to_act=0),
+        "first_bidder = left_of_dealer: the dealer may not bid first.",
+        dealer=4, options={"first_bidder": "left_of_dealer"})
+    files["option-first-bidder-previous-declarer"] = standard(
+        auction(2, 5, 2, 14, "S"),
+        {"exit": 0, "phase": "exchange", "to_act": 2, "result": {"declarer": 2, "contract": contract(14, "S")}},
+        "first_bidder = previous_declarer: a later hand's file names its first bidder.",
+        dealer=1, first_bidder=2, options={"first_bidder": "previous_declarer"})
+    files["option-pass-is-not-final"] = standard(
+        [pass_(0), bid(1, 13, "S"), pass_(2), pass_(3), pass_(4), bid(0, 14, "H"),
+         pass_(1), pass_(2), pass_(3), pass_(4)],
+        # only passes since the standing bid count: after 14 H the four others pass
+        {"exit": 0, "phase": "exchange", "to_act": 0, "result": {"declarer": 0, "contract": contract(14, "H")}},
+        "pass_is_final = false: a player who passed may bid again.", options={"pass_is_final": False})
+    files["reject-pass-is-final"] = standard(
+        [pass_(0), bid(1, 13, "S"), bid(0, 14, "H")],
+        # seat 0 passed and it is seat 2's turn: already_passed wins over not_your_turn
+        rejected(2, 0, "already_passed", "bidding", to_act=2),
+        "By default a pass is final; already_passed comes before not_your_turn.")
+    files["option-suit-ranks-break-ties"] = standard(
+        [bid(0, 15, "D"), bid(1, 15, "H"), pass_(2), pass_(3), pass_(4), pass_(0)],
+        {"exit": 0, "phase": "exchange", "to_act": 1, "result": {"declarer": 1, "contract": contract(15, "H")}},
+        "suit_ranks_break_ties: at equal points hearts outrank diamonds.",
+        options={"suit_ranks_break_ties": True})
+    files["reject-equal-points-other-suit"] = standard(
+        [bid(0, 15, "D"), bid(1, 15, "H")],
+        rejected(1, 1, "bid_too_low", "bidding"),
+        "By default the same points in another suit is not higher.")
+    files["option-no-trump-outbids-a-suit"] = standard(
+        [bid(0, 15, "D"), bid(1, 15, "NT"), pass_(2), pass_(3), pass_(4), pass_(0)],
+        {"exit": 0, "phase": "exchange", "to_act": 1, "result": {"declarer": 1, "contract": contract(15, "NT")}},
+        "The same points in no trump outbid a suit.")
+    files["reject-first-trick-friend-not-allowed"] = standard(
+        AUCTION_13H + exchange(0, "4C 2C KD", "first_trick"),
+        rejected(6, 0, "bad_friend_call", "exchange", to_act=0),
+        "first_trick_friend_allowed = false.", options={"first_trick_friend_allowed": False})
+    return files
+
+
+def rejections() -> dict[str, dict[str, Any]]:
+    files: dict[str, dict[str, Any]] = {}
+    exchange_13h = AUCTION_13H  # five commands; the discard would be index 5
+    files["reject-not-your-turn"] = standard(
+        [bid(1, 13, "S")], rejected(0, 1, "not_your_turn", "bidding", to_act=0),
+        "The dealer bids first.")
+    files["reject-bid-out-of-range"] = standard(
+        [bid(0, 21, "NT")], rejected(0, 0, "bid_out_of_range", "bidding"), "Bids are 13 to 20.")
+    files["reject-bid-too-low"] = standard(
+        [bid(0, 15, "H"), bid(1, 14, "NT")], rejected(1, 1, "bid_too_low", "bidding"),
+        "A bid must be higher than the standing bid.")
+    files["reject-wrong-phase"] = standard(
+        exchange_13h + [bid(1, 14, "H")], rejected(5, 1, "wrong_phase", "exchange"),
+        "The auction is over.")
+    files["reject-bad-discard"] = standard(
+        exchange_13h + [{"seat": 0, "type": "discard", "cards": ["4C", "4C", "2C"]}],
+        rejected(5, 0, "bad_discard", "exchange"), "A card discarded twice.")
+    files["reject-bad-trump-change"] = standard(
+        exchange_13h + [{"seat": 0, "type": "discard", "cards": ["4C", "2C", "KD"]},
+                        {"seat": 0, "type": "change_trump", "trump": "H"}],
+        rejected(6, 0, "bad_trump_change", "exchange"), "A change to the current trump.")
+    files["reject-trump-change-past-20"] = standard(
+        auction(0, 5, 0, 19, "H") + [{"seat": 0, "type": "discard", "cards": ["4C", "2C", "KD"]},
+                                     {"seat": 0, "type": "change_trump", "trump": "S"}],
+        rejected(6, 0, "bad_trump_change", "exchange"), "19 + 2 would pass 20.")
+    files["reject-bad-friend-call"] = standard(
+        exchange_13h + exchange(0, "4C 2C KD", "AS"),
+        rejected(6, 0, "bad_friend_call", "exchange"), "AS is in the declarer's own hand.")
+    files["reject-friend-among-discards"] = standard(
+        exchange_13h + exchange(0, "4C 2C KD", "KD"),
+        rejected(6, 0, "bad_friend_call", "exchange"), "KD was discarded.")
+    files["reject-illegal-first-lead"] = standard(
+        PLAY_13H_QH + [{"seat": 0, "type": "play", "card": "AH"}],
+        rejected(7, 0, "illegal_first_lead", "play", to_act=0), "A trump may not lead the first trick.")
+    files["reject-first-lead-ace-of-spades-is-trump"] = standard(
+        auction(0, 5, 0, 14, "H") + exchange(0, "4C 2C KD", "QH", trump="S")
+        + [{"seat": 0, "type": "play", "card": "AS"}],
+        # 14 H -> S is 16: now AD is the Mighty and AS an ordinary trump
+        rejected(8, 0, "illegal_first_lead", "play", result={"contract": contract(16, "S")}),
+        "Changing trump to spades makes AD the Mighty; AS is then a trump.")
+    files["reject-ripper-first-lead"] = standard(
+        PLAY_13H_QH + [{"seat": 0, "type": "play", "card": "3C"}],
+        rejected(7, 0, "illegal_first_lead", "play"), "The Ripper may not lead the first trick.")
+    files["reject-card-not-in-hand"] = standard(
+        PLAY_13H_QH + [{"seat": 0, "type": "play", "card": "QH"}],
+        rejected(7, 0, "card_not_in_hand", "play"), "Seat 0 does not hold QH.")
+    files["reject-must-follow-suit"] = standard(
+        PLAY_13H_QH + plays(0, 5, ["KS"], []) + [{"seat": 1, "type": "play", "card": "QD"}],
+        rejected(8, 1, "must_follow_suit", "play", to_act=1), "Seat 1 holds spades.")
+    files["reject-mighty-as-own-suit"] = hand_file(
+        hands=["KS QS JS TS 9S AH KH QH AD AC", "AS JK JH TH KD QD JD KC QC JC",
+               "8S 7S 6S 9H 8H 7H TD 9D TC 9C", "5S 4S 3S 6H 5H 4H 8D 7D 6D 8C",
+               "2S 3H 2H 5D 4D 3D 2D 7C 6C 5C"], kitty="4C 3C 2C",
+        commands=AUCTION_13H + exchange(0, "4C 2C 9S", "none") + plays(0, 5, ["KS"], [])
+        + [{"seat": 1, "type": "play", "card": "JH"}],
+        # seat 1's only spade is the Mighty: it may play AS or JK, not a third card
+        expect=rejected(8, 1, "must_follow_suit", "play"),
+        note="The Mighty counts as a card of its own suit for following.")
+    files["reject-joker-suit-required"] = standard(
+        PLAY_13H_QH + plays(0, 5, ["KS 9S 6S 3S 2H"], [4]) + [{"seat": 4, "type": "play", "card": "JK"}],
+        rejected(12, 4, "joker_suit_required", "play", to_act=4), "Leading the Joker names a suit.")
+    files["reject-must-play-joker"] = standard(
+        PLAY_13H_QH + plays(0, 5, ["AC KC JC 9C 7C", "3C QC TC 8C"], [0])
+        + [{"seat": 4, "type": "play", "card": "6C"}],
+        rejected(16, 4, "must_play_joker", "play", to_act=4), "The Ripper calls the Joker out.")
+    files["reject-malformed-unknown-type"] = standard(
+        [{"seat": 0, "type": "shout"}], rejected(0, 0, "malformed_command", "bidding"),
+        "An unknown command type is malformed.")
+    files["reject-malformed-not-a-card"] = standard(
+        PLAY_13H_QH + [{"seat": 0, "type": "play", "card": "10S"}],
+        rejected(7, 0, "malformed_command", "play"), "'10S' is not in the notation (TS is).")
+    files["reject-malformed-seat-out-of-range"] = standard(
+        [{"seat": 5, "type": "pass"}], rejected(0, 5, "malformed_command", "bidding"),
+        "There is no seat 5 at five players.")
+    files["reject-malformed-missing-field"] = standard(
+        [{"seat": 0, "type": "bid", "trump": "H"}], rejected(0, 0, "malformed_command", "bidding"),
+        "A bid needs its points.")
+    files["reject-after-finished"] = standard(
+        AUCTION_13H + exchange(0, STANDARD_KITTY, "none") + plays(0, 5, LINE, LINE_WINNERS)
+        + [{"seat": 1, "type": "play", "card": "AS"}],
+        rejected(57, 1, "wrong_phase", "finished", result={"scores": [4, -1, -1, -1, -1]}),
+        "After the last trick any command is wrong_phase.")
+    return files
+
+
+def broken() -> dict[str, tuple[str | dict[str, Any], dict[str, Any]]]:
+    """Files that are not hand files: exit 2, a message naming the problem, no output."""
+    def bad(error: str, **changes: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        document = {"format": FORMAT, "rules": "mighty-5", "dealer": 0,
+                    "hands": [split(h) for h in STANDARD], "kitty": split(STANDARD_KITTY),
+                    "commands": AUCTION_13H}
+        document.update(changes)
+        return document, {"exit": 2, "error": error}
+
+    hands = [split(h) for h in STANDARD]
+    files: dict[str, tuple[str | dict[str, Any], dict[str, Any]]] = {
+        "broken-not-json": ('{"format": "mighty-hand/1", "rules": "mighty-5", "dealer": 0,\n',
+                            {"exit": 2, "error": "not valid JSON"}),
+        "broken-unknown-card": bad("'ZZ' is not a card", hands=[["ZZ", *hands[0][1:]], *hands[1:]],
+                                   kitty=split(STANDARD_KITTY)),
+        "broken-card-twice": bad("AS is dealt twice", hands=[["AS", *hands[0][1:]], *hands[1:3],
+                                                             ["AS", *hands[3][1:]], hands[4]]),
+        "broken-hand-size": bad("Seat 0 was dealt 9 cards", hands=[hands[0][:9], *hands[1:]],
+                                kitty=[hands[0][9], *split(STANDARD_KITTY)]),
+        "broken-hand-count": bad("deals 5 hands", hands=hands[:4]),
+        "broken-kitty-size": bad("The kitty has 2 cards", kitty=split(STANDARD_KITTY)[:2]),
+        "broken-unknown-variant": bad("Unknown variant 'mighty-9'", rules="mighty-9"),
+        "broken-unknown-option": bad("Unknown rule option 'giruda'", options={"giruda": "S"}),
+        "broken-bad-option-value": bad("Option 'score' cannot be 'double'", options={"score": "double"}),
+        "broken-wrong-format": bad("Unknown format 'mighty-hand/2'", format="mighty-hand/2"),
+        "broken-card-not-in-deck": bad("2H is not in the mighty-4 deck", rules="mighty-4",
+                                       hands=[split(h) for h in FOUR[:1]] + [split(h) for h in FOUR[1:3]]
+                                       + [["2H", *split(FOUR[3])[1:]]], kitty=split(FOUR_KITTY)),
+        "broken-dealer-not-a-seat": bad("Dealer 5 is not a seat", dealer=5),
+        "broken-first-bidder-not-a-seat": bad("First bidder 7 is not a seat", first_bidder=7),
+        "broken-not-an-object": ("[1, 2, 3]\n", {"exit": 2, "error": "not well formed"}),
+        "broken-field-of-wrong-type": bad("not well formed", dealer="north"),
+        "broken-variant-not-replayable": bad("cannot be replayed", rules="mighty-6"),
+    }
+    return files
+
+
+def write() -> list[Path]:
+    written: list[Path] = []  # overwrites its own files; hand files added by hand stay
+    for group in (complete_hands, stopped_early, redeals, options, rejections):
+        for name, document in group().items():
+            path = HERE / f"{name}.json"
+            path.write_text(json.dumps(document, indent=1) + "\n")
+            written.append(path)
+    for name, (content, expect) in broken().items():
+        path = HERE / f"{name}.json"
+        text = content if isinstance(content, str) else json.dumps(content, indent=1) + "\n"
+        path.write_text(text)
+        (HERE / f"{name}.expect.json").write_text(json.dumps(expect, indent=1) + "\n")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write():
+        print(path.name)
