@@ -546,18 +546,32 @@ def broken() -> dict[str, tuple[str | dict[str, Any], dict[str, Any]]]:
     return files
 
 
+def dumps(document: dict[str, Any]) -> str:
+    """JSON laid out for reading: one line per seat's hand and per command."""
+    def one(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = []
+    for key, value in document.items():
+        if key in ("hands", "commands") and value:
+            inner = ",\n".join(f"  {one(item)}" for item in value)
+            lines.append(f" {one(key)}: [\n{inner}\n ]")
+        else:
+            lines.append(f" {one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def write() -> list[Path]:
     written: list[Path] = []  # overwrites its own files; hand files added by hand stay
     for group in (complete_hands, stopped_early, redeals, options, rejections):
         for name, document in group().items():
             path = HERE / f"{name}.json"
-            path.write_text(json.dumps(document, indent=1) + "\n")
+            path.write_text(dumps(document))
             written.append(path)
     for name, (content, expect) in broken().items():
         path = HERE / f"{name}.json"
-        text = content if isinstance(content, str) else json.dumps(content, indent=1) + "\n"
-        path.write_text(text)
-        (HERE / f"{name}.expect.json").write_text(json.dumps(expect, indent=1) + "\n")
+        path.write_text(content if isinstance(content, str) else dumps(content))
+        (HERE / f"{name}.expect.json").write_text(dumps(expect))
         written.append(path)
     return written
 
