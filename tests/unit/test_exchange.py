@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.events import CardsDiscarded, FriendCalled, KittyTaken, TrumpChanged
+from domain.play import ripper
 from domain.state import Exchange, Playing
 from tests.unit.helpers import (
     STANDARD_HANDS,
@@ -142,6 +143,19 @@ def test_the_changed_trump_and_raised_contract_carry_into_play_and_the_bid_is_ke
     assert isinstance(state, Playing)
     assert (state.points, state.trump) == (16, "NT")
     assert (state.bid_points, state.bid_trump) == (15, "H")
+
+
+def test_changing_trump_to_spades_moves_the_mighty_to_the_ace_of_diamonds() -> None:
+    events = run(discarded("14 H"), change_trump(0, "S"), call(0, "QH"))
+    given(events).when(play(0, "AS")).refused("illegal_first_lead")  # now a trump
+    given(events).when(play(0, "AD")).accepted()  # the Mighty may lead the first trick
+
+
+def test_changing_trump_to_clubs_moves_the_ripper_to_the_three_of_spades() -> None:
+    events = run(discarded("14 H"), change_trump(0, "C"), call(0, "QH"))
+    state = given(events).state
+    assert isinstance(state, Playing) and ripper(state) == "3S"
+    given(events).when(play(0, "3C")).refused("illegal_first_lead")  # a trump, not the Ripper
 
 
 # ---------------------------------------------------------------- friend call

@@ -303,6 +303,15 @@ def test_the_mighty_wins_over_a_powerless_joker_lead() -> None:
     assert trick(events, 0).winner == 1
 
 
+@pytest.mark.parametrize(("variant", "last"), [("mighty-5", 9), ("mighty-4", 11), ("mighty-3-short", 9)])
+def test_the_last_trick_is_the_hand_sizes_trick_in_every_variant(variant: str, last: int) -> None:
+    state = playing(standard_play())
+    dummy = TrickWon(trick=0, leader=0, cards=(), winner=0, points=0)
+    state = replace(state, rules=rules(variant))
+    assert joker_has_power(replace(state, tricks=(dummy,) * (last - 1)))
+    assert not joker_has_power(replace(state, tricks=(dummy,) * last))
+
+
 def test_the_winner_of_a_trick_leads_the_next() -> None:
     state = playing(after(SEAT_4_WINS_FIRST))
     assert state.leader == 4 and state.to_act == 4
