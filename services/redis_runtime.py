@@ -51,6 +51,7 @@ class PrivateRedis:
         appendfsync: str,
         port: int,
         extra_args: Sequence[str] = (),
+        config_file: Path | None = None,
     ) -> None:
         if appendfsync not in FSYNC_POLICIES:
             raise ValueError(f"appendfsync is one of {FSYNC_POLICIES}, not {appendfsync!r}")
@@ -59,6 +60,7 @@ class PrivateRedis:
         self.appendonly = appendonly
         self.appendfsync = appendfsync
         self.extra_args = tuple(extra_args)
+        self.config_file = config_file
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -73,8 +75,10 @@ class PrivateRedis:
         binary = shutil.which("redis-server")
         if binary is None:
             raise RedisStartError("redis-server is not on the PATH")
+        config = [] if self.config_file is None else [str(self.config_file)]
         return [
             binary,
+            *config,
             "--port", str(self.port),
             "--bind", "127.0.0.1",
             "--dir", str(self.dir),
@@ -153,10 +157,13 @@ def start_private_redis(
     appendfsync: str = "everysec",
     port: int | None = None,
     extra_args: Sequence[str] = (),
+    config_file: Path | None = None,
 ) -> PrivateRedis:
     """Start redis-server in ``dir``; on a port race (free port taken meanwhile), try again.
 
-    ``extra_args`` go last on redis-server's command line (``--cluster-enabled yes``).
+    ``config_file`` (deploy/redis.conf) is read first; the arguments here override its
+    port, address, dir, AOF and fsync settings. ``extra_args`` go last on redis-server's
+    command line (``--cluster-enabled yes``).
     """
     attempts = 1 if port is not None else 5
     for attempt in range(attempts):
@@ -166,6 +173,7 @@ def start_private_redis(
             appendfsync=appendfsync,
             port=port or free_port(),
             extra_args=extra_args,
+            config_file=config_file,
         )
         try:
             server.start()
