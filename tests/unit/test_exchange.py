@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from domain.events import CardsDiscarded, FriendCalled, KittyTaken, TrumpChanged
+from domain.events import CardsDiscarded, FriendCalled, HandEvent, KittyTaken, TrumpChanged
 from domain.play import ripper
 from domain.state import Exchange, Playing
 from tests.unit.helpers import (
@@ -27,12 +29,12 @@ from tests.unit.helpers import (
 DECLARER_HAND = cards(STANDARD_HANDS[0]) + cards(STANDARD_KITTY)
 
 
-def won(contract: str = "13 H", **options: object) -> list:
+def won(contract: str = "13 H", **options: Any) -> list[HandEvent]:
     """Seat 0 has won the auction with ``contract`` and holds 13 cards."""
     return auction_to(standard_deal(rules(**options)), 0, contract)
 
 
-def discarded(contract: str = "13 H", **options: object) -> list:
+def discarded(contract: str = "13 H", **options: Any) -> list[HandEvent]:
     return run(won(contract, **options), discard(0, "4C 2C KD"))
 
 

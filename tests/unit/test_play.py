@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from msgspec.structs import replace
 
@@ -26,11 +28,11 @@ from tests.unit.helpers import (
 #   4: JK 3H 2H 5D 4D 3D 2D 7C 6C 5C
 
 
-def standard_play(**options: object) -> list[HandEvent]:
+def standard_play(**options: Any) -> list[HandEvent]:
     return ready_to_play(standard_deal(rules(**options)), discards="4C 2C KD")
 
 
-def after(*tricks: str, **options: object) -> list[HandEvent]:
+def after(*tricks: str, **options: Any) -> list[HandEvent]:
     return play_cards(standard_play(**options), *tricks)
 
 

@@ -16,6 +16,7 @@ import os
 import random
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -76,8 +77,8 @@ def rank(card: str) -> int:
     return RANKS.index(card[0])
 
 
-def points(cards: object) -> int:
-    return sum(1 for c in cards if c[0] in "AKQJT" and not c.startswith("JK"))  # type: ignore[attr-defined]
+def points(cards: Iterable[str]) -> int:
+    return sum(1 for c in cards if c[0] in "AKQJT" and not c.startswith("JK"))
 
 
 def mighty(trump: str) -> str:
@@ -238,7 +239,10 @@ def refused_with(state: HandState, command: HandCommand) -> str | None:
     return None
 
 
-def play_hand(rules: RuleSet, deck: list[str], dealer: int, seed: int, *, check) -> Played:  # type: ignore[no-untyped-def]
+Check = Callable[[HandState, "Trick", random.Random], None]
+
+
+def play_hand(rules: RuleSet, deck: list[str], dealer: int, seed: int, *, check: Check) -> Played:
     rng = random.Random(seed)
     pass_rate = rng.choice([0.4, 0.7, 0.95])
     first = dealt(rules, deck, dealer)
@@ -327,7 +331,7 @@ def check_bidding_refusals(state: Bidding, rng: random.Random) -> None:
                     want = "not_your_turn"
                 elif not spec.min_bid <= pts <= spec.max_bid:
                     want = "bid_out_of_range"
-                elif not higher_bid(rules, standing, pts, trump):  # type: ignore[arg-type]
+                elif not higher_bid(rules, standing, pts, trump):
                     want = "bid_too_low"
                 else:
                     want = None
@@ -466,9 +470,9 @@ def expected_friend(state: Finished) -> int | None:
     return None
 
 
-def fold(events: object) -> HandState:
+def fold(events: Iterable[HandEvent]) -> HandState:
     state: HandState | None = None
-    for event in events:  # type: ignore[attr-defined]
+    for event in events:
         state = evolve(state, event)
     assert state is not None
     return state
@@ -486,7 +490,7 @@ def check_hand_file_round_trip(played: Played) -> None:
 # ---------------------------------------------------------------- the properties
 
 
-def every_step(*checks):  # type: ignore[no-untyped-def]
+def every_step(*checks: Check) -> Check:
     def check(state: HandState, trick: Trick, rng: random.Random) -> None:
         for one in checks:
             one(state, trick, rng)

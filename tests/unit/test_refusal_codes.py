@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from domain.codec import decode_hand_command
-from domain.commands import Bid, Pass, Play
+from domain.commands import Bid, HandCommand, Pass, Play
 from domain.errors import RULE_ERRORS, MalformedCommand, RuleError
 from domain.events import HandEvent
 from domain.hand import decide
@@ -57,7 +59,7 @@ def playing() -> list[HandEvent]:
 
 
 # One scenario per code: the events so far, the command, the code.
-SCENARIOS = {
+SCENARIOS: dict[str, tuple[Callable[[], list[HandEvent]], HandCommand]] = {
     "not_your_turn": (lambda: [standard_deal()], bid(3, "13 S")),
     "wrong_phase": (exchange, bid(1, "16 S")),
     "bid_too_low": (lambda: run([standard_deal()], bid(0, "15 H")), bid(1, "15 D")),

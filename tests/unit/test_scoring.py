@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.events import DeclarerAlone, FriendRevealed, HandScored
+from domain.events import DeclarerAlone, FriendRevealed, HandEvent, HandScored
 from domain.rules import RuleSet
 from domain.scoring import base_stake, hand_scores, is_made, pagat_stake
 from domain.state import Finished
@@ -185,7 +185,7 @@ def test_fixed_and_pagat_stay_zero_sum_in_the_short_variants(variant: str, score
 # ---------------------------------------------------------------- through whole hands
 
 
-def final(events: list) -> HandScored:
+def final(events: list[HandEvent]) -> HandScored:
     state = given(events).state
     assert isinstance(state, Finished)
     return state.scored

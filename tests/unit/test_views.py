@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 import pytest
 
@@ -33,11 +35,11 @@ def bidding() -> list[HandEvent]:
     return [standard_deal()]
 
 
-def exchange(**options: object) -> list[HandEvent]:
+def exchange(**options: Any) -> list[HandEvent]:
     return run(auction_to(standard_deal(rules(**options)), 0, "13 H"), discard(0, "4C 2C KD"))
 
 
-def playing(friend: str = "QH", **options: object) -> list[HandEvent]:
+def playing(friend: str = "QH", **options: Any) -> list[HandEvent]:
     return ready_to_play(standard_deal(rules(**options)), discards="4C 2C KD", friend=friend)
 
 
