@@ -1,0 +1,97 @@
+"""The lobby directory: the tables one can join or watch, with seats, rule set and status.
+
+One hash per partition, ``dir``, one field per table that is not closed; a closed table
+leaves the directory (its ledger and views stay). A lobby reads the hash of every
+partition and merges them (``services/workers/read.py``).
+"""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.events import HandPassedOut, HandScored, MisdealClaimed
+from domain.rules import RuleSet
+from domain.table import (
+    PlayerJoined,
+    PlayerLeft,
+    TableClosed,
+    TableCreated,
+    TableEvent,
+    TableStarted,
+)
+from projections.docs import DocKey, Docs, encode
+
+DIRECTORY_DOC = "dir"
+
+
+class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    version: int = 0  # the table version of the entry's last change
+    name: str = ""
+    status: str = "new"  # open: seats free to take; playing; closed
+    rules: RuleSet | None = None
+    rules_fingerprint: str | None = None
+    seats: tuple[str | None, ...] = ()
+    open_seats: int = 0
+    hands_played: int = 0  # scored, passed out or thrown in
+
+
+def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEntry:
+    """The entry after ``event``; the very same object if nothing a lobby shows changed."""
+    if isinstance(event, PlayerJoined | PlayerLeft):
+        who = event.player if isinstance(event, PlayerJoined) else None
+        seats = entry.seats[: event.seat] + (who,) + entry.seats[event.seat + 1 :]
+        return replace(entry, version=version, seats=seats, open_seats=seats.count(None))
+    if isinstance(event, HandScored | HandPassedOut | MisdealClaimed):
+        return replace(entry, version=version, hands_played=entry.hands_played + 1)
+    if isinstance(event, TableCreated):
+        n = event.rules.spec.players
+        return replace(entry, version=version, name=event.name, status="open", rules=event.rules,
+                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * n, open_seats=n)
+    if isinstance(event, TableStarted):
+        return replace(entry, version=version, status="playing")
+    if isinstance(event, TableClosed):
+        return replace(entry, version=version, status="closed")
+    return entry
+
+
+_decode = msgspec.json.Decoder(DirectoryEntry).decode
+
+
+def decode_entry(data: bytes) -> DirectoryEntry:
+    return _decode(data)
+
+
+class DirectoryProjection:
+    """The directory entries of one partition's tables."""
+
+    kind = "directory"
+
+    def __init__(self) -> None:
+        self.entries: dict[str, DirectoryEntry] = {}
+        self._dirty: dict[str, None] = {}
+
+    def known(self, table_id: str) -> bool:
+        return table_id in self.entries
+
+    def restore(self, table_id: str, stored: bytes | None) -> None:
+        self.entries[table_id] = DirectoryEntry(table_id=table_id) if stored is None else decode_entry(stored)
+
+    def apply(self, table_id: str, version: int, event: TableEvent) -> None:
+        before = self.entries.get(table_id) or DirectoryEntry(table_id=table_id)
+        after = fold(before, version, event)
+        if after is not before:
+            self.entries[table_id] = after
+            self._dirty[table_id] = None
+
+    def flush(self) -> Docs:
+        docs: Docs = {}
+        for table_id in self._dirty:
+            entry = self.entries[table_id]
+            closed = entry.status == "closed"
+            docs[DocKey(DIRECTORY_DOC, table_id)] = None if closed else encode(entry)
+            if closed:  # nothing follows a close: free its memory
+                del self.entries[table_id]
+        self._dirty.clear()
+        return docs

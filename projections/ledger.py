@@ -1,0 +1,166 @@
+"""Score ledgers (rules/mighty.md §6): per table, each hand's scores and running totals;
+per player, totals, hands played, contracts declared and made.
+
+The scores are facts of the ``HandScored`` event: nothing is recomputed here.
+
+Documents of a partition:
+- ``ledger:t:<table>``: the table's ledger;
+- hash ``ledger:players``, one field per player: that player's totals **over the tables
+  of this partition**. A player's ledger is the sum of their fields in every partition
+  (``combine``). Each partition's contribution is written in the same atomic step as
+  that partition's checkpoint, so no cross-slot write is ever needed (docs/workers.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.events import HandDealt, HandScored
+from domain.table import PlayerJoined, PlayerLeft, TableClosed, TableCreated, TableEvent
+from projections.docs import DocKey, Docs, encode
+
+PLAYERS_DOC = "ledger:players"
+
+
+class HandLine(msgspec.Struct, frozen=True, kw_only=True):
+    hand_no: int
+    declarer: int
+    friend: int | None
+    contract: int
+    trump: str
+    made: bool
+    declarer_side_points: int
+    players: tuple[str | None, ...]  # who sat where for this hand
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]  # running totals after this hand
+
+
+class TableLedger(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    version: int = 0  # the table version of the ledger's last change
+    variant: str | None = None
+    score_rule: str | None = None
+    seats: tuple[str | None, ...] = ()
+    hand_no: int = 0  # the hand being played
+    hands: tuple[HandLine, ...] = ()
+    totals: tuple[int, ...] = ()
+    closed: bool = False
+
+
+class PlayerLedger(msgspec.Struct, frozen=True, kw_only=True):
+    player: str
+    total: int = 0
+    hands: int = 0
+    declared: int = 0
+    made: int = 0
+
+
+def table_name(table_id: str) -> str:
+    return f"ledger:t:{table_id}"
+
+
+def fold(ledger: TableLedger, version: int, event: TableEvent) -> TableLedger:
+    """The table's ledger after ``event``; the very same object if nothing changed."""
+    if isinstance(event, HandScored):
+        return _scored(ledger, version, event)
+    if isinstance(event, HandDealt):
+        return replace(ledger, version=version, hand_no=event.hand_no)
+    if isinstance(event, PlayerJoined | PlayerLeft):
+        who = event.player if isinstance(event, PlayerJoined) else None
+        seats = ledger.seats[: event.seat] + (who,) + ledger.seats[event.seat + 1 :]
+        return replace(ledger, version=version, seats=seats)
+    if isinstance(event, TableCreated):
+        n = event.rules.spec.players
+        return replace(ledger, version=version, variant=event.rules.variant,
+                       score_rule=event.rules.score, seats=(None,) * n, totals=(0,) * n)
+    if isinstance(event, TableClosed):
+        return replace(ledger, version=version, closed=True)
+    return ledger
+
+
+def _scored(ledger: TableLedger, version: int, event: HandScored) -> TableLedger:
+    totals = tuple(t + s for t, s in zip(ledger.totals, event.scores, strict=True))
+    line = HandLine(
+        hand_no=ledger.hand_no, declarer=event.declarer, friend=event.friend,
+        contract=event.points, trump=event.trump, made=event.made,
+        declarer_side_points=event.declarer_side_points, players=ledger.seats,
+        scores=event.scores, totals=totals,
+    )
+    return replace(ledger, version=version, hands=(*ledger.hands, line), totals=totals)
+
+
+def credit(player: PlayerLedger, line: HandLine, seat: int) -> PlayerLedger:
+    declared = seat == line.declarer
+    return replace(
+        player, total=player.total + line.scores[seat], hands=player.hands + 1,
+        declared=player.declared + declared, made=player.made + (declared and line.made),
+    )
+
+
+def combine(name: str, parts: Iterable[PlayerLedger]) -> PlayerLedger:
+    """A player's ledger over every partition: the sum of the partitions' contributions."""
+    total = PlayerLedger(player=name)
+    for part in parts:
+        total = replace(total, total=total.total + part.total, hands=total.hands + part.hands,
+                        declared=total.declared + part.declared, made=total.made + part.made)
+    return total
+
+
+_decode_table = msgspec.json.Decoder(TableLedger).decode
+_decode_player = msgspec.json.Decoder(PlayerLedger).decode
+
+
+def decode_table(data: bytes) -> TableLedger:
+    return _decode_table(data)
+
+
+def decode_player(data: bytes) -> PlayerLedger:
+    return _decode_player(data)
+
+
+class LedgerProjection:
+    """The ledgers of one partition: its tables' and its players' contributions."""
+
+    kind = "ledger"
+
+    def __init__(self) -> None:
+        self.tables: dict[str, TableLedger] = {}
+        self.players: dict[str, PlayerLedger] = {}
+        self._dirty_tables: dict[str, None] = {}
+        self._dirty_players: dict[str, None] = {}
+
+    def known(self, table_id: str) -> bool:
+        return table_id in self.tables
+
+    def restore(self, table_id: str, stored: bytes | None) -> None:
+        self.tables[table_id] = TableLedger(table_id=table_id) if stored is None else decode_table(stored)
+
+    def restore_players(self, stored: dict[str, bytes]) -> None:
+        self.players = {name: decode_player(data) for name, data in stored.items()}
+
+    def apply(self, table_id: str, version: int, event: TableEvent) -> None:
+        before = self.tables.get(table_id) or TableLedger(table_id=table_id)
+        after = fold(before, version, event)
+        if after is before:
+            return
+        self.tables[table_id] = after
+        self._dirty_tables[table_id] = None
+        if isinstance(event, HandScored):
+            line = after.hands[-1]
+            for seat, name in enumerate(line.players):
+                if name is not None:
+                    self.players[name] = credit(self.players.get(name) or PlayerLedger(player=name), line, seat)
+                    self._dirty_players[name] = None
+
+    def flush(self) -> Docs:
+        docs: Docs = {DocKey(table_name(t)): encode(self.tables[t]) for t in self._dirty_tables}
+        docs.update((DocKey(PLAYERS_DOC, name), encode(self.players[name])) for name in self._dirty_players)
+        for table_id in self._dirty_tables:
+            if self.tables[table_id].closed:  # nothing follows a close: free its memory
+                del self.tables[table_id]
+        self._dirty_tables.clear()
+        self._dirty_players.clear()
+        return docs

@@ -1,0 +1,184 @@
+"""Per-seat views (rules/mighty.md §8): what each seat, a spectator and the audit may see.
+
+The projection keeps the domain's own ``TableState`` (folding ``domain.table.evolve``) and
+derives every document with ``domain.views``, which already hides what a reader may not
+see: no rule is re-implemented here. Documents, per table ``t``:
+
+- ``view:<t>:<seat>`` for each seat, ``view:<t>:spectator``: the current hand as that
+  reader sees it, with the table around it, at the table's version (the client's cursor);
+- ``view:<t>:audit:<hand_no>``: everything about a hand, written once the deal is
+  revealed (§2, §8), with the card order, salt and commitment that prove the deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.events import HandDealt
+from domain.table import DealRevealed, TableCreated, TableEvent, TableState, evolve, initial_state
+from domain.views import HandView, audit_view, seat_view, spectator_view
+from projections.docs import DocKey, Docs, changed, encode
+
+SPECTATOR = "spectator"
+AUDIT = "audit"
+
+
+class DealProof(msgspec.Struct, frozen=True, kw_only=True):
+    """§2: the deal's card order and salt, revealed when the hand ends."""
+
+    order: tuple[str, ...]
+    salt: str
+    commitment: str
+
+
+class TableView(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    version: int  # the table's version this view reflects: a client's resume cursor
+    reader: str  # a seat number, "spectator" or "audit"
+    name: str
+    variant: str | None
+    rules_fingerprint: str | None
+    status: str
+    seats: tuple[str | None, ...]
+    dealer: int
+    hand_no: int  # hands dealt so far
+    hands_scored: int
+    totals: tuple[int, ...]
+    commitment: str | None  # the current deal's commitment: public before bidding (§2)
+    hand: HandView | None
+    deal: DealProof | None = None  # audit only
+
+
+class ViewState(msgspec.Struct, frozen=True, kw_only=True):
+    table: TableState
+    version: int = 0
+    name: str = ""
+    revealed: DealProof | None = None  # the last hand's proof, until the next deal
+
+
+def initial(table_id: str) -> ViewState:
+    return ViewState(table=initial_state(table_id))
+
+
+def fold(state: ViewState, version: int, event: TableEvent) -> ViewState:
+    table = evolve(state.table, event)
+    if isinstance(event, TableCreated):
+        return replace(state, table=table, version=version, name=event.name)
+    if isinstance(event, DealRevealed):
+        proof = DealProof(order=event.order, salt=event.salt, commitment=event.commitment)
+        return replace(state, table=table, version=version, revealed=proof)
+    if isinstance(event, HandDealt):
+        return replace(state, table=table, version=version, revealed=None)
+    return replace(state, table=table, version=version)
+
+
+def readers(state: ViewState) -> list[str]:
+    return [str(seat) for seat in range(len(state.table.seats))] + [SPECTATOR]
+
+
+def view_name(table_id: str, reader: str) -> str:
+    return f"view:{table_id}:{reader}"
+
+
+def audit_name(table_id: str, hand_no: int) -> str:
+    return f"view:{table_id}:{AUDIT}:{hand_no}"
+
+
+def render(state: ViewState, reader: str) -> TableView:
+    """The view of one reader: a seat number or ``spectator``."""
+    hand = state.table.hand
+    shown: HandView | None = None
+    if hand is not None:
+        shown = spectator_view(hand) if reader == SPECTATOR else seat_view(hand, int(reader))
+    return _table_view(state, reader, shown)
+
+
+def render_audit(state: ViewState) -> TableView | None:
+    """Everything about the hand just ended, or None while a hand is still secret."""
+    hand = state.table.hand
+    if hand is None or state.revealed is None:
+        return None
+    return _table_view(state, AUDIT, audit_view(hand), deal=state.revealed)
+
+
+def _table_view(
+    state: ViewState, reader: str, hand: HandView | None, deal: DealProof | None = None
+) -> TableView:
+    table = state.table
+    rules = table.rules
+    return TableView(
+        table_id=table.table_id, version=state.version, reader=reader, name=state.name,
+        variant=None if rules is None else rules.variant,
+        rules_fingerprint=None if rules is None else rules.fingerprint(),
+        status=table.status, seats=table.seats, dealer=table.dealer, hand_no=table.hand_no,
+        hands_scored=table.hands_scored, totals=table.totals, commitment=table.commitment,
+        hand=hand, deal=deal,
+    )
+
+
+class ViewsProjection:
+    """The views of the tables of one partition, folded event by event.
+
+    ``apply`` folds; ``flush`` renders the documents of the tables touched since the last
+    flush and returns those that changed. A table's views are rendered once per flush,
+    however many of its events arrived in between (they are snapshots with a version,
+    so only the last matters); an audit view is rendered at the ``DealRevealed`` event
+    itself, since the next deal replaces the hand it shows.
+    """
+
+    kind = "views"
+
+    def __init__(self) -> None:
+        self.tables: dict[str, ViewState] = {}
+        self._rendered: Docs = {}
+        self._dirty: dict[str, None] = {}  # insertion-ordered set
+        self._audits: Docs = {}
+
+    def known(self, table_id: str) -> bool:
+        return table_id in self.tables
+
+    def restore(self, table_id: str, events: Iterable[tuple[int, TableEvent]]) -> None:
+        """Rebuild a table's state from its stream, up to what the stored views reflect."""
+        state = initial(table_id)
+        for version, event in events:
+            state = fold(state, version, event)
+        self.tables[table_id] = state
+
+    def version(self, table_id: str) -> int:
+        return self.tables[table_id].version
+
+    def apply(self, table_id: str, version: int, event: TableEvent) -> None:
+        state = fold(self.tables.get(table_id) or initial(table_id), version, event)
+        self.tables[table_id] = state
+        self._dirty[table_id] = None
+        if isinstance(event, DealRevealed):
+            audit = render_audit(state)
+            if audit is not None and audit.hand is not None:
+                self._audits[DocKey(audit_name(table_id, audit.hand.hand_no))] = encode(audit)
+
+    def flush(self) -> Docs:
+        docs: Docs = {}
+        closed: list[str] = []
+        for table_id in self._dirty:
+            state = self.tables[table_id]
+            if state.table.status == "new":
+                continue
+            for reader in readers(state):
+                docs[DocKey(view_name(table_id, reader))] = encode(render(state, reader))
+            if state.table.status == "closed":
+                closed.append(table_id)
+        self._dirty.clear()
+        out = changed(self._rendered, docs)
+        out.update(self._audits)  # written once each: not worth remembering
+        self._audits = {}
+        for table_id in closed:  # nothing follows a close: free its memory
+            self._forget(table_id)
+        return out
+
+    def _forget(self, table_id: str) -> None:
+        state = self.tables.pop(table_id)
+        for reader in readers(state):
+            self._rendered.pop(DocKey(view_name(table_id, reader)), None)
