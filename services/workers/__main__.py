@@ -1,0 +1,3 @@
+from services.workers.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,74 @@
+-- apply.lua: store one batch of a projection with its checkpoint, all or nothing
+-- (docs/workers.md). Every key shares the partition's hash tag: one cluster slot.
+--
+-- KEYS[1] checkpoint  mighty:{pNN}:ckpt:<kind>   hash: id = last applied feed id, n = count
+-- KEYS[2] lease       mighty:{pNN}:lease:<kind>  the owning worker's token
+-- KEYS[3] feed        mighty:{pNN}:feed          (for XACK)
+-- KEYS[4 ..]          the documents the ops write
+-- ARGV[1] lease token, ARGV[2] group, ARGV[3] expected checkpoint (what the batch was
+-- folded on), ARGV[4] new checkpoint (the batch's last feed id), ARGV[5] entries applied,
+-- ARGV[6] a = ids to acknowledge, ARGV[7 .. 6+a] the ids,
+-- then ops of 4 arguments: code, key index, field, value. Codes: s = SET, d = DEL,
+-- h = HSET, x = HDEL; S and H also publish the value (sharded Pub/Sub) on a channel
+-- named after the key (and ':' .. field for a hash field).
+--
+-- Replies: {'ok', seconds, microseconds}   written; the server's clock after the write
+--          {'done', stored}                 the checkpoint is already at or past this
+--                                           batch (a redelivery): nothing written, acked
+--          {'stale', stored}                the checkpoint moved since the batch was
+--                                           folded: nothing written, reload
+--          {'lease', holder}                this worker no longer owns the partition
+--
+-- Every check precedes the first write, so a refusal writes nothing.
+
+local function parse_id(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+
+local function compare(a, b)
+  local am, as = parse_id(a)
+  local bm, bs = parse_id(b)
+  if am ~= bm then return am < bm and -1 or 1 end
+  if as ~= bs then return as < bs and -1 or 1 end
+  return 0
+end
+
+local holder = redis.call('GET', KEYS[2])
+if holder ~= ARGV[1] then return {'lease', holder or ''} end
+
+local stored = redis.call('HGET', KEYS[1], 'id') or '0-0'
+local expected, new = ARGV[3], ARGV[4]
+local acks = tonumber(ARGV[6])
+
+local function ack()
+  for i = 7, 6 + acks, 500 do
+    redis.call('XACK', KEYS[3], ARGV[2], unpack(ARGV, i, math.min(i + 499, 6 + acks)))
+  end
+end
+
+if compare(stored, new) >= 0 then
+  if acks > 0 then ack() end
+  return {'done', stored}
+end
+if stored ~= expected then return {'stale', stored} end
+
+for i = 7 + acks, #ARGV, 4 do
+  local code, key, field, value = ARGV[i], KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3]
+  if code == 's' or code == 'S' then
+    redis.call('SET', key, value)
+    if code == 'S' then redis.call('SPUBLISH', key, value) end
+  elseif code == 'h' or code == 'H' then
+    redis.call('HSET', key, field, value)
+    if code == 'H' then redis.call('SPUBLISH', key .. ':' .. field, value) end
+  elseif code == 'd' then
+    redis.call('DEL', key)
+  elseif code == 'x' then
+    redis.call('HDEL', key, field)
+  end
+end
+redis.call('HSET', KEYS[1], 'id', new)
+redis.call('HINCRBY', KEYS[1], 'n', tonumber(ARGV[5]))
+if acks > 0 then ack() end
+local now = redis.call('TIME')
+return {'ok', now[1], now[2]}

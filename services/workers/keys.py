@@ -1,0 +1,67 @@
+"""Key names of the projections, beside the feed they are built from.
+
+Every key of a partition's projection carries the partition's hash tag, like its feed
+(``services/store/keys.py``), so the apply script that writes a batch's documents, the
+checkpoint and the acknowledgements touches one cluster slot:
+
+    mighty:{p07}:ckpt:<kind>       hash: id = last applied feed id, n = entries applied
+    mighty:{p07}:lease:<kind>      the worker that owns the partition for this kind
+    mighty:{p07}:view:<table>:<reader>, mighty:{p07}:ledger:..., mighty:{p07}:dir
+                                   the documents (projections/docs.py names them)
+
+Only the list of live workers is not per partition: ``mighty:workers:<kind>``, a sorted
+set of worker ids by heartbeat, read to share the partitions fairly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from projections.docs import DocKey
+from services.store.keys import KeySpace
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionKeys:
+    space: KeySpace
+    kind: str
+
+    @property
+    def partitions(self) -> int:
+        return self.space.partitions
+
+    def prefix(self, partition: int) -> str:
+        return f"{self.space.namespace}:{self.space.tag(partition)}:"
+
+    def doc(self, partition: int, name: str) -> str:
+        return self.prefix(partition) + name
+
+    def key_of(self, partition: int, doc: DocKey) -> str:
+        return self.prefix(partition) + doc.name
+
+    def feed(self, partition: int) -> str:
+        return self.space.feed(partition)
+
+    def checkpoint(self, partition: int) -> str:
+        return f"{self.prefix(partition)}ckpt:{self.kind}"
+
+    def lease(self, partition: int) -> str:
+        return f"{self.prefix(partition)}lease:{self.kind}"
+
+    def table_events(self, table_id: str) -> str:
+        return self.space.table(table_id).events
+
+    def workers(self) -> str:
+        return f"{self.space.namespace}:workers:{self.kind}"
+
+    def stats(self, worker_id: str) -> str:
+        return f"{self.space.namespace}:workers:{self.kind}:stats:{worker_id}"
+
+    def doc_patterns(self, partition: int) -> list[str]:
+        """SCAN patterns that find every document of this kind in a partition."""
+        names = {"views": ["view:*"], "ledger": ["ledger:*"], "directory": ["dir"]}[self.kind]
+        return [self.prefix(partition) + name for name in names]
+
+    @property
+    def group(self) -> str:
+        return self.kind

@@ -1,0 +1,133 @@
+"""How each kind of projection is restored from what is stored when a worker meets a
+table (or a partition) it has no state for.
+
+- views: the stored spectator view says which table version the views reflect; the
+  state is rebuilt by folding the table's own stream up to that version (the views do
+  not hold the hidden cards, the stream does);
+- ledger, directory: the stored document *is* the state (and, for the ledger, the
+  partition's per-player hash).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import msgspec
+import structlog
+
+from domain.codec import decode_event
+from domain.table import TableEvent
+from projections import new_projection
+from projections.directory import DIRECTORY_DOC, DirectoryProjection
+from projections.ledger import PLAYERS_DOC, LedgerProjection, table_name
+from projections.views import SPECTATOR, ViewsProjection, view_name
+from services.store.base import EventStore
+from services.workers.store import ProjectionStore
+
+log = structlog.get_logger("mighty.workers")
+
+AnyProjection = ViewsProjection | LedgerProjection | DirectoryProjection
+
+
+class _Version(msgspec.Struct):
+    version: int
+
+
+_decode_version = msgspec.json.Decoder(_Version).decode
+
+
+class Kind(Protocol):
+    name: str
+
+    def new(self, store: ProjectionStore, partition: int) -> AnyProjection: ...
+
+    def restore(self, projection: AnyProjection, partition: int, table_ids: Sequence[str]) -> None: ...
+
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent) -> None: ...
+
+
+class ViewsKind:
+    name = "views"
+
+    def __init__(self, store: ProjectionStore, events: EventStore) -> None:
+        self.store = store
+        self.events = events
+
+    def new(self, store: ProjectionStore, partition: int) -> AnyProjection:
+        return ViewsProjection()
+
+    def restore(self, projection: AnyProjection, partition: int, table_ids: Sequence[str]) -> None:
+        assert isinstance(projection, ViewsProjection)
+        keys = [self.store.keys.doc(partition, view_name(t, SPECTATOR)) for t in table_ids]
+        for table_id, stored in zip(table_ids, self.store.client.mget(keys), strict=True):
+            version = 0 if stored is None else _decode_version(stored).version
+            projection.restore(table_id, self._stream(table_id, 0, version))
+
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent) -> None:
+        assert isinstance(projection, ViewsProjection)
+        known = projection.version(table_id)
+        if version <= known:
+            return  # folded already (the stream, read to fill a gap, held it)
+        if version > known + 1:
+            log.warning("feed gap filled from the table stream", table=table_id, after=known, to=version)
+            for missing, old in self._stream(table_id, known, version - 1):
+                projection.apply(table_id, missing, old)
+        projection.apply(table_id, version, event)
+
+    def _stream(self, table_id: str, after: int, upto: int) -> list[tuple[int, TableEvent]]:
+        if upto <= after:
+            return []
+        return [(e.version, decode_event(e.data)) for e in self.events.read(table_id, after, upto)]
+
+
+class LedgerKind:
+    name = "ledger"
+
+    def __init__(self, store: ProjectionStore) -> None:
+        self.store = store
+
+    def new(self, store: ProjectionStore, partition: int) -> AnyProjection:
+        projection = LedgerProjection()
+        stored = store.client.hgetall(store.keys.doc(partition, PLAYERS_DOC))
+        projection.restore_players({k.decode(): bytes(v) for k, v in stored.items()})
+        return projection
+
+    def restore(self, projection: AnyProjection, partition: int, table_ids: Sequence[str]) -> None:
+        assert isinstance(projection, LedgerProjection)
+        keys = [self.store.keys.doc(partition, table_name(t)) for t in table_ids]
+        for table_id, stored in zip(table_ids, self.store.client.mget(keys), strict=True):
+            projection.restore(table_id, stored)
+
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent) -> None:
+        projection.apply(table_id, version, event)
+
+
+class DirectoryKind:
+    name = "directory"
+
+    def __init__(self, store: ProjectionStore) -> None:
+        self.store = store
+
+    def new(self, store: ProjectionStore, partition: int) -> AnyProjection:
+        return DirectoryProjection()
+
+    def restore(self, projection: AnyProjection, partition: int, table_ids: Sequence[str]) -> None:
+        assert isinstance(projection, DirectoryProjection)
+        stored = self.store.client.hmget(self.store.keys.doc(partition, DIRECTORY_DOC), list(table_ids))
+        for table_id, data in zip(table_ids, stored, strict=True):
+            projection.restore(table_id, data)
+
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent) -> None:
+        projection.apply(table_id, version, event)
+
+
+def make_kind(name: str, store: ProjectionStore, events: EventStore) -> Kind:
+    if name == "views":
+        return ViewsKind(store, events)
+    if name == "ledger":
+        return LedgerKind(store)
+    if name == "directory":
+        return DirectoryKind(store)
+    new_projection(name)  # raises with the list of kinds
+    raise AssertionError("unreachable")

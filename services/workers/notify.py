@@ -1,0 +1,60 @@
+"""Change notifications, and how a reader resumes from a cursor.
+
+When a document changes, the apply script publishes it, in the same atomic step that
+stores it, on the sharded Pub/Sub channel named after its key (for a view:
+``mighty:{p07}:view:<table>:<reader>``), so a notification holds one reader's view and
+nothing else. Notifications are not stored; the stored view is, with its ``version``
+(the table version it reflects). That version is the reader's cursor: ``follow``
+subscribes first, then reads the stored view, so nothing published in between is lost,
+and drops anything not newer than what it already gave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import redis
+
+from projections.views import view_name
+from services.store.keys import KeySpace
+from services.workers.keys import ProjectionKeys
+
+
+class _Version(msgspec.Struct):
+    version: int
+
+
+_version = msgspec.json.Decoder(_Version).decode
+
+
+def channel_of(space: KeySpace, table_id: str, reader: str) -> str:
+    return ProjectionKeys(space, "views").doc(space.partition_of(table_id), view_name(table_id, reader))
+
+
+def follow(
+    client: redis.Redis, space: KeySpace, table_id: str, reader: str, cursor: int = 0, poll_s: float = 1.0
+) -> Iterator[bytes]:
+    """Yield ``reader``'s view of a table each time it changes, starting with the stored
+    view if it is newer than ``cursor``. Runs until the caller stops iterating."""
+    channel = channel_of(space, table_id, reader)
+    raw: Any = client  # bytes replies; redis-py's annotations say otherwise
+    pubsub = raw.pubsub(ignore_subscribe_messages=True)
+    pubsub.ssubscribe(channel)
+    try:
+        stored = raw.get(channel)
+        if stored is not None and _version(stored).version > cursor:
+            cursor = _version(stored).version
+            yield bytes(stored)
+        while True:
+            message = pubsub.get_sharded_message(timeout=poll_s)
+            if message is None or message.get("type") != "smessage":
+                continue
+            data = bytes(message["data"])
+            version = _version(data).version
+            if version > cursor:
+                cursor = version
+                yield data
+    finally:
+        pubsub.close()

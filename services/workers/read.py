@@ -1,0 +1,120 @@
+"""Reading the projections: what a gateway, the demo and the tests ask of them."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+import msgspec
+import redis
+
+from projections.directory import DIRECTORY_DOC, DirectoryEntry, decode_entry
+from projections.ledger import (
+    PLAYERS_DOC,
+    PlayerLedger,
+    TableLedger,
+    combine,
+    decode_player,
+    decode_table,
+    table_name,
+)
+from projections.views import view_name
+from services.store.keys import KeySpace
+from services.workers.keys import ProjectionKeys
+from services.workers.store import START, ProjectionStore, id_key
+from services.workers.worker import behind
+
+
+def _keys(space: KeySpace, kind: str) -> ProjectionKeys:
+    return ProjectionKeys(space, kind)
+
+
+def player_ledgers(client: redis.Redis, space: KeySpace) -> list[PlayerLedger]:
+    """Every player's ledger over all tables: the sum of each partition's contribution."""
+    keys = _keys(space, "ledger")
+    pipe = client.pipeline(transaction=False)
+    for partition in range(space.partitions):
+        pipe.hgetall(keys.doc(partition, PLAYERS_DOC))
+    parts: dict[str, list[PlayerLedger]] = defaultdict(list)
+    for stored in pipe.execute():
+        for name, data in stored.items():
+            parts[name.decode()].append(decode_player(data))
+    return [combine(name, parts[name]) for name in sorted(parts)]
+
+
+def table_ledger(client: redis.Redis, space: KeySpace, table_id: str) -> TableLedger | None:
+    keys = _keys(space, "ledger")
+    data = client.get(keys.doc(space.partition_of(table_id), table_name(table_id)))
+    return None if data is None else decode_table(bytes(data))  # type: ignore[arg-type]
+
+
+def lobby(client: redis.Redis, space: KeySpace) -> list[DirectoryEntry]:
+    """Every table that is not closed, by table id."""
+    keys = _keys(space, "directory")
+    pipe = client.pipeline(transaction=False)
+    for partition in range(space.partitions):
+        pipe.hvals(keys.doc(partition, DIRECTORY_DOC))
+    entries = [decode_entry(data) for values in pipe.execute() for data in values]
+    return sorted(entries, key=lambda e: e.table_id)
+
+
+def view(client: redis.Redis, space: KeySpace, table_id: str, reader: str) -> bytes | None:
+    keys = _keys(space, "views")
+    data = client.get(keys.doc(space.partition_of(table_id), view_name(table_id, reader)))
+    return None if data is None else bytes(data)  # type: ignore[arg-type]
+
+
+def feed_positions(client: redis.Redis, space: KeySpace) -> dict[int, str]:
+    """The last entry id of every partition's feed: a position to wait for."""
+    pipe = client.pipeline(transaction=False)
+    for partition in range(space.partitions):
+        pipe.xrevrange(space.feed(partition), count=1)
+    return {p: (found[0][0].decode() if found else START) for p, found in enumerate(pipe.execute())}
+
+
+def caught_up(client: redis.Redis, space: KeySpace, kind: str, positions: dict[int, str]) -> bool:
+    store = ProjectionStore(client, _keys(space, kind))
+    return all(id_key(store.checkpoint(p).id) >= id_key(at) for p, at in positions.items())
+
+
+def wait_until(
+    client: redis.Redis,
+    space: KeySpace,
+    kind: str,
+    positions: dict[int, str] | None = None,
+    timeout_s: float = 60.0,
+    check: Callable[[], None] | None = None,
+) -> None:
+    """Return once the ``kind`` projection has applied every feed entry up to
+    ``positions`` (default: the feeds' ends now); raise TimeoutError after ``timeout_s``.
+    ``check`` runs while waiting and may raise (say, when a worker process died)."""
+    positions = feed_positions(client, space) if positions is None else positions
+    deadline = time.monotonic() + timeout_s
+    pause = 0.002
+    while not caught_up(client, space, kind, positions):
+        if check is not None:
+            check()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the {kind} projection did not reach {positions} in {timeout_s} s")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+class PartitionLag(msgspec.Struct, frozen=True):
+    kind: str
+    partition: int
+    checkpoint: str
+    entries: int
+    ms: int
+
+
+def lag(client: redis.Redis, space: KeySpace, kind: str) -> list[PartitionLag]:
+    """How far each partition's stored projection is behind its feed."""
+    store = ProjectionStore(client, _keys(space, kind))
+    found = []
+    for partition in range(space.partitions):
+        checkpoint = store.checkpoint(partition)
+        entries, ms = behind(store, partition, checkpoint)
+        found.append(PartitionLag(kind, partition, checkpoint.id, entries, ms))
+    return found

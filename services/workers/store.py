@@ -1,0 +1,215 @@
+"""Redis side of a projection: checkpoints, leases, the consumer group, the apply script.
+
+Everything a worker (and a rebuild) says to Redis goes through here, so the worker loop
+reads as the algorithm and this module as the protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+import redis
+
+from projections.docs import DocKey, Docs
+from services.store.base import FeedEntry
+from services.workers.keys import ProjectionKeys
+
+APPLY_SCRIPT: Final = resources.files("services.workers").joinpath("apply.lua").read_text()
+START: Final = "0-0"
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    id: str = START  # the last feed entry applied
+    count: int = 0  # feed entries applied so far (the feed is never trimmed)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What the apply script answered: ``ok``, ``done``, ``stale`` or ``lease``."""
+
+    status: str
+    stored: str = ""  # the stored checkpoint (done, stale) or lease holder (lease)
+    server_ms: float = 0.0  # the server's clock right after an ``ok`` write
+
+
+def id_key(entry_id: str) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def id_ms(entry_id: str) -> int:
+    return int(entry_id.partition("-")[0])
+
+
+def feed_entries(raw: Iterable[tuple[bytes, dict[bytes, bytes]]]) -> list[FeedEntry]:
+    return [
+        FeedEntry(entry_id.decode(), fields[b"t"].decode(), int(fields[b"v"]), fields[b"e"], fields[b"h"].decode())
+        for entry_id, fields in raw
+    ]
+
+
+class ProjectionStore:
+    def __init__(self, client: redis.Redis, keys: ProjectionKeys) -> None:
+        # Any: redis-py's annotations do not know the client decodes nothing (bytes replies).
+        self.client: Any = client
+        self.keys = keys
+        self._apply = client.register_script(APPLY_SCRIPT)
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
+
+    # ---------------------------------------------------------------- checkpoint
+
+    def checkpoint(self, partition: int) -> Checkpoint:
+        found, count = self.client.hmget(self.keys.checkpoint(partition), ["id", "n"])
+        if found is None:
+            return Checkpoint()
+        return Checkpoint(found.decode(), int(count or 0))
+
+    def apply(
+        self,
+        partition: int,
+        token: str,
+        expected: str,
+        new: str,
+        applied: int,
+        acks: Sequence[str],
+        docs: Docs,
+        publish: bool,
+    ) -> Applied:
+        keys = [self.keys.checkpoint(partition), self.keys.lease(partition), self.keys.feed(partition)]
+        args: list[Any] = [token, self.keys.group, expected, new, applied, len(acks), *acks]
+        index: dict[str, int] = {}
+        for doc, data in docs.items():
+            key = self.keys.key_of(partition, doc)
+            slot = index.get(key)
+            if slot is None:
+                keys.append(key)
+                slot = index[key] = len(keys)
+            args.extend(_op(doc, data, publish))
+            args[-3] = slot
+        reply = self._apply(keys=keys, args=args)
+        status = reply[0].decode()
+        if status == "ok":
+            return Applied(status, server_ms=int(reply[1]) * 1000 + int(reply[2]) / 1000)
+        return Applied(status, reply[1].decode())
+
+    # ---------------------------------------------------------------- leases
+
+    def acquire(self, partition: int, token: str, ttl_ms: int) -> bool:
+        return bool(self.client.set(self.keys.lease(partition), token, nx=True, px=ttl_ms))
+
+    def renew(self, partition: int, token: str, ttl_ms: int) -> bool:
+        return bool(self._renew(keys=[self.keys.lease(partition)], args=[token, ttl_ms]))
+
+    def release(self, partition: int, token: str) -> None:
+        self._release(keys=[self.keys.lease(partition)], args=[token])
+
+    def take_over(self, partition: int, token: str, ttl_ms: int) -> None:
+        """Take the lease whoever holds it (a rebuild): the holder's next write is refused."""
+        self.client.set(self.keys.lease(partition), token, px=ttl_ms)
+
+    def heartbeat(self, worker_id: str, ttl_ms: int) -> int:
+        """Record this worker as live; answer how many workers of the kind are live."""
+        now_s, now_us = self.client.time()
+        now = now_s * 1000 + now_us // 1000
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zadd(self.keys.workers(), {worker_id: now})
+        pipe.zremrangebyscore(self.keys.workers(), 0, now - ttl_ms)
+        pipe.zcard(self.keys.workers())
+        return int(pipe.execute()[-1])
+
+    def leave(self, worker_id: str) -> None:
+        self.client.zrem(self.keys.workers(), worker_id)
+
+    # ---------------------------------------------------------------- consumer group
+
+    def ensure_group(self, partition: int, at: str) -> bool:
+        """Create the kind's group on a partition's feed at ``at`` (the stored checkpoint,
+        never ``$``); False if it existed already."""
+        try:
+            self.client.xgroup_create(self.keys.feed(partition), self.keys.group, id=at, mkstream=True)
+        except redis.ResponseError as error:
+            if "BUSYGROUP" in str(error):
+                return False
+            raise
+        return True
+
+    def claim_all(self, partition: int, consumer: str) -> tuple[int, list[str]]:
+        """XAUTOCLAIM every entry pending in the group to ``consumer``; the count claimed
+        and the ids of entries that were deleted from the feed meanwhile."""
+        claimed, cursor = 0, START
+        deleted: list[str] = []
+        while True:
+            # Not JUSTID: redis-py then drops the cursor and the deleted ids from the reply.
+            reply = self.client.xautoclaim(self.keys.feed(partition), self.keys.group, consumer, 0, cursor, count=1000)
+            cursor = reply[0].decode()
+            claimed += len(reply[1])
+            if len(reply) > 2:  # Redis 7: ids in the pending list whose entries are gone
+                deleted.extend(i.decode() for i in reply[2])
+            if cursor == START:
+                return claimed, deleted
+
+    def read_pending(self, partition: int, consumer: str, after: str, count: int) -> list[FeedEntry]:
+        reply = self.client.xreadgroup(self.keys.group, consumer, {self.keys.feed(partition): after}, count=count)
+        return feed_entries(reply[0][1]) if reply else []
+
+    def read_new(
+        self, partitions: Sequence[int], consumer: str, count: int, block_ms: int
+    ) -> list[tuple[int, list[FeedEntry]]]:
+        streams = {self.keys.feed(p): ">" for p in partitions}
+        reply = self.client.xreadgroup(self.keys.group, consumer, streams, count=count, block=block_ms)
+        by_feed = {self.keys.feed(p): p for p in partitions}
+        return [(by_feed[name.decode()], feed_entries(entries)) for name, entries in reply or []]
+
+    def drop_idle_consumers(self, partition: int, keep: str, idle_ms: int) -> None:
+        """Forget consumers of dead workers once they hold nothing."""
+        for consumer in self.client.xinfo_consumers(self.keys.feed(partition), self.keys.group):
+            name = consumer["name"].decode()
+            if name != keep and consumer["pending"] == 0 and consumer["idle"] > idle_ms:
+                self.client.xgroup_delconsumer(self.keys.feed(partition), self.keys.group, name)
+
+    # ---------------------------------------------------------------- reading
+
+    def feed_after(self, partition: int, after: str, count: int) -> list[FeedEntry]:
+        start = "-" if after == START else f"({after}"
+        return feed_entries(self.client.xrange(self.keys.feed(partition), start, "+", count=count))
+
+    def feed_length(self, partition: int) -> int:
+        return int(self.client.xlen(self.keys.feed(partition)))
+
+    def docs(self, partition: int) -> dict[DocKey, bytes]:
+        """Every stored document of this kind in a partition."""
+        found: dict[DocKey, bytes] = {}
+        prefix = self.keys.prefix(partition)
+        for pattern in self.keys.doc_patterns(partition):
+            for key in self.client.scan_iter(match=pattern, count=1000):
+                name = key.decode()[len(prefix):]
+                if self.client.type(key) == b"hash":
+                    for field, data in self.client.hgetall(key).items():
+                        found[DocKey(name, field.decode())] = bytes(data)
+                else:
+                    found[DocKey(name)] = bytes(self.client.get(key))
+        return found
+
+
+def _op(doc: DocKey, data: bytes | None, publish: bool) -> list[Any]:
+    if doc.field is None:
+        code = "d" if data is None else ("S" if publish else "s")
+        return [code, 0, "", b"" if data is None else data]
+    code = "x" if data is None else ("H" if publish else "h")
+    return [code, 0, doc.field, b"" if data is None else data]

@@ -1,0 +1,265 @@
+"""The projection worker loop (docs/workers.md).
+
+A worker of one kind (views, ledger, directory) owns some partitions, each through a
+lease; for each owned partition it is the one consumer of the kind's group that reads
+the partition's feed, so a table's events apply in order. Per batch it folds the events
+into the projection, renders the changed documents and hands them, with the new
+checkpoint and the acknowledgements, to one script call (``apply.lua``) that writes all
+of it or nothing. The script compares checkpoints, so a redelivered entry changes
+nothing, and checks the lease, so a worker that lost its partition writes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import msgspec
+import redis
+import structlog
+
+from domain.codec import decode_event
+from services.store.base import FeedEntry
+from services.store.keys import KeySpace
+from services.store.redis_store import RedisEventStore
+from services.workers.keys import ProjectionKeys
+from services.workers.kinds import AnyProjection, Kind, make_kind
+from services.workers.store import Checkpoint, ProjectionStore, id_key, id_ms
+
+log = structlog.get_logger("mighty.workers")
+
+
+def new_worker_id(kind: str) -> str:
+    return f"{kind}-{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+@dataclass
+class _Partition:
+    projection: AnyProjection
+    checkpoint: Checkpoint
+
+
+@dataclass
+class Stats:
+    """What a worker reports (``mighty:workers:<kind>:stats:<id>``)."""
+
+    worker: str
+    kind: str
+    events: int = 0  # feed entries applied
+    batches: int = 0
+    busy_s: float = 0.0  # time spent folding, rendering and writing
+    lag_ms: dict[int, int] = field(default_factory=dict)  # append-to-stored lag histogram
+    partitions: list[int] = field(default_factory=list)
+    behind: dict[int, tuple[int, int]] = field(default_factory=dict)  # p -> (entries, ms)
+
+    def record_lag(self, entries: Sequence[FeedEntry], stored_ms: float) -> None:
+        for entry in entries:
+            bucket = max(0, int(stored_ms - id_ms(entry.id)))
+            self.lag_ms[bucket] = self.lag_ms.get(bucket, 0) + 1
+
+
+class Worker:
+    def __init__(
+        self,
+        client: redis.Redis,
+        kind: str,
+        *,
+        space: KeySpace | None = None,
+        worker_id: str | None = None,
+        batch: int = 500,
+        block_ms: int = 100,
+        lease_ms: int = 3000,
+        publish: bool = True,
+    ) -> None:
+        self.space = space or KeySpace()
+        self.keys = ProjectionKeys(self.space, kind)
+        self.store = ProjectionStore(client, self.keys)
+        self.kind: Kind = make_kind(kind, self.store, RedisEventStore(client, keys=self.space))
+        self.id = worker_id or new_worker_id(kind)
+        self.batch, self.block_ms, self.lease_ms, self.publish = batch, block_ms, lease_ms, publish
+        self.owned: dict[int, _Partition] = {}
+        self.stats = Stats(self.id, kind)
+        self._next_maintain = 0.0
+        self._next_report = 0.0
+        self._encode = msgspec.json.Encoder().encode
+        self.log = log.bind(kind=kind, worker=self.id)
+
+    # ---------------------------------------------------------------- the loop
+
+    def run(self, stop: threading.Event) -> None:
+        self.log.info("worker started", partitions=self.keys.partitions, lease_ms=self.lease_ms)
+        try:
+            while not stop.is_set():
+                self.step(stop)
+        finally:
+            self.shutdown()
+
+    def step(self, stop: threading.Event | None = None) -> int:
+        """One round: keep the leases, read what is new, apply it. Returns entries read."""
+        self.maintain()
+        if not self.owned:
+            if stop is not None:
+                stop.wait(self.lease_ms / 3000)
+            return 0
+        try:
+            batches = self.store.read_new(sorted(self.owned), self.id, self.batch, self.block_ms)
+        except redis.ResponseError as error:
+            if "NOGROUP" not in str(error):
+                raise
+            self._recreate_groups()
+            return 0
+        for partition, entries in batches:
+            self.process(partition, entries)
+        return sum(len(entries) for _, entries in batches)
+
+    def shutdown(self) -> None:
+        for partition in list(self.owned):
+            self._drop(partition, "shutdown")
+            self.store.release(partition, self.id)
+        self.store.leave(self.id)
+        self.report(force=True)
+        self.log.info("worker stopped", events=self.stats.events)
+
+    # ---------------------------------------------------------------- one batch
+
+    def process(self, partition: int, entries: Sequence[FeedEntry]) -> None:
+        owned = self.owned.get(partition)
+        if owned is None or not entries:
+            return
+        started = time.perf_counter()
+        checkpoint = owned.checkpoint
+        fresh = [e for e in entries if id_key(e.id) > id_key(checkpoint.id)]
+        if fresh:
+            self._fold(owned.projection, partition, fresh)
+        docs = owned.projection.flush() if fresh else {}
+        new = max((e.id for e in entries), key=id_key)
+        result = self.store.apply(
+            partition, self.id, checkpoint.id, new, len(fresh), [e.id for e in entries], docs, self.publish
+        )
+        if result.status == "ok":
+            owned.checkpoint = Checkpoint(new, checkpoint.count + len(fresh))
+            self.stats.record_lag(fresh, result.server_ms)
+        elif result.status == "lease":
+            self._drop(partition, "lease lost", holder=result.stored)
+        elif fresh:  # done or stale: what we folded is not what is stored: start over
+            self.log.warning("checkpoint moved under us", partition=partition, status=result.status,
+                             stored=result.stored, expected=checkpoint.id)
+            self.owned[partition] = self._fresh(partition)
+        elapsed = time.perf_counter() - started
+        self.stats.events += len(fresh) if result.status == "ok" else 0
+        self.stats.batches += 1
+        self.stats.busy_s += elapsed
+        self.log.info("batch", partition=partition, entries=len(entries), applied=len(fresh),
+                      docs=len(docs), outcome=result.status, latency_ms=round(elapsed * 1000, 3))
+        self.report()
+
+    def _fold(self, projection: AnyProjection, partition: int, entries: Sequence[FeedEntry]) -> None:
+        unknown = list(dict.fromkeys(e.table_id for e in entries if not projection.known(e.table_id)))
+        if unknown:
+            self.kind.restore(projection, partition, unknown)
+        for entry in entries:
+            self.kind.apply(projection, entry.table_id, entry.version, decode_event(entry.data))
+
+    # ---------------------------------------------------------------- partitions
+
+    def maintain(self) -> None:
+        """Heartbeat, renew the leases, and take or give partitions to keep a fair share."""
+        now = time.monotonic()
+        if now < self._next_maintain:
+            return
+        self._next_maintain = now + self.lease_ms / 3000
+        live = self.store.heartbeat(self.id, self.lease_ms)
+        for partition in list(self.owned):
+            if not self.store.renew(partition, self.id, self.lease_ms):
+                self._drop(partition, "lease lost")
+        share = math.ceil(self.keys.partitions / max(live, 1))
+        while len(self.owned) > share:
+            partition = max(self.owned)
+            self._drop(partition, "rebalance")
+            self.store.release(partition, self.id)
+        if len(self.owned) < share:
+            self._acquire(share)
+
+    def _acquire(self, share: int) -> None:
+        count = self.keys.partitions
+        offset = int.from_bytes(self.id.encode()[-4:], "big") % count  # spread first picks
+        for i in range(count):
+            partition = (offset + i) % count
+            if len(self.owned) >= share:
+                return
+            if partition not in self.owned and self.store.acquire(partition, self.id, self.lease_ms):
+                self.take(partition)
+
+    def take(self, partition: int) -> None:
+        """Own a partition: group at the checkpoint, claim what a dead consumer left
+        pending, apply our pending entries (oldest first), then go on with new ones."""
+        self.owned[partition] = owned = self._fresh(partition)
+        created = self.store.ensure_group(partition, owned.checkpoint.id)
+        claimed, deleted = self.store.claim_all(partition, self.id)
+        if deleted:
+            self.log.error("pending entries were deleted from the feed", partition=partition, ids=deleted[:20],
+                           count=len(deleted))
+        self.log.info("partition taken", partition=partition, checkpoint=owned.checkpoint.id,
+                      group_created=created, claimed=claimed)
+        after = "0-0"
+        while partition in self.owned:
+            entries = self.store.read_pending(partition, self.id, after, self.batch)
+            if not entries:
+                break
+            self.process(partition, entries)
+            after = entries[-1].id
+        self.store.drop_idle_consumers(partition, self.id, idle_ms=self.lease_ms)
+
+    def _fresh(self, partition: int) -> _Partition:
+        return _Partition(self.kind.new(self.store, partition), self.store.checkpoint(partition))
+
+    def _drop(self, partition: int, reason: str, **details: object) -> None:
+        if self.owned.pop(partition, None) is not None:
+            self.log.info("partition dropped", partition=partition, reason=reason, **details)
+
+    def _recreate_groups(self) -> None:
+        """A lost group comes back at the stored checkpoint, never at ``$``."""
+        for partition, owned in list(self.owned.items()):
+            stored = self.store.checkpoint(partition)
+            if self.store.ensure_group(partition, stored.id):
+                self.log.warning("consumer group recreated", partition=partition, at=stored.id)
+                self.owned[partition] = self._fresh(partition)
+            elif stored != owned.checkpoint:
+                self.owned[partition] = self._fresh(partition)
+
+    # ---------------------------------------------------------------- reporting
+
+    def lag(self) -> dict[int, tuple[int, int]]:
+        """Per owned partition: (entries, milliseconds) the stored projection is behind."""
+        return {p: behind(self.store, p, o.checkpoint) for p, o in self.owned.items()}
+
+    def report(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now < self._next_report:
+            return
+        self._next_report = now + 1.0
+        self.stats.partitions = sorted(self.owned)
+        self.stats.behind = self.lag()
+        self.store.client.set(self.keys.stats(self.id), self._encode(self.stats), ex=3600)
+        worst = max(self.stats.behind.values(), default=(0, 0))
+        self.log.info("lag", partitions=self.stats.partitions, entries_behind=sum(e for e, _ in self.stats.behind.values()),
+                      ms_behind=worst[1], events=self.stats.events)
+
+
+def behind(store: ProjectionStore, partition: int, checkpoint: Checkpoint) -> tuple[int, int]:
+    """How far a partition's stored projection is behind its feed: entries not yet
+    applied, and how long ago the oldest of them was appended (server clock)."""
+    entries = store.feed_length(partition) - checkpoint.count
+    if entries <= 0:
+        return 0, 0
+    oldest = store.feed_after(partition, checkpoint.id, 1)
+    if not oldest:
+        return 0, 0
+    now_s, now_us = store.client.time()
+    return entries, max(0, now_s * 1000 + now_us // 1000 - id_ms(oldest[0].id))
