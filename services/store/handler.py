@@ -30,7 +30,6 @@ E = TypeVar("E")
 C = TypeVar("C")
 C_contra = TypeVar("C_contra", contravariant=True)
 
-log = structlog.get_logger("mighty.store")
 
 
 class Decider(Protocol[S, C_contra, E]):
@@ -100,6 +99,9 @@ class CommandHandler(Generic[S, C, E]):
         self._cache: OrderedDict[str, _Snapshot[S]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        # One logger per handler: with cache_logger_on_first_use it binds to the logging
+        # setup in force when this handler first logs, not to that of an earlier one.
+        self._log = structlog.get_logger("mighty.store")
 
     def handle(self, table_id: str, command: C, *, command_id: str) -> CommandResult[E]:
         """Decide and append ``command``; raise the refusal or store error, never write it."""
@@ -120,7 +122,7 @@ class CommandHandler(Generic[S, C, E]):
             raise
         finally:
             inner = _inner(command)
-            log.info(
+            self._log.info(
                 "command",
                 table=table_id,
                 seat=getattr(inner, "seat", None),
@@ -172,7 +174,7 @@ class CommandHandler(Generic[S, C, E]):
             return self._catch_up(table_id, snapshot)
         # The store is behind what this process saw: writes were lost (a failover to a
         # replica that lagged, a restore). Start over from what the store holds now.
-        log.warning(
+        self._log.warning(
             "store behind cache",
             table=table_id,
             cached=snapshot.head.version,

@@ -13,9 +13,17 @@ from pathlib import Path
 
 import pytest
 import redis
+import structlog
 
 from services.redis_runtime import PrivateRedis, start_private_redis
 from services.store import connect
+
+
+@pytest.fixture(autouse=True)
+def plain_logging() -> None:
+    """structlog's defaults: a CLI test run in this process may have pointed the global
+    setup at a captured stream that pytest has closed since."""
+    structlog.reset_defaults()
 
 
 def _require_redis_server() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import fakeredis
 import pytest
+import structlog
 from structlog.testing import capture_logs
 
 from domain.errors import MalformedCommand, NotYourTurn, TableError
@@ -36,6 +37,13 @@ from services.store.counter import (
 )
 
 Handler = CommandHandler[Counter, object, Event]
+
+
+@pytest.fixture(autouse=True)
+def plain_logging() -> None:
+    """structlog's defaults: a CLI test run in this process may have pointed the global
+    setup at a captured stream that pytest has closed since."""
+    structlog.reset_defaults()
 
 
 @pytest.fixture(params=["memory", "fakeredis"])
