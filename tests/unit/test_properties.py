@@ -195,7 +195,23 @@ def dealt(rules: RuleSet, deck: list[str], dealer: int) -> HandEvent:
     return deal_event(rules, dealer=dealer, hands=hands, kitty=tuple(deck[n * size:]))
 
 
-def choose(rng: random.Random, state: HandState, pass_rate: float) -> HandCommand:
+@dataclass(frozen=True)
+class Style:
+    """How a random hand is played. Played uniformly the Joker, always legal, rarely
+    survives to the last trick; a hoarding player keeps it (and the Ripper) back."""
+
+    pass_rate: float
+    hoard_joker: bool
+
+
+def hoarded(command: HandCommand) -> bool:
+    if isinstance(command, Discard):
+        return "JK" in command.cards
+    return isinstance(command, Play) and (command.card == "JK" or command.joker_call is not None
+                                          or command.card in ("3C", "3S", "7C", "7S"))
+
+
+def choose(rng: random.Random, state: HandState, style: Style) -> HandCommand:
     """A random legal command: a kind first (pass, bid, call...), then one of that kind."""
     seat = to_act(state)
     assert seat is not None
@@ -206,8 +222,10 @@ def choose(rng: random.Random, state: HandState, pass_rate: float) -> HandComman
             return rng.choice(claims)
     commands = [c for c in legal_commands(state, seat) if not isinstance(c, ClaimMisdeal)]
     assert commands, f"seat {seat} to act has no legal command"
-    if isinstance(state, Bidding) and rng.random() < pass_rate:
+    if isinstance(state, Bidding) and rng.random() < style.pass_rate:
         return Pass(seat=seat)
+    if style.hoard_joker:
+        commands = [c for c in commands if not hoarded(c)] or commands
     kinds: dict[object, list[HandCommand]] = {}
     for command in commands:
         kind: object = type(command)
@@ -244,14 +262,14 @@ Check = Callable[[HandState, "Trick", random.Random], None]
 
 def play_hand(rules: RuleSet, deck: list[str], dealer: int, seed: int, *, check: Check) -> Played:
     rng = random.Random(seed)
-    pass_rate = rng.choice([0.4, 0.7, 0.95])
+    style = Style(pass_rate=rng.choice([0.4, 0.7, 0.95]), hoard_joker=rng.random() < 0.5)
     first = dealt(rules, deck, dealer)
     state: HandState = evolve(None, first)
     played = Played(rules, [first], [], state)
     trick = Trick()
     while not isinstance(state, Finished | Redeal):
         check(state, trick, rng)
-        command = choose(rng, state, pass_rate)
+        command = choose(rng, state, style)
         new = decide(state, command)
         if isinstance(state, Playing):
             trick = follow_trick(state, trick, command, new)
