@@ -44,6 +44,7 @@ from domain.legal import legal_commands
 from domain.rules import OPTIONS, VARIANTS, RuleSet, make_rules
 from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal, to_act
 from domain.views import audit_view, seat_view, spectator_view
+from tests.unit.helpers import fold
 
 settings.register_profile(
     "unit", max_examples=300, deadline=None,
@@ -486,14 +487,6 @@ def expected_friend(state: Finished) -> int | None:
         winner = state.tricks[0].winner
         return None if winner == state.declarer else winner
     return None
-
-
-def fold(events: Iterable[HandEvent]) -> HandState:
-    state: HandState | None = None
-    for event in events:
-        state = evolve(state, event)
-    assert state is not None
-    return state
 
 
 def check_hand_file_round_trip(played: Played) -> None:
