@@ -75,7 +75,6 @@ class _Outcome(msgspec.Struct, frozen=True):
     last: int
 
 
-_encode_outcome = msgspec.json.Encoder().encode
 _decode_outcome = msgspec.json.Decoder(_Outcome).decode
 
 
@@ -189,7 +188,7 @@ class CommandHandler(Generic[S, C, E]):
         if not events:
             return CommandResult(table_id, snapshot.head.version, ())
         version = snapshot.head.version
-        outcome = _encode_outcome(_Outcome(version + 1, version + len(events)))
+        outcome = b'{"first":%d,"last":%d}' % (version + 1, version + len(events))
         data = [self.decider.encode_event(event) for event in events]
         appended = self.store.append(
             table_id, data, expected=snapshot.head, command_id=command_id, outcome=outcome
