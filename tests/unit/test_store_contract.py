@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import fakeredis
 import pytest
 import redis
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from services.store import InMemoryEventStore, RedisEventStore
+from services.store import EventStore, Head, InMemoryEventStore, RedisEventStore, StoreError
 from tests.store_contract import RedisScriptContract, StoreContract
 
 
@@ -29,3 +32,42 @@ class TestFakeRedisStore(StoreContract, RedisScriptContract):
     @pytest.fixture
     def store(self, client: redis.Redis) -> RedisEventStore:
         return RedisEventStore(client)
+
+
+Step = tuple[str, int, str, int, bool]  # table, events, command id, version skew, bad hash
+
+steps = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b"]),
+        st.integers(1, 3),
+        st.sampled_from([f"c{i}" for i in range(6)]),
+        st.sampled_from([0, 0, 0, -1, 1]),
+        st.sampled_from([False, False, False, True]),
+    ),
+    max_size=25,
+)
+
+
+def run_steps(store: EventStore, script: list[Step]) -> list[Any]:
+    """Apply ``script`` and note what each step answered: the same for every store."""
+    answers: list[Any] = []
+    for n, (table_id, count, cid, skew, bad_hash) in enumerate(script):
+        head = store.head(table_id)
+        expected = Head(max(0, head.version + skew), "f" * 64 if bad_hash else head.hash)
+        events = [f"{table_id}{n}.{i}".encode() for i in range(count)]
+        try:
+            got = store.append(
+                table_id, events, expected=expected, command_id=cid, outcome=b"%d" % n
+            )
+            answers.append((got.head, got.outcome, got.duplicate))
+        except StoreError as error:
+            answers.append(error.as_dict())
+    feed = [(f.table_id, f.version, f.data, f.hash) for p in range(16) for f in store.read_feed(p)]
+    return [answers, store.read("a"), store.read("b"), feed]
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps)
+def test_the_in_memory_twin_answers_as_redis_does(script: list[Step]) -> None:
+    fake = RedisEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2))
+    assert run_steps(InMemoryEventStore(), script) == run_steps(fake, script)
