@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -139,19 +139,27 @@ def _alive(workers: list[subprocess.Popen[bytes]]) -> None:
 
 
 def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: Progress | None) -> int:
-    from domain.table import CloseTable, CreateTable, Submission
+    from domain.table import CloseTable, CreateTable, Submission, evolve, initial_state
     from services.players import next_submission, seating
 
     players = [f"p{i:02d}" for i in range(1, max(_PLAYER_POOL, 5) + 1)]
     run = secrets.token_hex(3)
     ids = [f"demo-{run}-{i:03d}" for i in range(tables)]
+    states = {t: (initial_state(t), 0) for t in ids}
     commands = 0
 
     def send(table_id: str, submission: Submission) -> None:
+        """Through the handler; the table's state here is folded from what it returns."""
         nonlocal commands
-        _, version = handler.state_of(table_id)
-        handler.handle(table_id, submission, command_id=f"{table_id}-{version}")
+        state, version = states[table_id]
+        result = handler.handle(table_id, submission, command_id=f"{table_id}-{version}")
+        for event in result.events:
+            state = evolve(state, event)
+        states[table_id] = (state, result.version)
         commands += 1
+
+    def scored() -> int:
+        return sum(state.hands_scored for state, _ in states.values())
 
     for table_id in ids:
         seated = rng.sample(players, 5)
@@ -161,7 +169,7 @@ def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: P
     live = list(ids)
     while live:
         for table_id in list(live):
-            state, _ = handler.state_of(table_id)
+            state = states[table_id][0]
             if state.hands_scored >= hands:
                 send(table_id, Submission(command=CloseTable(reason="demo over")))
                 live.remove(table_id)
@@ -170,14 +178,10 @@ def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: P
             if move is not None:
                 send(table_id, move)
         if progress is not None:
-            progress.update(_scored(handler, ids), commands)
+            progress.update(scored(), commands)
     if progress is not None:
-        progress.finish(_scored(handler, ids), commands)
-    return _scored(handler, ids)
-
-
-def _scored(handler: Any, ids: Sequence[str]) -> int:
-    return sum(handler.state_of(t)[0].hands_scored for t in ids)
+        progress.finish(scored(), commands)
+    return scored()
 
 
 def _print_table(result: dict[str, Any]) -> None:

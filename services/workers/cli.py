@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     worker.add_argument("--lease-ms", type=int, default=3000,
                         help="a dead worker's partitions are taken over after this long")
     worker.add_argument("--id", default=None, help="the worker's consumer name (default: host-pid-random)")
+    worker.add_argument("--linger-ms", type=int, default=10,
+                        help="after a read that did not fill a batch, wait this long for more")
     worker.add_argument("--no-publish", action="store_true", help="store views without notifying")
     worker.set_defaults(run=cmd_worker)
 
@@ -85,7 +87,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     worker = Worker(client, args.kind, space=space, worker_id=args.id, batch=args.batch,
-                    block_ms=args.block_ms, lease_ms=args.lease_ms, publish=not args.no_publish)
+                    block_ms=args.block_ms, lease_ms=args.lease_ms, publish=not args.no_publish,
+                    linger_ms=args.linger_ms)
     worker.run(stop)
     return EXIT_OK
 

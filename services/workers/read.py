@@ -112,9 +112,6 @@ class PartitionLag(msgspec.Struct, frozen=True):
 def lag(client: redis.Redis, space: KeySpace, kind: str) -> list[PartitionLag]:
     """How far each partition's stored projection is behind its feed."""
     store = ProjectionStore(client, _keys(space, kind))
-    found = []
-    for partition in range(space.partitions):
-        checkpoint = store.checkpoint(partition)
-        entries, ms = behind(store, partition, checkpoint)
-        found.append(PartitionLag(kind, partition, checkpoint.id, entries, ms))
-    return found
+    checkpoints = {p: store.checkpoint(p) for p in range(space.partitions)}
+    return [PartitionLag(kind, p, checkpoints[p].id, entries, ms)
+            for p, (entries, ms) in behind(store, checkpoints).items()]

@@ -7,10 +7,12 @@ stored. ``check`` folds up to the stored checkpoint and compares, byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import redis
 import structlog
 
 from domain.codec import decode_event
@@ -111,3 +113,14 @@ def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], ch
     pipe.execute()
     if not store.ensure_group(partition, checkpoint.id):
         store.client.xgroup_setid(keys.feed(partition), keys.group, checkpoint.id)
+
+
+def reset(store: ProjectionStore, partition: int) -> None:
+    """Forget a partition's projection: documents, checkpoint, group and lease. The next
+    worker to take the partition folds its feed from the start (the benchmark does this
+    to time a worker catching up)."""
+    keys = store.keys
+    doomed = [keys.key_of(partition, DocKey(doc.name)) for doc in store.docs(partition)]
+    store.client.delete(*set(doomed), keys.checkpoint(partition), keys.lease(partition))
+    with contextlib.suppress(redis.ResponseError):  # no feed yet: nothing to destroy
+        store.client.xgroup_destroy(keys.feed(partition), keys.group)

@@ -39,6 +39,18 @@ class Checkpoint:
 
 
 @dataclass(frozen=True, slots=True)
+class Batch:
+    """One partition's share of a read, folded: what the apply script is to store."""
+
+    partition: int
+    expected: str  # the checkpoint the batch was folded on
+    new: str  # the batch's last feed id
+    applied: int  # entries past the checkpoint
+    acks: list[str]  # every id read, past the checkpoint or not
+    docs: Docs
+
+
+@dataclass(frozen=True, slots=True)
 class Applied:
     """What the apply script answered: ``ok``, ``done``, ``stale`` or ``lease``."""
 
@@ -80,41 +92,40 @@ class ProjectionStore:
             return Checkpoint()
         return Checkpoint(found.decode(), int(count or 0))
 
-    def apply(
-        self,
-        partition: int,
-        token: str,
-        expected: str,
-        new: str,
-        applied: int,
-        acks: Sequence[str],
-        docs: Docs,
-        publish: bool,
-    ) -> Applied:
-        keys = [self.keys.checkpoint(partition), self.keys.lease(partition), self.keys.feed(partition)]
-        args: list[Any] = [token, self.keys.group, expected, new, applied, len(acks), *acks]
+    def apply(self, batches: Sequence[Batch], token: str, publish: bool) -> list[Applied]:
+        """Run the apply script for each batch (each atomic on its own), all in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        for batch in batches:
+            keys, args = self._script_call(batch, token, publish)
+            self._apply(keys=keys, args=args, client=pipe)
+        return [_applied(reply) for reply in pipe.execute()]
+
+    def _script_call(self, batch: Batch, token: str, publish: bool) -> tuple[list[str], list[Any]]:
+        p = batch.partition
+        keys = [self.keys.checkpoint(p), self.keys.lease(p), self.keys.feed(p)]
+        args: list[Any] = [token, self.keys.group, batch.expected, batch.new, batch.applied, len(batch.acks), *batch.acks]
         index: dict[str, int] = {}
-        for doc, data in docs.items():
-            key = self.keys.key_of(partition, doc)
+        for doc, data in batch.docs.items():
+            key = self.keys.key_of(p, doc)
             slot = index.get(key)
             if slot is None:
                 keys.append(key)
                 slot = index[key] = len(keys)
             args.extend(_op(doc, data, publish))
             args[-3] = slot
-        reply = self._apply(keys=keys, args=args)
-        status = reply[0].decode()
-        if status == "ok":
-            return Applied(status, server_ms=int(reply[1]) * 1000 + int(reply[2]) / 1000)
-        return Applied(status, reply[1].decode())
+        return keys, args
 
     # ---------------------------------------------------------------- leases
 
     def acquire(self, partition: int, token: str, ttl_ms: int) -> bool:
         return bool(self.client.set(self.keys.lease(partition), token, nx=True, px=ttl_ms))
 
-    def renew(self, partition: int, token: str, ttl_ms: int) -> bool:
-        return bool(self._renew(keys=[self.keys.lease(partition)], args=[token, ttl_ms]))
+    def renew(self, partitions: Sequence[int], token: str, ttl_ms: int) -> list[bool]:
+        """Extend this worker's leases (one round trip); False where it holds one no more."""
+        pipe = self.client.pipeline(transaction=False)
+        for partition in partitions:
+            self._renew(keys=[self.keys.lease(partition)], args=[token, ttl_ms], client=pipe)
+        return [bool(kept) for kept in pipe.execute()]
 
     def release(self, partition: int, token: str) -> None:
         self._release(keys=[self.keys.lease(partition)], args=[token])
@@ -205,6 +216,13 @@ class ProjectionStore:
                 else:
                     found[DocKey(name)] = bytes(self.client.get(key))
         return found
+
+
+def _applied(reply: list[Any]) -> Applied:
+    status = reply[0].decode()
+    if status == "ok":
+        return Applied(status, server_ms=int(reply[1]) * 1000 + int(reply[2]) / 1000)
+    return Applied(status, reply[1].decode())
 
 
 def _op(doc: DocKey, data: bytes | None, publish: bool) -> list[Any]:

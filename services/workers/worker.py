@@ -30,7 +30,7 @@ from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
 from services.workers.keys import ProjectionKeys
 from services.workers.kinds import AnyProjection, Kind, make_kind
-from services.workers.store import Checkpoint, ProjectionStore, id_key, id_ms
+from services.workers.store import Applied, Batch, Checkpoint, ProjectionStore, id_key, id_ms
 
 log = structlog.get_logger("mighty.workers")
 
@@ -54,6 +54,7 @@ class Stats:
     events: int = 0  # feed entries applied
     batches: int = 0
     busy_s: float = 0.0  # time spent folding, rendering and writing
+    cpu_s: float = 0.0  # the process's CPU time
     lag_ms: dict[int, int] = field(default_factory=dict)  # append-to-stored lag histogram
     partitions: list[int] = field(default_factory=list)
     behind: dict[int, tuple[int, int]] = field(default_factory=dict)  # p -> (entries, ms)
@@ -76,6 +77,7 @@ class Worker:
         block_ms: int = 100,
         lease_ms: int = 3000,
         publish: bool = True,
+        linger_ms: int = 10,
     ) -> None:
         self.space = space or KeySpace()
         self.keys = ProjectionKeys(self.space, kind)
@@ -83,7 +85,9 @@ class Worker:
         self.kind: Kind = make_kind(kind, self.store, RedisEventStore(client, keys=self.space))
         self.id = worker_id or new_worker_id(kind)
         self.batch, self.block_ms, self.lease_ms, self.publish = batch, block_ms, lease_ms, publish
+        self.linger_s = linger_ms / 1000
         self.owned: dict[int, _Partition] = {}
+        self._fresh_entries: dict[int, list[FeedEntry]] = {}
         self.stats = Stats(self.id, kind)
         self._next_maintain = 0.0
         self._next_report = 0.0
@@ -114,9 +118,14 @@ class Worker:
                 raise
             self._recreate_groups()
             return 0
-        for partition, entries in batches:
-            self.process(partition, entries)
-        return sum(len(entries) for _, entries in batches)
+        self.process(batches)
+        self.report()
+        read = sum(len(entries) for _, entries in batches)
+        if 0 < read < self.batch and self.linger_s:
+            # A trickle: let a few more entries gather, so a round (a read, a render per
+            # table, a script call per partition) serves several events, not one.
+            time.sleep(self.linger_s)
+        return read
 
     def shutdown(self) -> None:
         for partition in list(self.owned):
@@ -128,36 +137,51 @@ class Worker:
 
     # ---------------------------------------------------------------- one batch
 
-    def process(self, partition: int, entries: Sequence[FeedEntry]) -> None:
+    def process(self, reads: Sequence[tuple[int, Sequence[FeedEntry]]]) -> None:
+        """Fold each partition's entries, then store every partition's batch (one script
+        call each, all in one round trip) and act on each answer."""
+        started = time.perf_counter()
+        batches = [b for partition, entries in reads if (b := self._prepare(partition, entries))]
+        if not batches:
+            return
+        results = self.store.apply(batches, self.id, self.publish)
+        elapsed = time.perf_counter() - started
+        for batch, result in zip(batches, results, strict=True):
+            self._settle(batch, result)
+            self.log.info("batch", partition=batch.partition, entries=len(batch.acks), applied=batch.applied,
+                          docs=len(batch.docs), outcome=result.status, latency_ms=round(elapsed * 1000, 3))
+        self.stats.batches += len(batches)
+        self.stats.busy_s += elapsed
+
+    def _prepare(self, partition: int, entries: Sequence[FeedEntry]) -> Batch | None:
         owned = self.owned.get(partition)
         if owned is None or not entries:
-            return
-        started = time.perf_counter()
-        checkpoint = owned.checkpoint
-        fresh = [e for e in entries if id_key(e.id) > id_key(checkpoint.id)]
+            return None
+        expected = owned.checkpoint.id
+        fresh = [e for e in entries if id_key(e.id) > id_key(expected)]
         if fresh:
             self._fold(owned.projection, partition, fresh)
         docs = owned.projection.flush() if fresh else {}
         new = max((e.id for e in entries), key=id_key)
-        result = self.store.apply(
-            partition, self.id, checkpoint.id, new, len(fresh), [e.id for e in entries], docs, self.publish
-        )
+        self._fresh_entries[partition] = fresh
+        return Batch(partition, expected, new, len(fresh), [e.id for e in entries], docs)
+
+    def _settle(self, batch: Batch, result: Applied) -> None:
+        partition = batch.partition
+        fresh = self._fresh_entries.pop(partition, [])
+        owned = self.owned.get(partition)
+        if owned is None:
+            return
         if result.status == "ok":
-            owned.checkpoint = Checkpoint(new, checkpoint.count + len(fresh))
+            owned.checkpoint = Checkpoint(batch.new, owned.checkpoint.count + batch.applied)
+            self.stats.events += batch.applied
             self.stats.record_lag(fresh, result.server_ms)
         elif result.status == "lease":
             self._drop(partition, "lease lost", holder=result.stored)
-        elif fresh:  # done or stale: what we folded is not what is stored: start over
+        elif batch.applied:  # done or stale: what we folded is not what is stored: start over
             self.log.warning("checkpoint moved under us", partition=partition, status=result.status,
-                             stored=result.stored, expected=checkpoint.id)
+                             stored=result.stored, expected=batch.expected)
             self.owned[partition] = self._fresh(partition)
-        elapsed = time.perf_counter() - started
-        self.stats.events += len(fresh) if result.status == "ok" else 0
-        self.stats.batches += 1
-        self.stats.busy_s += elapsed
-        self.log.info("batch", partition=partition, entries=len(entries), applied=len(fresh),
-                      docs=len(docs), outcome=result.status, latency_ms=round(elapsed * 1000, 3))
-        self.report()
 
     def _fold(self, projection: AnyProjection, partition: int, entries: Sequence[FeedEntry]) -> None:
         unknown = list(dict.fromkeys(e.table_id for e in entries if not projection.known(e.table_id)))
@@ -175,8 +199,9 @@ class Worker:
             return
         self._next_maintain = now + self.lease_ms / 3000
         live = self.store.heartbeat(self.id, self.lease_ms)
-        for partition in list(self.owned):
-            if not self.store.renew(partition, self.id, self.lease_ms):
+        for partition, kept in zip(list(self.owned), self.store.renew(list(self.owned), self.id, self.lease_ms),
+                                   strict=True):
+            if not kept:
                 self._drop(partition, "lease lost")
         share = math.ceil(self.keys.partitions / max(live, 1))
         while len(self.owned) > share:
@@ -212,7 +237,7 @@ class Worker:
             entries = self.store.read_pending(partition, self.id, after, self.batch)
             if not entries:
                 break
-            self.process(partition, entries)
+            self.process([(partition, entries)])
             after = entries[-1].id
         self.store.drop_idle_consumers(partition, self.id, idle_ms=self.lease_ms)
 
@@ -237,7 +262,7 @@ class Worker:
 
     def lag(self) -> dict[int, tuple[int, int]]:
         """Per owned partition: (entries, milliseconds) the stored projection is behind."""
-        return {p: behind(self.store, p, o.checkpoint) for p, o in self.owned.items()}
+        return behind(self.store, {p: o.checkpoint for p, o in self.owned.items()})
 
     def report(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -245,6 +270,7 @@ class Worker:
             return
         self._next_report = now + 1.0
         self.stats.partitions = sorted(self.owned)
+        self.stats.cpu_s = time.process_time()
         self.stats.behind = self.lag()
         self.store.client.set(self.keys.stats(self.id), self._encode(self.stats), ex=3600)
         worst = max(self.stats.behind.values(), default=(0, 0))
@@ -252,14 +278,23 @@ class Worker:
                       ms_behind=worst[1], events=self.stats.events)
 
 
-def behind(store: ProjectionStore, partition: int, checkpoint: Checkpoint) -> tuple[int, int]:
-    """How far a partition's stored projection is behind its feed: entries not yet
-    applied, and how long ago the oldest of them was appended (server clock)."""
-    entries = store.feed_length(partition) - checkpoint.count
-    if entries <= 0:
-        return 0, 0
-    oldest = store.feed_after(partition, checkpoint.id, 1)
-    if not oldest:
-        return 0, 0
-    now_s, now_us = store.client.time()
-    return entries, max(0, now_s * 1000 + now_us // 1000 - id_ms(oldest[0].id))
+def behind(store: ProjectionStore, checkpoints: dict[int, Checkpoint]) -> dict[int, tuple[int, int]]:
+    """How far each partition's stored projection is behind its feed: entries not yet
+    applied, and how long ago the oldest of them was appended (server clock). One round
+    trip for all partitions."""
+    pipe = store.client.pipeline(transaction=False)
+    for partition, checkpoint in checkpoints.items():
+        pipe.xlen(store.keys.feed(partition))
+        start = "-" if checkpoint.id == "0-0" else f"({checkpoint.id}"
+        pipe.xrange(store.keys.feed(partition), start, "+", count=1)
+    pipe.time()
+    replies = pipe.execute()
+    now_s, now_us = replies[-1]
+    now = now_s * 1000 + now_us // 1000
+    found = {}
+    for i, (partition, checkpoint) in enumerate(checkpoints.items()):
+        length, oldest = replies[2 * i], replies[2 * i + 1]
+        entries = max(0, length - checkpoint.count)
+        ms = max(0, now - id_ms(oldest[0][0].decode())) if entries and oldest else 0
+        found[partition] = (entries, ms)
+    return found
