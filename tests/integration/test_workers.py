@@ -1,0 +1,319 @@
+"""Projection workers against a real redis-server (started by the fixtures): crash and
+take-over, two workers of a kind, redelivery, a lost group, what notifications carry,
+the ledger's arithmetic, and the demo with no Redis at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.codec import decode_event
+from domain.table import TableState, evolve, initial_state
+from projections import KINDS
+from projections.ledger import decode_table
+from projections.views import SPECTATOR
+from services.store.keys import KeySpace
+from services.store.redis_store import RedisEventStore
+from services.workers.keys import ProjectionKeys
+from services.workers.notify import channel_of, follow
+from services.workers.read import (
+    feed_positions,
+    lag,
+    player_ledgers,
+    table_ledger,
+    view,
+    wait_until,
+)
+from services.workers.rebuild import rebuild
+from services.workers.worker import Worker
+from tests.integration.workers.support import (
+    Tables,
+    applied,
+    assert_identical_to_a_rebuild,
+    feed_length,
+    pending,
+    scored_hands,
+    start_worker,
+    store_of,
+    wait_for,
+    workers,
+)
+from tests.unit.test_projections import assert_reader_may_see
+
+pytestmark = pytest.mark.integration
+SPACE = KeySpace(16)
+
+
+def ids(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}{i:03d}" for i in range(count)]
+
+
+def test_a_worker_killed_mid_batch_is_replaced_and_the_result_equals_a_rebuild(redis_server: Any, redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=1)
+    table_ids = ids("k", 12)
+    tables.open(table_ids)
+    tables.play(hands=2)  # a backlog: the workers start behind
+    total = feed_length(redis_client, SPACE)
+    for kind in KINDS:
+        process = start_worker(redis_server.url, kind, "--batch", "5", "--linger-ms", "0")
+        wait_for(lambda k=kind: applied(redis_client, SPACE, k) > total // 4, what=f"{kind} to start")
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert applied(redis_client, SPACE, kind) < total, "killed before the end"
+    assert any(pending(redis_client, SPACE, k) for k in KINDS), "some entries were read, not applied"
+
+    with workers(redis_server.url):
+        tables.play(hands=3)  # and the tables go on meanwhile
+        for kind in KINDS:
+            wait_until(redis_client, SPACE, kind, timeout_s=60)
+    assert_identical_to_a_rebuild(redis_client, SPACE)
+    for table_id, hands in scored_hands(redis_client, SPACE, table_ids).items():
+        ledger = table_ledger(redis_client, SPACE, table_id)
+        assert ledger is not None
+        assert [line.scores for line in ledger.hands] == [h.scores for h in hands], "no hand twice, none missed"
+    assert all(pending(redis_client, SPACE, k) == 0 for k in KINDS)
+
+
+def test_two_workers_of_one_kind_share_the_partitions_and_never_apply_an_entry_twice(
+    redis_server: Any, redis_client: Any
+) -> None:
+    tables = Tables(redis_client, SPACE, seed=2)
+    tables.open(ids("d", 16))
+    kinds = ("views", "ledger")
+    with workers(redis_server.url, kinds * 2, "--batch", "50") as processes:
+        tables.play(hands=2)
+        for kind in kinds:
+            wait_until(redis_client, SPACE, kind, timeout_s=60)
+    assert all(p.returncode in (0, -signal.SIGTERM) for p in processes)
+    for kind in kinds:
+        store = store_of(redis_client, SPACE, kind)
+        for partition in range(SPACE.partitions):
+            # the script counts an entry only when it applies it: once per entry, exactly
+            assert store.checkpoint(partition).count == redis_client.xlen(SPACE.feed(partition))
+        stats = [msgspec.json.decode(redis_client.get(k)) for k in redis_client.scan_iter(
+            match=ProjectionKeys(SPACE, kind).stats("*"))]
+        assert len(stats) == 2 and all(s["events"] > 0 for s in stats), "both workers took part"
+        assert sum(s["events"] for s in stats) == feed_length(redis_client, SPACE)
+    assert_identical_to_a_rebuild(redis_client, SPACE, kinds)
+
+
+def test_a_redelivered_entry_changes_nothing(redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=3)
+    tables.open(ids("r", 6))
+    tables.play(hands=1)
+    first = Worker(redis_client, "ledger", space=SPACE, linger_ms=0, block_ms=10)
+    while applied(redis_client, SPACE, "ledger") < feed_length(redis_client, SPACE):
+        first.step()
+    store = store_of(redis_client, SPACE, "ledger")
+    before = {p: (store.checkpoint(p), store.docs(p)) for p in range(SPACE.partitions)}
+    first.shutdown()
+    keys = ProjectionKeys(SPACE, "ledger")
+    for partition in range(SPACE.partitions):  # deliver every entry once more
+        redis_client.xgroup_setid(keys.feed(partition), keys.group, "0-0")
+    again = Worker(redis_client, "ledger", space=SPACE, linger_ms=0, block_ms=10)
+    for _ in range(20):
+        again.step()
+    again.shutdown()
+    assert {p: (store.checkpoint(p), store.docs(p)) for p in range(SPACE.partitions)} == before
+
+
+def test_a_lost_consumer_group_comes_back_at_the_stored_checkpoint(redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=4)
+    table_ids = ids("g", 8)
+    tables.open(table_ids)
+    worker = Worker(redis_client, "directory", space=SPACE, linger_ms=0, block_ms=10)
+    while applied(redis_client, SPACE, "directory") < feed_length(redis_client, SPACE):
+        worker.step()
+    keys = ProjectionKeys(SPACE, "directory")
+    partition = SPACE.partition_of(table_ids[0])
+    checkpoint = store_of(redis_client, SPACE, "directory").checkpoint(partition)
+    redis_client.xgroup_destroy(keys.feed(partition), keys.group)
+    worker.step()  # NOGROUP: recreated
+    group = redis_client.xinfo_groups(keys.feed(partition))[0]
+    assert group["last-delivered-id"].decode() == checkpoint.id, "at the checkpoint, not at $"
+    tables.play(hands=1)
+    while applied(redis_client, SPACE, "directory") < feed_length(redis_client, SPACE):
+        worker.step()
+    worker.shutdown()
+    assert_identical_to_a_rebuild(redis_client, SPACE, ("directory",))
+
+
+def test_entries_left_pending_by_a_dead_consumer_are_reclaimed_and_deleted_ones_reported(redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=5)
+    table_ids = ids("x", 1)
+    tables.open(table_ids)
+    partition = SPACE.partition_of(table_ids[0])
+    keys = ProjectionKeys(SPACE, "directory")
+    redis_client.xgroup_create(keys.feed(partition), keys.group, id="0-0")
+    read = redis_client.xreadgroup(keys.group, "dead-worker", {keys.feed(partition): ">"})
+    entries = read[0][1]
+    gone = entries[-1][0].decode()
+    redis_client.xdel(keys.feed(partition), gone)  # a feed is never trimmed; prove we cope
+    worker = Worker(redis_client, "directory", space=SPACE, linger_ms=0, block_ms=10)
+    reported: list[Any] = []
+    worker.log = _Recorder(reported, worker.log)
+    worker.maintain()  # takes the partitions: claims the dead consumer's entries
+    assert any(kw.get("ids") == [gone] for event, kw in reported if "deleted" in event)
+    assert pending(redis_client, SPACE, "directory") == 0
+    assert store_of(redis_client, SPACE, "directory").checkpoint(partition).count == len(entries) - 1
+    worker.shutdown()
+
+
+class _Recorder:
+    def __init__(self, into: list[Any], inner: Any) -> None:
+        self.into, self.inner = into, inner
+
+    def __getattr__(self, level: str) -> Any:
+        def log(event: str, **kw: Any) -> None:
+            self.into.append((event, kw))
+
+        return log
+
+
+def test_stored_views_and_notifications_hold_only_what_their_reader_may_see(
+    redis_server: Any, redis_client: Any
+) -> None:
+    table_ids = ids("v", 8)
+    channels = [channel_of(SPACE, t, r) for t in table_ids for r in [*map(str, range(5)), SPECTATOR]]
+    pubsub = redis_client.pubsub(ignore_subscribe_messages=True)
+    pubsub.ssubscribe(*channels)
+    received: list[bytes] = []
+    stop = threading.Event()
+
+    def listen() -> None:
+        while not stop.is_set():
+            message = pubsub.get_sharded_message(timeout=0.05)
+            if message is not None and message["type"] == "smessage":
+                received.append(bytes(message["data"]))
+
+    listener = threading.Thread(target=listen)
+    listener.start()
+    tables = Tables(redis_client, SPACE, seed=6)
+    with workers(redis_server.url, ("views",)):
+        tables.open(table_ids)
+        tables.play(hands=3)
+        wait_until(redis_client, SPACE, "views", timeout_s=60)
+        wait_for(lambda: len(received) >= 6 * len(table_ids), what="notifications")
+    stop.set()
+    listener.join()
+    pubsub.close()
+
+    history = _history(redis_client, table_ids)
+    stored = [view(redis_client, SPACE, t, r) for t in table_ids for r in [*map(str, range(5)), SPECTATOR]]
+    for doc in [*received, *[d for d in stored if d is not None]]:
+        found = msgspec.json.decode(doc)
+        state, salts = history[found["table_id"]][found["version"]]
+        assert_reader_may_see(doc, state, salts)
+    assert len(received) > 30 * len(table_ids), "a notification per change, per reader"
+
+
+def _history(client: Any, table_ids: list[str]) -> dict[str, dict[int, tuple[TableState, set[str]]]]:
+    """Each table's state at every version, with the salts not yet revealed at it."""
+    store = RedisEventStore(client, keys=SPACE)
+    found: dict[str, dict[int, tuple[TableState, set[str]]]] = {}
+    for table_id in table_ids:
+        state, found[table_id] = initial_state(table_id), {}
+        for stored in store.read(table_id):
+            state = evolve(state, decode_event(stored.data))
+            found[table_id][stored.version] = (state, {state.salt} if state.salt else set())
+    return found
+
+
+def test_ledgers_add_up_and_every_hand_sums_to_zero(redis_server: Any, redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=7)
+    table_ids = ids("l", 10)
+    with workers(redis_server.url, ("ledger",)):
+        tables.open(table_ids)
+        tables.play(hands=3)
+        wait_until(redis_client, SPACE, "ledger", timeout_s=60)
+    hands = scored_hands(redis_client, SPACE, table_ids)
+    for table_id in table_ids:
+        ledger = table_ledger(redis_client, SPACE, table_id)
+        assert ledger is not None and len(ledger.hands) == 3
+        assert all(sum(line.scores) == 0 for line in ledger.hands)
+        assert ledger.totals == tuple(sum(h.scores[s] for h in hands[table_id]) for s in range(5))
+    players = player_ledgers(redis_client, SPACE)
+    assert sum(p.total for p in players) == 0
+    for player in players:
+        expected = sum(h.scores[s] for t in table_ids for h in hands[t]
+                       for s, name in enumerate(tables.states[t][0].seats) if name == player.player)
+        assert player.total == expected
+
+
+def test_a_rebuild_from_the_streams_writes_what_the_workers_stored(redis_server: Any, redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=8)
+    with workers(redis_server.url):
+        tables.open(ids("b", 6))
+        tables.play(hands=1)
+        for kind in KINDS:
+            wait_until(redis_client, SPACE, kind, timeout_s=60)
+    before = {(k, p): store_of(redis_client, SPACE, k).docs(p) for k in KINDS for p in range(SPACE.partitions)}
+    redis_client.set(ProjectionKeys(SPACE, "ledger").doc(0, "ledger:t:bogus"), b"stale")
+    for kind in KINDS:
+        for partition in range(SPACE.partitions):
+            rebuild(store_of(redis_client, SPACE, kind), partition)
+    after = {(k, p): store_of(redis_client, SPACE, k).docs(p) for k in KINDS for p in range(SPACE.partitions)}
+    assert after == before
+
+
+def test_lag_counts_the_entries_not_yet_applied_and_how_old_the_oldest_is(redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=9)
+    tables.open(ids("a", 3))
+    behind = lag(redis_client, SPACE, "views")
+    assert sum(row.entries for row in behind) == feed_length(redis_client, SPACE)
+    assert max(row.ms for row in behind) >= 0
+    worker = Worker(redis_client, "views", space=SPACE, linger_ms=0, block_ms=10)
+    positions = feed_positions(redis_client, SPACE)
+    while applied(redis_client, SPACE, "views") < feed_length(redis_client, SPACE):
+        worker.step()
+    wait_until(redis_client, SPACE, "views", positions, timeout_s=5)
+    assert all(row.entries == 0 and row.ms == 0 for row in lag(redis_client, SPACE, "views"))
+    worker.shutdown()
+
+
+def test_a_reader_resumes_from_its_cursor(redis_server: Any, redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=10)
+    table_id = "c000"
+    tables.open([table_id])
+    with workers(redis_server.url, ("views",)):
+        wait_until(redis_client, SPACE, "views", timeout_s=30)
+        seen = msgspec.json.decode(view(redis_client, SPACE, table_id, "2") or b"{}")["version"]
+        stream = follow(redis_client, SPACE, table_id, "2", cursor=seen - 1)
+        first = msgspec.json.decode(next(stream))
+        assert first["version"] == seen, "the stored view first, being newer than the cursor"
+        tables.play(hands=1, steps=3)
+        later = msgspec.json.decode(next(stream))
+        assert later["version"] > seen and later["reader"] == "2"
+        stream.close()
+
+
+def test_the_demo_runs_with_no_redis_configured_or_on_the_path(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env["PATH"] = str(Path(sys.executable).parent)  # the venv: no redis-server there
+    result = subprocess.run([sys.executable, "-m", "services.cli", "demo", "--tables", "2", "--hands", "2", "--json"],
+                            env=env, capture_output=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    found = json.loads(result.stdout)
+    assert found["hands"] == 4
+    assert found["ledger"] and sum(row["total"] for row in found["ledger"]) == 0
+    assert b"embedded fake Redis" in result.stderr
+
+
+def test_a_table_ledger_document_reads_back(redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=11)
+    tables.open(["z000"])
+    worker = Worker(redis_client, "ledger", space=SPACE, linger_ms=0, block_ms=10)
+    while applied(redis_client, SPACE, "ledger") < feed_length(redis_client, SPACE):
+        worker.step()
+    worker.shutdown()
+    key = ProjectionKeys(SPACE, "ledger").doc(SPACE.partition_of("z000"), "ledger:t:z000")
+    assert decode_table(redis_client.get(key)).seats == tables.states["z000"][0].seats
