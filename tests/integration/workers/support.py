@@ -88,6 +88,12 @@ def workers(url: str, kinds: tuple[str, ...] = KINDS, *extra: str) -> Iterator[l
             process.wait(timeout=15)
 
 
+def wait_ready(client: Any, space: KeySpace, kinds: tuple[str, ...], timeout_s: float = 30.0) -> None:
+    """Until a worker of each kind holds every partition's lease."""
+    leases = [ProjectionKeys(space, k).lease(p) for k in kinds for p in range(space.partitions)]
+    wait_for(lambda: client.exists(*leases) == len(leases), timeout_s, "the workers to take the partitions")
+
+
 def store_of(client: Any, space: KeySpace, kind: str) -> ProjectionStore:
     return ProjectionStore(client, ProjectionKeys(space, kind))
 
