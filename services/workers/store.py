@@ -200,9 +200,6 @@ class ProjectionStore:
         start = "-" if after == START else f"({after}"
         return feed_entries(self.client.xrange(self.keys.feed(partition), start, "+", count=count))
 
-    def feed_length(self, partition: int) -> int:
-        return int(self.client.xlen(self.keys.feed(partition)))
-
     def docs(self, partition: int) -> dict[DocKey, bytes]:
         """Every stored document of this kind in a partition."""
         found: dict[DocKey, bytes] = {}
