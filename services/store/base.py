@@ -1,5 +1,8 @@
 """What every event store offers, the records it returns, its limits and the hash chain.
 
+Records are frozen ``msgspec.Struct``s: as immutable as frozen dataclasses, and several
+times cheaper to build, which the handler's hot path notices.
+
 A table's events form a chain: each event's hash is ``sha256(prev_hash_hex + event)``,
 the first event's prev hash is ``GENESIS`` (64 zeros). The hashes are computed here in
 Python (fakeredis's Lua has no ``redis.sha1hex``, and Redis's Lua has no sha256); the
@@ -11,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final, Protocol
+
+import msgspec
 
 from services.store.errors import (
     BadAppend,
@@ -31,8 +35,7 @@ MAX_OUTCOME_BYTES: Final = 4096
 _HASH = re.compile(r"[0-9a-f]{64}")
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(msgspec.Struct, frozen=True):
     """Where a table's stream ends: its version (event count) and last event hash."""
 
     version: int
@@ -42,8 +45,7 @@ class Head:
 EMPTY_HEAD: Final = Head(0, GENESIS)
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
+class StoredEvent(msgspec.Struct, frozen=True):
     version: int
     data: bytes
     hash: str
@@ -51,8 +53,7 @@ class StoredEvent:
     command_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class FeedEntry:
+class FeedEntry(msgspec.Struct, frozen=True):
     id: str
     table_id: str
     version: int
@@ -60,8 +61,7 @@ class FeedEntry:
     hash: str
 
 
-@dataclass(frozen=True, slots=True)
-class Appended:
+class Appended(msgspec.Struct, frozen=True):
     """The answer to an append.
 
     ``outcome`` is what the first successful append of this command id stored;
@@ -107,7 +107,9 @@ class EventStore(Protocol):
 
 
 def event_hash(prev_hash: str, data: bytes) -> str:
-    return hashlib.sha256(prev_hash.encode("ascii") + data).hexdigest()
+    digest = hashlib.sha256(prev_hash.encode("ascii"))
+    digest.update(data)
+    return digest.hexdigest()
 
 
 def chain_hashes(prev_hash: str, events: Sequence[bytes]) -> list[str]:

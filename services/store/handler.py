@@ -14,8 +14,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 import structlog
@@ -48,8 +47,7 @@ class Decider(Protocol[S, C_contra, E]):
     def decode_event(self, data: bytes) -> E: ...
 
 
-@dataclass(frozen=True, slots=True)
-class CommandResult(Generic[E]):
+class CommandResult(msgspec.Struct, Generic[E], frozen=True):
     """What a command did: the table's version after it and the events it appended.
 
     ``duplicate`` says the command id had already been handled: the version and events
@@ -62,8 +60,7 @@ class CommandResult(Generic[E]):
     duplicate: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class _Snapshot(Generic[S]):
+class _Snapshot(msgspec.Struct, Generic[S], frozen=True):
     state: S
     head: Head
 
@@ -98,9 +95,7 @@ class CommandHandler(Generic[S, C, E]):
         self._cache: OrderedDict[str, _Snapshot[S]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
-        # One logger per handler: with cache_logger_on_first_use it binds to the logging
-        # setup in force when this handler first logs, not to that of an earlier one.
-        self._log = structlog.get_logger("mighty.store")
+        self._bound_log: Any = None
 
     def handle(self, table_id: str, command: C, *, command_id: str) -> CommandResult[E]:
         """Decide and append ``command``; raise the refusal or store error, never write it."""
@@ -121,7 +116,7 @@ class CommandHandler(Generic[S, C, E]):
             raise
         finally:
             inner = _inner(command)
-            self._log.info(
+            self._log().info(
                 "command",
                 table=table_id,
                 seat=getattr(inner, "seat", None),
@@ -129,6 +124,14 @@ class CommandHandler(Generic[S, C, E]):
                 outcome=outcome,
                 latency_ms=round((time.perf_counter() - started) * 1000, 3),
             )
+
+    def _log(self) -> Any:
+        """This handler's logger, bound when it first logs: to the logging setup in force
+        then (not to that of an earlier handler), and without the lazy proxy's lookup on
+        every command."""
+        if self._bound_log is None:
+            self._bound_log = structlog.get_logger("mighty.store").bind()
+        return self._bound_log
 
     def state_of(self, table_id: str) -> tuple[S, int]:
         """The table's current state and version, caught up from the store."""
@@ -173,7 +176,7 @@ class CommandHandler(Generic[S, C, E]):
             return self._catch_up(table_id, snapshot)
         # The store is behind what this process saw: writes were lost (a failover to a
         # replica that lagged, a restore). Start over from what the store holds now.
-        self._log.warning(
+        self._log().warning(
             "store behind cache",
             table=table_id,
             cached=snapshot.head.version,

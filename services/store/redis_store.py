@@ -104,6 +104,11 @@ class RedisEventStore:
         with _redis_errors():
             self._sha: str = self._load_script()
 
+    @property
+    def script_sha(self) -> str:
+        """The SHA1 of the append script as loaded (for EVALSHA)."""
+        return self._sha
+
     def _load_script(self) -> str:
         sha = self.client.script_load(self._script)
         return sha.decode() if isinstance(sha, bytes) else str(sha)
