@@ -89,5 +89,9 @@ def sort_key(card: Card) -> tuple[int, int, str]:
     return (4 if suit is None else SUITS.index(suit), -RANK_OF[card], card)
 
 
+# Display order (suits S H D C, high to low, jokers last), precomputed for the views.
+_ORDER: Final[dict[str, int]] = {c: i for i, c in enumerate(sorted(ALL_CARDS, key=sort_key))}
+
+
 def sorted_cards(cards: tuple[Card, ...] | list[Card] | frozenset[Card]) -> tuple[Card, ...]:
-    return tuple(sorted(cards, key=sort_key))
+    return tuple(sorted(cards, key=_ORDER.__getitem__))

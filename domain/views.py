@@ -4,6 +4,9 @@
   the friend's identity once revealed (or if it is the friend).
 - A spectator: the public face only; no unplayed card at all.
 - The audit view, after the hand ends: everything.
+
+``all_views`` renders every seat and the spectator at once, computing the public face a
+single time: projection workers render six views per event, so this is their hot path.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
-from domain.cards import POINTS_OF, sorted_cards
+from domain.cards import sorted_cards
+from domain.commands import Discard, HandCommand
 from domain.legal import legal_commands
 from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal, phase_name, to_act
 
@@ -45,58 +50,62 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     trick: TrickView | None = None
     led_suit: str | None = None
     tricks: tuple[TrickView, ...] = ()
-    face_up_points: tuple[int, ...] = ()  # point cards won in tricks, per seat (public)
+    # Point cards each seat won in tricks: public, since every played card is (§5, §8).
+    face_up_points: tuple[int, ...] = ()
     scores: tuple[int, ...] | None = None
     declarer_side_points: int | None = None
     made: bool | None = None
-    legal: tuple[dict[str, Any], ...] = ()
+    # The viewer's legal commands. The discard step is not listed card set by card set
+    # (286 of them in mighty-5): ``discard_count`` says how many of the hand to discard.
+    legal: tuple[HandCommand, ...] = ()
+    discard_count: int | None = None
     dealt: tuple[tuple[str, ...], ...] | None = None  # audit only
 
 
 def seat_view(state: HandState, seat: int) -> HandView:
-    return _view(state, seat, audit=False)
+    return _for_seat(state, _public(state), seat)
 
 
 def spectator_view(state: HandState) -> HandView:
-    return _view(state, None, audit=False)
+    return _public(state)
+
+
+def all_views(state: HandState) -> tuple[list[HandView], HandView]:
+    """Every seat's view, in seat order, and the spectator's."""
+    public = _public(state)
+    return [_for_seat(state, public, seat) for seat in range(len(state.hands))], public
 
 
 def audit_view(state: HandState) -> HandView:
     """Everything, but only once the hand is over (§8)."""
     if not isinstance(state, Finished | Redeal):
         raise ValueError("The audit view exists only after the hand ends.")
-    return _view(state, None, audit=True)
+    public = _public(state)
+    extra: dict[str, Any] = {"audit": True, "dealt": state.dealt, "kitty": state.kitty}
+    if isinstance(state, Finished):
+        extra.update(discards=state.discards, friend=state.friend)
+    return replace(public, **extra)
 
 
-def _view(state: HandState, seat: int | None, *, audit: bool) -> HandView:
-    own = sorted_cards(state.hands[seat]) if seat is not None else None
+def _public(state: HandState) -> HandView:
+    """The spectator's view: the public face of the table, no unplayed card."""
     base: dict[str, Any] = dict(
-        viewer=seat, audit=audit, hand_no=state.hand_no, phase=phase_name(state),
-        dealer=state.dealer, to_act=to_act(state),
-        rules_fingerprint=state.rules.fingerprint(), hand=own,
+        viewer=None, hand_no=state.hand_no, phase=phase_name(state), dealer=state.dealer,
+        to_act=to_act(state), rules_fingerprint=state.rules.fingerprint(), hand=None,
         hand_sizes=tuple(len(h) for h in state.hands), auction=state.auction,
     )
-    if seat is not None:
-        base["legal"] = tuple(msgspec.to_builtins(c) for c in legal_commands(state, seat))
-    if audit:
-        base["dealt"] = state.dealt
-        base["kitty"] = state.kitty
     if isinstance(state, Bidding | Redeal):
         return HandView(**base)
-    is_declarer = seat == state.declarer
     base.update(declarer=state.declarer, contract=(state.points, state.trump))
-    if state.kitty_shown or is_declarer or audit:
+    if state.kitty_shown:
         base["kitty"] = state.kitty
-    if is_declarer or audit:
-        base["discards"] = state.discards
     if isinstance(state, Exchange):
         return HandView(**base)
-    friend_visible = state.friend_known or audit or (seat is not None and seat == state.friend)
     base.update(
         friend_call=(state.call, state.called_card), lead_suit=state.lead_suit,
-        friend=state.friend if friend_visible else None, friend_known=state.friend_known,
+        friend=state.friend if state.friend_known else None, friend_known=state.friend_known,
         tricks=tuple(TrickView(t.leader, t.cards, t.winner) for t in state.tricks),
-        face_up_points=_face_up_points(state),
+        face_up_points=state.taken,
     )
     if isinstance(state, Playing):
         base.update(trick=TrickView(state.leader, state.trick) if state.trick else None,
@@ -108,9 +117,19 @@ def _view(state: HandState, seat: int | None, *, audit: bool) -> HandView:
     return HandView(**base)
 
 
-def _face_up_points(state: Playing | Finished) -> tuple[int, ...]:
-    """Point cards each seat won in tricks: public, since every played card is (§5, §8)."""
-    taken = [0] * state.players
-    for trick in state.tricks:
-        taken[trick.winner] += sum(POINTS_OF[c] for c in trick.cards)
-    return tuple(taken)
+def _for_seat(state: HandState, public: HandView, seat: int) -> HandView:
+    """The public face plus what this seat alone may see."""
+    extra: dict[str, Any] = {"viewer": seat, "hand": sorted_cards(state.hands[seat])}
+    legal = legal_commands(state, seat)
+    if legal and isinstance(legal[0], Discard):
+        extra["discard_count"] = len(legal[0].cards)
+    elif legal:
+        extra["legal"] = tuple(legal)
+    if isinstance(state, Bidding | Redeal):
+        return replace(public, **extra)
+    if seat == state.declarer:
+        extra.update(kitty=state.kitty, discards=state.discards)
+    if isinstance(state, Playing | Finished) and not state.friend_known and seat == state.friend:
+        extra["friend"] = seat
+    return replace(public, **extra)
+

@@ -19,7 +19,7 @@ from msgspec.structs import replace
 
 from domain.events import HandDealt
 from domain.table import DealRevealed, TableCreated, TableEvent, TableState, evolve, initial_state
-from domain.views import HandView, audit_view, seat_view, spectator_view
+from domain.views import HandView, all_views, audit_view, seat_view, spectator_view
 from projections.docs import DocKey, Docs, changed, encode
 
 SPECTATOR = "spectator"
@@ -96,6 +96,17 @@ def render(state: ViewState, reader: str) -> TableView:
     return _table_view(state, reader, shown)
 
 
+def render_all(state: ViewState) -> dict[str, TableView]:
+    """Every reader's view at once: the public face is computed a single time."""
+    hand = state.table.hand
+    if hand is None:
+        return {reader: _table_view(state, reader, None) for reader in readers(state)}
+    seats, spectator = all_views(hand)
+    views = {str(seat): _table_view(state, str(seat), view) for seat, view in enumerate(seats)}
+    views[SPECTATOR] = _table_view(state, SPECTATOR, spectator)
+    return views
+
+
 def render_audit(state: ViewState) -> TableView | None:
     """Everything about the hand just ended, or None while a hand is still secret."""
     hand = state.table.hand
@@ -166,8 +177,8 @@ class ViewsProjection:
             state = self.tables[table_id]
             if state.table.status == "new":
                 continue
-            for reader in readers(state):
-                docs[DocKey(view_name(table_id, reader))] = encode(render(state, reader))
+            for reader, view in render_all(state).items():
+                docs[DocKey(view_name(table_id, reader))] = encode(view)
             if state.table.status == "closed":
                 closed.append(table_id)
         self._dirty.clear()

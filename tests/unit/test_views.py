@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.commands import CallFriend, Play
 from domain.events import HandEvent
 from domain.legal import legal_commands
 from domain.views import audit_view, seat_view, spectator_view
@@ -131,8 +132,8 @@ def test_every_card_played_and_every_trick_winner_is_public() -> None:
 def test_a_seats_view_lists_exactly_its_legal_commands() -> None:
     state = given(play_cards(playing(), "KS")).state
     view = seat_view(state, 1)
-    assert view.legal == tuple(msgspec.to_builtins(c) for c in legal_commands(state, 1))
-    assert {c["card"] for c in view.legal} == {"9S", "8S", "7S"}
+    assert view.legal == tuple(legal_commands(state, 1))
+    assert {c.card for c in view.legal if isinstance(c, Play)} == {"9S", "8S", "7S"}
     assert seat_view(state, 2).legal == ()
 
 
@@ -181,6 +182,15 @@ def test_the_friend_sees_their_own_role_before_the_reveal() -> None:
 def test_call_friend_choices_in_the_declarers_legal_list_name_only_cards_it_does_not_hold() -> None:
     state = given(exchange()).state
     held = set(state.hands[0]) | set(cards("4C 2C KD"))
-    calls = [c["friend"] for c in seat_view(state, 0).legal if c["type"] == "call_friend"]
+    calls = [c.friend for c in seat_view(state, 0).legal if isinstance(c, CallFriend)]
     assert calls and not held & set(calls)
     assert set(calls) >= {"first_trick", "none"}
+
+
+
+def test_the_declarer_is_told_how_many_cards_to_discard_not_every_set_of_them() -> None:
+    state = given(exchange()[:-1]).state  # the kitty taken, nothing discarded yet
+    view = seat_view(state, 0)
+    assert view.discard_count == 3 and view.legal == ()
+    assert len(legal_commands(state, 0)) == 286  # C(13, 3): all of them stay in legal_commands
+    assert seat_view(state, 1).discard_count is None
