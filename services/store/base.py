@@ -1,7 +1,9 @@
 """What every event store offers, the records it returns, its limits and the hash chain.
 
-Records are frozen ``msgspec.Struct``s: as immutable as frozen dataclasses, and several
-times cheaper to build, which the handler's hot path notices.
+The records built on every append (``Head``, ``Appended``) are frozen ``msgspec.Struct``s:
+as immutable as frozen dataclasses and several times cheaper to build. The records of a
+read (``StoredEvent``, ``FeedEntry``) stay frozen dataclasses (``dataclasses.replace``
+works on them, which the audit tests use).
 
 A table's events form a chain: each event's hash is ``sha256(prev_hash_hex + event)``,
 the first event's prev hash is ``GENESIS`` (64 zeros). The hashes are computed here in
@@ -14,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final, Protocol
 
 import msgspec
@@ -45,7 +48,8 @@ class Head(msgspec.Struct, frozen=True):
 EMPTY_HEAD: Final = Head(0, GENESIS)
 
 
-class StoredEvent(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
     version: int
     data: bytes
     hash: str
@@ -53,7 +57,8 @@ class StoredEvent(msgspec.Struct, frozen=True):
     command_id: str
 
 
-class FeedEntry(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class FeedEntry:
     id: str
     table_id: str
     version: int

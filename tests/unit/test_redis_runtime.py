@@ -6,9 +6,17 @@ import contextlib
 from pathlib import Path
 
 import pytest
+import structlog
 
 from services.redis_runtime import redis_url_for_run
 from services.store import EMPTY_HEAD, RedisEventStore, connect
+
+
+@pytest.fixture(autouse=True)
+def plain_logging() -> None:
+    """structlog's defaults: a CLI test run in this process may have pointed the global
+    setup at a captured stream that pytest has closed since."""
+    structlog.reset_defaults()
 
 
 def test_redis_url_wins_when_set(monkeypatch: pytest.MonkeyPatch) -> None:
