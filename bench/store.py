@@ -1,15 +1,16 @@
 """`mighty bench store`: random legal table commands through the command handler.
 
-Many tables are seated and started; each table's next random legal commands are chosen
-(as bots would choose them), then worker threads, each owning some of the tables, send
-them through ``CommandHandler.handle`` against Redis: REDIS_URL when set, else a private redis-server
-started for the run (else an embedded fake). In the same run, from the same client and
-with the same threads, the very same appends (the event batches the commands produced)
-go to fresh tables through the bare Lua script, prepared in advance: that is the raw
-append rate the handler is compared with. Prints one JSON object.
+64 tables are seated and started; each table's next random legal commands are chosen (as
+bots would choose them), then sent, the tables interleaved, through
+``CommandHandler.handle`` against Redis: REDIS_URL when set, else a private redis-server
+started for the run (else an embedded fake). ``--concurrency N`` sends from N threads,
+each owning its share of the tables (default 1). In the same run, from the same client
+and with the same threads, the very same appends (the event batches the commands
+produced) go to fresh tables through the bare Lua script, their arguments prepared in
+advance: that is the raw append rate the handler is compared with. The two phases
+alternate in rounds. Prints one JSON object (docs/store.md, "The benchmark").
 
-Every key the run writes lives under its own namespace and is deleted at the end.
-"""
+Every key the run writes lives under its own namespace and is deleted at the end."""
 
 from __future__ import annotations
 
@@ -296,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mighty bench store")
     parser.add_argument("--tables", type=int, default=64)
     parser.add_argument("--commands", type=int, default=20_000)
-    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--log", choices=["json", "json-flush", "off"], default="json")
