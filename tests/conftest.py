@@ -1,0 +1,17 @@
+"""Suite-wide fixtures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import structlog
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structlog() -> Iterator[None]:
+    """A test that runs the CLI in-process points structlog at pytest's captured stderr,
+    which pytest closes afterwards; start every test from structlog's defaults."""
+    structlog.reset_defaults()
+    yield
+    structlog.reset_defaults()
