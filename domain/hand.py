@@ -4,7 +4,7 @@ starting from ``None`` with the ``HandDealt`` event."""
 
 from __future__ import annotations
 
-from typing import TypeVar, assert_never
+from typing import Any, TypeVar, assert_never
 
 from msgspec.structs import replace
 
@@ -241,18 +241,14 @@ def _auction_step(state: Bidding, event: BidMade | Passed | BiddingReopened) -> 
 def _thrown_in(state: Bidding, event: HandPassedOut | MisdealClaimed) -> Redeal:
     claimed = event.seat if isinstance(event, MisdealClaimed) else None
     return Redeal(
-        rules=state.rules, dealer=state.dealer, first_bidder=state.first_bidder,
-        hand_no=state.hand_no, hands=state.hands, kitty=state.kitty, dealt=state.dealt,
-        auction=state.auction,
+        **_carried(state, _HAND_FIELDS),
         reason="misdeal" if claimed is not None else "passed_out", claimed_by=claimed,
     )
 
 
 def _auction_won(state: Bidding, event: AuctionWon) -> Exchange:
     return Exchange(
-        rules=state.rules, dealer=state.dealer, first_bidder=state.first_bidder,
-        hand_no=state.hand_no, hands=state.hands, kitty=state.kitty, dealt=state.dealt,
-        auction=state.auction,
+        **_carried(state, _HAND_FIELDS),
         declarer=event.declarer, points=event.points, trump=event.trump,
         bid_points=event.points, bid_trump=event.trump, kitty_shown=state.rules.kitty_shown,
     )
@@ -276,11 +272,7 @@ def _friend_called(state: Exchange, event: FriendCalled) -> Playing:
         friend = next(s for s, hand in enumerate(state.hands) if event.card in hand)
     assert state.discards is not None
     return Playing(
-        rules=state.rules, dealer=state.dealer, first_bidder=state.first_bidder,
-        hand_no=state.hand_no, hands=state.hands, kitty=state.kitty, dealt=state.dealt,
-        auction=state.auction,
-        declarer=state.declarer, points=state.points, trump=state.trump,
-        bid_points=state.bid_points, bid_trump=state.bid_trump, kitty_shown=state.kitty_shown,
+        **_carried(state, _CONTRACT_FIELDS),
         discards=state.discards, trump_changed=state.trump_changed, call=event.call,
         called_card=event.card, lead_suit=event.lead_suit, friend=friend,
         friend_known=event.call == "none", taken=(0,) * state.players,
@@ -313,15 +305,21 @@ def _trick_won(state: Playing, event: TrickWon) -> Playing:
 
 def _scored(state: Playing, event: HandScored) -> Finished:
     return Finished(
-        rules=state.rules, dealer=state.dealer, first_bidder=state.first_bidder,
-        hand_no=state.hand_no, hands=state.hands, kitty=state.kitty, dealt=state.dealt,
-        auction=state.auction,
-        declarer=state.declarer, points=state.points, trump=state.trump,
-        bid_points=state.bid_points, bid_trump=state.bid_trump, kitty_shown=state.kitty_shown,
-        discards=state.discards, trump_changed=state.trump_changed, call=state.call,
-        called_card=state.called_card, lead_suit=state.lead_suit, friend=event.friend,
-        friend_known=True, tricks=state.tricks, taken=state.taken, scored=event,
+        **_carried(state, _CONTRACT_FIELDS + _PLAYED_FIELDS),
+        friend=event.friend, friend_known=True, scored=event,
     )
+
+
+# What a phase change carries over from the phase before (state.py's base classes).
+_HAND_FIELDS = ("rules", "dealer", "first_bidder", "hand_no", "hands", "kitty", "dealt", "auction")
+_CONTRACT_FIELDS = _HAND_FIELDS + (
+    "declarer", "points", "trump", "bid_points", "bid_trump", "kitty_shown",
+)
+_PLAYED_FIELDS = ("discards", "trump_changed", "call", "called_card", "lead_suit", "tricks", "taken")
+
+
+def _carried(state: HandState, fields: tuple[str, ...]) -> dict[str, Any]:
+    return {name: getattr(state, name) for name in fields}
 
 
 def _set(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
