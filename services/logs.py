@@ -11,14 +11,23 @@ import logging
 import os
 import sys
 
+import msgspec
 import structlog
+
+_encoder = msgspec.json.Encoder(enc_hook=repr)  # anything msgspec can't encode is logged as repr
+
+
+def _to_json(event: object, **_: object) -> str:
+    """msgspec instead of the json module: a few µs less on every command's log line."""
+    return _encoder.encode(event).decode()
 
 
 def configure_logging() -> None:
     fmt = os.environ.get("MIGHTY_LOG_FORMAT") or ("console" if sys.stderr.isatty() else "json")
     level = logging.getLevelNamesMapping().get(os.environ.get("MIGHTY_LOG_LEVEL", "info").upper(), logging.INFO)
     renderer: structlog.typing.Processor = (
-        structlog.processors.JSONRenderer() if fmt == "json" else structlog.dev.ConsoleRenderer(colors=False)
+        structlog.processors.JSONRenderer(serializer=_to_json) if fmt == "json"
+        else structlog.dev.ConsoleRenderer(colors=False)
     )
     structlog.configure(
         processors=[
