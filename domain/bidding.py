@@ -90,7 +90,8 @@ def _auction_won(state: Bidding, standing: AuctionEntry) -> list[HandEvent]:
     seat, points, trump = standing
     return [
         AuctionWon(declarer=seat, points=points, trump=trump),
-        KittyTaken(seat=seat, cards=state.kitty, shown=state.rules.kitty_shown),
+        KittyTaken(seat=seat, cards=state.kitty, shown=state.rules.kitty_shown,
+                   into_hand=state.rules.spec.kitty_keep is None),
     ]
 
 

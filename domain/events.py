@@ -63,11 +63,21 @@ class KittyTaken(_Event, frozen=True, tag="kitty_taken"):
     seat: int
     cards: tuple[str, ...]
     shown: bool
+    into_hand: bool = True  # False in mighty-3: the declarer picks from it when discarding
 
 
 class CardsDiscarded(_Event, frozen=True, tag="cards_discarded"):
     seat: int
     cards: tuple[str, ...]
+    taken: tuple[str, ...] | None = None  # mighty-3: the kitty cards the declarer kept
+
+
+class KittyExchanged(_Event, frozen=True, tag="kitty_exchanged"):
+    """mighty-3 (§7): a player other than the declarer takes a kitty card, discards one."""
+
+    seat: int
+    take: str
+    discard: str
 
 
 class TrumpChanged(_Event, frozen=True, tag="trump_changed"):
@@ -118,6 +128,6 @@ class HandScored(_Event, frozen=True, tag="hand_scored"):
 
 HandEvent = (
     HandDealt | MisdealClaimed | BidMade | Passed | BiddingReopened | HandPassedOut
-    | AuctionWon | KittyTaken | CardsDiscarded | TrumpChanged | FriendCalled | CardPlayed
+    | AuctionWon | KittyTaken | CardsDiscarded | KittyExchanged | TrumpChanged | FriendCalled | CardPlayed
     | FriendRevealed | DeclarerAlone | TrickWon | HandScored
 )

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 from domain.commands import CallFriend, ChangeTrump, Discard
+from domain.commands import Exchange as ExchangeCommand
 from domain.errors import BadDiscard, BadFriendCall, BadTrumpChange, NotYourTurn, WrongPhase
-from domain.events import CardsDiscarded, FriendCalled, HandEvent, TrumpChanged
+from domain.events import CardsDiscarded, FriendCalled, HandEvent, KittyExchanged, TrumpChanged
 from domain.state import Exchange
 
 FRIEND_CALLS = ("first_trick", "none")
@@ -23,12 +24,20 @@ def _check_discarded(state: Exchange, what: str) -> tuple[str, ...]:
     return state.discards
 
 
+def _check_exchanges_done(state: Exchange, what: str) -> None:
+    """mighty-3: the declarer may change trump or call only after every exchange."""
+    if state.exchanger is not None:
+        raise NotYourTurn(f"Seat {state.exchanger} takes a kitty card before the declarer may {what}.")
+
+
 def decide_discard(state: Exchange, cmd: Discard) -> list[HandEvent]:
     if state.discards is not None:
         raise WrongPhase("The declarer has already discarded.")
     _check_declarer(state, cmd.seat, "discard")
-    want = state.rules.spec.kitty_size
+    want = state.rules.spec.discard_count
     hand = state.hands[cmd.seat]
+    taken = _kept_kitty_cards(state, cmd) if state.rules.spec.kitty_keep is not None else None
+    hand += taken or ()
     if len(cmd.cards) != want:
         raise BadDiscard(f"The declarer discards exactly {want} cards, not {len(cmd.cards)}.")
     twice = [c for c, k in Counter(cmd.cards).items() if k > 1]
@@ -37,7 +46,32 @@ def decide_discard(state: Exchange, cmd: Discard) -> list[HandEvent]:
     missing = [c for c in cmd.cards if c not in hand]
     if missing:
         raise BadDiscard(f"The declarer does not hold {missing[0]}.")
-    return [CardsDiscarded(seat=cmd.seat, cards=tuple(cmd.cards))]
+    return [CardsDiscarded(seat=cmd.seat, cards=tuple(cmd.cards), taken=taken)]
+
+
+def _kept_kitty_cards(state: Exchange, cmd: Discard) -> tuple[str, ...]:
+    """mighty-3 (§7): the declarer names in ``take`` the kitty cards it keeps."""
+    keep = state.rules.spec.kitty_keep
+    take = cmd.take or ()
+    if len(take) != keep or len(set(take)) != keep:
+        raise BadDiscard(f"The declarer keeps {keep} different kitty cards, named in `take`.")
+    stray = [c for c in take if c not in state.kitty_left]
+    if stray:
+        raise BadDiscard(f"{stray[0]} is not a kitty card.")
+    return tuple(take)
+
+
+def decide_exchange(state: Exchange, cmd: ExchangeCommand) -> list[HandEvent]:
+    """mighty-3 (§7): clockwise from the declarer's left, each other player takes one of
+    the kitty cards left and discards any one card (the one just taken included)."""
+    if state.discards is None or state.exchanger is None or cmd.seat != state.exchanger:
+        turn = state.exchanger if state.exchanger is not None else state.declarer
+        raise NotYourTurn(f"It is seat {turn}'s turn in the kitty exchange, not seat {cmd.seat}'s.")
+    if cmd.take not in state.kitty_left:
+        raise BadDiscard(f"{cmd.take} is not one of the kitty cards left.")
+    if cmd.discard not in state.hands[cmd.seat] and cmd.discard != cmd.take:
+        raise BadDiscard(f"Seat {cmd.seat} does not hold {cmd.discard}.")
+    return [KittyExchanged(seat=cmd.seat, take=cmd.take, discard=cmd.discard)]
 
 
 def raised_contract(points: int, old: str, new: str) -> int:
@@ -47,6 +81,7 @@ def raised_contract(points: int, old: str, new: str) -> int:
 
 def decide_change_trump(state: Exchange, cmd: ChangeTrump) -> list[HandEvent]:
     _check_discarded(state, "change trump")
+    _check_exchanges_done(state, "change trump")
     _check_declarer(state, cmd.seat, "change trump")
     if state.trump_changed:
         raise BadTrumpChange("Trump may be changed once only.")
@@ -63,6 +98,7 @@ def decide_change_trump(state: Exchange, cmd: ChangeTrump) -> list[HandEvent]:
 
 def decide_call_friend(state: Exchange, cmd: CallFriend) -> list[HandEvent]:
     discards = _check_discarded(state, "call a friend")
+    _check_exchanges_done(state, "call a friend")
     _check_declarer(state, cmd.seat, "call a friend")
     friend = cmd.friend
     if not isinstance(friend, str):

@@ -37,6 +37,7 @@ from domain.events import (
     HandEvent,
     HandPassedOut,
     HandScored,
+    KittyExchanged,
     KittyTaken,
     MisdealClaimed,
     Passed,
@@ -88,8 +89,12 @@ def decide(state: HandState, cmd: HandCommand) -> list[HandEvent]:
         if isinstance(cmd, Pass):
             return bidding.decide_pass(state, cmd)
         return bidding.decide_misdeal(state, cmd)
-    if not isinstance(state, Exchange) or isinstance(cmd, ExchangeCommand):
+    if not isinstance(state, Exchange):
         raise WrongPhase(_phase_message(state, "do that"))
+    if isinstance(cmd, ExchangeCommand):
+        if state.rules.spec.kitty_keep is None:
+            raise WrongPhase(f"There is no kitty exchange in {state.rules.variant}.")
+        return exchange.decide_exchange(state, cmd)
     if isinstance(cmd, Discard):
         return exchange.decide_discard(state, cmd)
     if isinstance(cmd, ChangeTrump):
@@ -196,7 +201,7 @@ def evolve(state: HandState | None, event: HandEvent) -> HandState:
     if isinstance(event, AuctionWon):
         assert isinstance(state, Bidding)
         return _auction_won(state, event)
-    if isinstance(event, KittyTaken | CardsDiscarded | TrumpChanged):
+    if isinstance(event, KittyTaken | CardsDiscarded | KittyExchanged | TrumpChanged):
         assert isinstance(state, Exchange)
         return _exchange_step(state, event)
     if isinstance(event, FriendCalled):
@@ -254,16 +259,42 @@ def _auction_won(state: Bidding, event: AuctionWon) -> Exchange:
     )
 
 
-def _exchange_step(state: Exchange, event: KittyTaken | CardsDiscarded | TrumpChanged) -> Exchange:
+def _exchange_step(
+    state: Exchange, event: KittyTaken | CardsDiscarded | KittyExchanged | TrumpChanged
+) -> Exchange:
     if isinstance(event, TrumpChanged):
         return replace(state, trump=event.trump, points=event.points, trump_changed=True)
     hand = state.hands[event.seat]
     if isinstance(event, KittyTaken):
+        if not event.into_hand:
+            return replace(state, kitty_left=event.cards, kitty_shown=event.shown)
         return replace(state, hands=_set(state.hands, event.seat, hand + event.cards),
                        kitty_shown=event.shown)
+    if isinstance(event, KittyExchanged):
+        return _kitty_exchanged(state, event)
     gone = set(event.cards)
-    kept = tuple(c for c in hand if c not in gone)
-    return replace(state, hands=_set(state.hands, event.seat, kept), discards=event.cards)
+    kept = tuple(c for c in hand + (event.taken or ()) if c not in gone)
+    state = replace(state, hands=_set(state.hands, event.seat, kept), discards=event.cards)
+    if event.taken is None:
+        return state
+    left = tuple(c for c in state.kitty_left if c not in event.taken)
+    return replace(state, kitty_left=left, exchanger=_next_exchanger(state, event.seat, left))
+
+
+def _kitty_exchanged(state: Exchange, event: KittyExchanged) -> Exchange:
+    seat = event.seat
+    held = state.hands[seat] + (event.take,)
+    at = held.index(event.discard)
+    left = tuple(c for c in state.kitty_left if c != event.take)
+    return replace(state, hands=_set(state.hands, seat, held[:at] + held[at + 1:]),
+                   kitty_left=left, exchanges=(*state.exchanges, (seat, event.take, event.discard)),
+                   exchanger=_next_exchanger(state, seat, left))
+
+
+def _next_exchanger(state: Exchange, after: int, left: tuple[str, ...]) -> int | None:
+    """Clockwise from the declarer's left, while kitty cards are left (§7)."""
+    nxt = (after + 1) % len(state.hands)
+    return None if not left or nxt == state.declarer else nxt
 
 
 def _friend_called(state: Exchange, event: FriendCalled) -> Playing:
@@ -313,7 +344,8 @@ def _scored(state: Playing, event: HandScored) -> Finished:
 # What a phase change carries over from the phase before (state.py's base classes).
 _HAND_FIELDS = ("rules", "dealer", "first_bidder", "hand_no", "hands", "kitty", "dealt", "auction")
 _CONTRACT_FIELDS = _HAND_FIELDS + (
-    "declarer", "points", "trump", "bid_points", "bid_trump", "kitty_shown",
+    "declarer", "points", "trump", "bid_points", "bid_trump", "kitty_shown", "kitty_left",
+    "exchanges",
 )
 _PLAYED_FIELDS = ("discards", "trump_changed", "call", "called_card", "lead_suit", "tricks", "taken")
 

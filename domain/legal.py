@@ -10,10 +10,21 @@ from itertools import combinations
 
 from domain.bidding import hand_worth_halves, outbids
 from domain.cards import TRUMPS
-from domain.commands import Bid, CallFriend, ChangeTrump, ClaimMisdeal, Discard, HandCommand, Pass
+from domain.commands import (
+    Bid,
+    CallFriend,
+    ChangeTrump,
+    ClaimMisdeal,
+    Discard,
+    HandCommand,
+    Pass,
+)
+from domain.commands import (
+    Exchange as ExchangeCommand,
+)
 from domain.exchange import friend_call_options, raised_contract
 from domain.play import legal_plays
-from domain.state import Bidding, Exchange, HandState, Playing
+from domain.state import Bidding, Exchange, HandState, Playing, to_act
 
 
 def legal_commands(state: HandState, seat: int) -> list[HandCommand]:
@@ -21,7 +32,9 @@ def legal_commands(state: HandState, seat: int) -> list[HandCommand]:
         return list(legal_plays(state, seat))
     if isinstance(state, Bidding):
         return _bidding_commands(state, seat)
-    if isinstance(state, Exchange) and seat == state.declarer:
+    if isinstance(state, Exchange) and seat == to_act(state):
+        if state.exchanger is not None:
+            return _kitty_exchanges(state, seat)
         return _exchange_commands(state, seat)
     return []
 
@@ -48,8 +61,7 @@ def _bidding_commands(state: Bidding, seat: int) -> list[HandCommand]:
 
 def _exchange_commands(state: Exchange, seat: int) -> list[HandCommand]:
     if state.discards is None:
-        size = state.rules.spec.kitty_size
-        return [Discard(seat=seat, cards=cards) for cards in combinations(state.hands[seat], size)]
+        return _discards(state, seat)
     commands: list[HandCommand] = []
     if not state.trump_changed:
         limit = state.rules.spec.max_bid
@@ -65,3 +77,25 @@ def _exchange_commands(state: Exchange, seat: int) -> list[HandCommand]:
         for call in friend_call_options(state) for suit in advice
     )
     return commands
+
+
+def _discards(state: Exchange, seat: int) -> list[HandCommand]:
+    """Every set of cards the declarer may discard (and, in mighty-3, keep from the kitty)."""
+    spec = state.rules.spec
+    hand = state.hands[seat]
+    if spec.kitty_keep is None:
+        return [Discard(seat=seat, cards=cards) for cards in combinations(hand, spec.kitty_size)]
+    return [
+        Discard(seat=seat, cards=cards, take=take)
+        for take in combinations(state.kitty_left, spec.kitty_keep)
+        for cards in combinations(hand + take, spec.discard_count)
+    ]
+
+
+def _kitty_exchanges(state: Exchange, seat: int) -> list[HandCommand]:
+    """mighty-3: take one kitty card left, discard any one card, the taken one included."""
+    return [
+        ExchangeCommand(seat=seat, take=take, discard=card)
+        for take in state.kitty_left
+        for card in (*state.hands[seat], take)
+    ]

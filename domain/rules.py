@@ -40,6 +40,14 @@ class Variant(msgspec.Struct, frozen=True):
     default_score: str
     ripper_rank: str = "3"
     playable: bool = True  # False: rule set known, decider not built yet
+    # mighty-3: the declarer keeps this many of the kitty cards and discards as many; the
+    # others then take one of the rest each and discard one. None: the declarer takes
+    # the whole kitty and discards as many cards as it had.
+    kitty_keep: int | None = None
+
+    @property
+    def discard_count(self) -> int:
+        return self.kitty_size if self.kitty_keep is None else self.kitty_keep
 
 
 def _pack(minus: frozenset[str] = frozenset()) -> tuple[Card, ...]:
@@ -67,7 +75,7 @@ VARIANTS: Final[dict[str, Variant]] = {
     for v in (
         Variant("mighty-5", 5, _pack(), 10, 3, 13, 20, 12, 1, _STD, "fixed"),
         Variant("mighty-4", 4, _pack(frozenset({"2H", "2C"})), 12, 3, 13, 20, 12, 1, _FOUR, "fixed"),
-        Variant("mighty-3", 3, _pack(), 16, 5, 10, 20, 9, 0, _THREE, "fixed", playable=False),
+        Variant("mighty-3", 3, _pack(), 16, 5, 10, 20, 9, 0, _THREE, "fixed", kitty_keep=3),
         Variant("mighty-4-short", 4, _pack(_SHORT4), 10, 3, 12, 20, 11, 1, _FOUR, "penalty"),
         Variant("mighty-3-short", 3, _pack(_SHORT3), 10, 3, 11, 20, 10, 0, _THREE, "penalty", "7"),
         Variant("mighty-6", 6, _two_packs(), 17, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", playable=False),

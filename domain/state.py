@@ -47,11 +47,14 @@ class _Contracted(_Hand, frozen=True, kw_only=True):
     bid_points: int
     bid_trump: str
     kitty_shown: bool = True
+    kitty_left: tuple[str, ...] = ()  # mighty-3: kitty cards nobody has taken yet
+    exchanges: tuple[tuple[int, str, str], ...] = ()  # mighty-3: (seat, take, discard)
 
 
 class Exchange(_Contracted, frozen=True, kw_only=True):
     discards: tuple[str, ...] | None = None
     trump_changed: bool = False
+    exchanger: int | None = None  # mighty-3: whose turn it is to take and discard one
 
 
 class _Played(_Contracted, frozen=True, kw_only=True):
@@ -106,5 +109,5 @@ def to_act(state: HandState) -> int | None:
     if isinstance(state, Bidding | Playing):
         return state.to_act
     if isinstance(state, Exchange):
-        return state.declarer
+        return state.declarer if state.exchanger is None else state.exchanger
     return None

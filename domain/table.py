@@ -31,6 +31,7 @@ from domain.events import (
     HandEvent,
     HandPassedOut,
     HandScored,
+    KittyExchanged,
     KittyTaken,
     MisdealClaimed,
     Passed,
@@ -42,8 +43,8 @@ from domain.state import HandState
 
 HAND_EVENTS = (
     AuctionWon, BiddingReopened, BidMade, CardPlayed, CardsDiscarded, DeclarerAlone,
-    FriendCalled, FriendRevealed, HandDealt, HandPassedOut, HandScored, KittyTaken,
-    MisdealClaimed, Passed, TrickWon, TrumpChanged,
+    FriendCalled, FriendRevealed, HandDealt, HandPassedOut, HandScored, KittyExchanged,
+    KittyTaken, MisdealClaimed, Passed, TrickWon, TrumpChanged,
 )
 
 # ---------------------------------------------------------------- commands

@@ -59,6 +59,10 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     # (286 of them in mighty-5): ``discard_count`` says how many of the hand to discard.
     legal: tuple[HandCommand, ...] = ()
     discard_count: int | None = None
+    # mighty-3: the viewer's own kitty exchange (take, discard); the audit view's `exchanges`
+    # holds every one as (seat, take, discard).
+    own_exchange: tuple[str, str] | None = None
+    exchanges: tuple[tuple[int, str, str], ...] | None = None  # audit only
     dealt: tuple[tuple[str, ...], ...] | None = None  # audit only
 
 
@@ -83,7 +87,7 @@ def audit_view(state: HandState) -> HandView:
     public = _public(state)
     extra: dict[str, Any] = {"audit": True, "dealt": state.dealt, "kitty": state.kitty}
     if isinstance(state, Finished):
-        extra.update(discards=state.discards, friend=state.friend)
+        extra.update(discards=state.discards, friend=state.friend, exchanges=state.exchanges)
     return replace(public, **extra)
 
 
@@ -129,6 +133,9 @@ def _for_seat(state: HandState, public: HandView, seat: int) -> HandView:
         return replace(public, **extra)
     if seat == state.declarer:
         extra.update(kitty=state.kitty, discards=state.discards)
+    for who, take, discard in state.exchanges:
+        if who == seat:
+            extra["own_exchange"] = (take, discard)
     if isinstance(state, Playing | Finished) and not state.friend_known and seat == state.friend:
         extra["friend"] = seat
     return replace(public, **extra)

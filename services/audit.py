@@ -27,6 +27,7 @@ from domain.commands import (
     ChangeTrump,
     ClaimMisdeal,
     Discard,
+    Exchange,
     HandCommand,
     Pass,
     Play,
@@ -38,6 +39,7 @@ from domain.events import (
     CardsDiscarded,
     FriendCalled,
     HandDealt,
+    KittyExchanged,
     MisdealClaimed,
     Passed,
     TrumpChanged,
@@ -96,7 +98,9 @@ def command_of(event: TableEvent) -> tuple[TableOnlyCommand | HandCommand, str |
     if isinstance(event, CardPlayed):
         return Play(seat=event.seat, card=event.card, suit=event.suit, joker_call=event.joker_call), None
     if isinstance(event, CardsDiscarded):
-        return Discard(seat=event.seat, cards=event.cards), None
+        return Discard(seat=event.seat, cards=event.cards, take=event.taken), None
+    if isinstance(event, KittyExchanged):
+        return Exchange(seat=event.seat, take=event.take, discard=event.discard), None
     if isinstance(event, TrumpChanged):
         return ChangeTrump(seat=event.seat, trump=event.trump), None
     if isinstance(event, FriendCalled):

@@ -36,6 +36,9 @@ from domain.commands import (
     Pass,
     Play,
 )
+from domain.commands import (
+    Exchange as ExchangeCommand,
+)
 from domain.errors import RuleError
 from domain.events import CardPlayed, FriendRevealed, HandEvent, HandScored, TrickWon
 from domain.hand import deal_event, decide, evolve
@@ -62,10 +65,10 @@ RANKS = "23456789TJQKA"
 PLAYABLE = [name for name, spec in VARIANTS.items() if spec.playable]
 # §6/§7 "made" multipliers: declarer, friend, each defender; alone: declarer, each defender.
 # The -short variants under fixed/pagat pay as the full variant with as many players.
-PAYOUT = {"mighty-5": (2, 1, 1, 4, 1), "mighty-4": (4, 2, 3, 9, 3),
+PAYOUT = {"mighty-5": (2, 1, 1, 4, 1), "mighty-4": (4, 2, 3, 9, 3), "mighty-3": (2, 0, 1, 2, 1),
           "mighty-4-short": (4, 2, 3, 9, 3), "mighty-3-short": (2, 0, 1, 2, 1)}
-OFFSET = {"mighty-5": 12, "mighty-4": 12, "mighty-4-short": 11, "mighty-3-short": 10}
-MIN_BID = {"mighty-5": 13, "mighty-4": 13, "mighty-4-short": 12, "mighty-3-short": 11}
+OFFSET = {"mighty-5": 12, "mighty-4": 12, "mighty-3": 9, "mighty-4-short": 11, "mighty-3-short": 10}
+MIN_BID = {"mighty-5": 13, "mighty-4": 13, "mighty-3": 10, "mighty-4-short": 12, "mighty-3-short": 11}
 TIE_RANK = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": 4}
 CARD = re.compile(rb'"(JK\d?|[2-9TJQKA][SHDC](?:#\d)?)"')
 
@@ -311,7 +314,10 @@ def follow_trick(state: Playing, trick: Trick, command: HandCommand, new: list[H
 
 def check_legal_commands_are_accepted(state: HandState, trick: Trick, rng: random.Random) -> None:
     for seat in range(state.players):
-        for command in legal_commands(state, seat):
+        commands = legal_commands(state, seat)
+        if len(commands) > 1000:  # mighty-3's discards: 10 kitty choices x 969 card sets
+            commands = rng.sample(commands, 500)
+        for command in commands:
             assert refused_with(state, command) is None, command
         if seat != to_act(state):
             assert all(isinstance(c, ClaimMisdeal) for c in legal_commands(state, seat))
@@ -362,8 +368,18 @@ def check_exchange_refusals(state: Exchange, rng: random.Random) -> None:
     d = state.declarer
     other = (d + 1 + rng.randrange(state.players - 1)) % state.players
     hand = state.hands[d]
-    k = state.rules.spec.kitty_size
+    spec = state.rules.spec
+    k = spec.discard_count
     assert refused_with(state, Bid(seat=d, points=20, trump="NT")) == "wrong_phase"
+    if spec.kitty_keep is None:
+        exchange = ExchangeCommand(seat=other, take=hand[0], discard=hand[0])
+        assert refused_with(state, exchange) == "wrong_phase"
+    elif state.discards is None:
+        check_kitty_keep_refusals(state, other)
+        return
+    elif state.exchanger is not None:
+        check_kitty_exchange_refusals(state)
+        return
     if state.discards is None:
         assert refused_with(state, Discard(seat=other, cards=hand[:k])) == "not_your_turn"
         assert refused_with(state, Discard(seat=d, cards=hand[:k - 1])) == "bad_discard"
@@ -382,6 +398,37 @@ def check_exchange_refusals(state: Exchange, rng: random.Random) -> None:
         assert refused_with(state, CallFriend(seat=d, friend=rng.choice(hand))) == "bad_friend_call"
         assert refused_with(state, CallFriend(seat=d, friend=state.discards[0])) == "bad_friend_call"
     assert refused_with(state, CallFriend(seat=other, friend="none")) == "not_your_turn"
+
+
+def check_kitty_keep_refusals(state: Exchange, other: int) -> None:
+    """mighty-3 (§7): the declarer names the kitty cards it keeps in ``take``."""
+    d, keep = state.declarer, state.rules.spec.kitty_keep
+    assert keep is not None
+    hand, kitty = state.hands[d], state.kitty_left
+    assert refused_with(state, Discard(seat=d, cards=hand[:keep])) == "bad_discard"  # no take
+    foreign = state.hands[other][0]
+    bad_take = (*kitty[:keep - 1], foreign)
+    assert refused_with(state, Discard(seat=d, cards=hand[:keep], take=bad_take)) == "bad_discard"
+    assert refused_with(state, Discard(seat=d, cards=hand[:keep], take=kitty[:keep])) is None
+    assert refused_with(state, Discard(seat=other, cards=hand[:keep], take=kitty[:keep])) == "not_your_turn"
+    exchange = ExchangeCommand(seat=other, take=kitty[0], discard=state.hands[other][0])
+    assert refused_with(state, exchange) == "not_your_turn"
+
+
+def check_kitty_exchange_refusals(state: Exchange) -> None:
+    """mighty-3: each other player in turn takes a kitty card left and discards one."""
+    seat, d = state.exchanger, state.declarer
+    assert seat is not None
+    hand, left = state.hands[seat], state.kitty_left
+    idle = next(s for s in range(state.players) if s not in (seat, d))
+    assert refused_with(state, ExchangeCommand(seat=seat, take=left[0], discard=left[0])) is None
+    assert refused_with(state, ExchangeCommand(seat=seat, take=left[0], discard=hand[0])) is None
+    assert refused_with(state, ExchangeCommand(seat=idle, take=left[0], discard=state.hands[idle][0])) == "not_your_turn"
+    assert refused_with(state, ExchangeCommand(seat=seat, take=hand[0], discard=hand[1])) == "bad_discard"
+    foreign = state.hands[d][0]
+    assert refused_with(state, ExchangeCommand(seat=seat, take=left[0], discard=foreign)) == "bad_discard"
+    assert refused_with(state, ChangeTrump(seat=d, trump="NT" if state.trump != "NT" else "S")) == "not_your_turn"
+    assert refused_with(state, CallFriend(seat=d, friend="none")) == "not_your_turn"
 
 
 def check_play_refusals(state: Playing, trick: Trick, rng: random.Random) -> None:
@@ -415,6 +462,7 @@ def check_views(state: HandState, trick: Trick, rng: random.Random) -> None:
     if isinstance(state, Playing | Finished) and state.called_card:
         exempt.add(state.called_card)
     hidden_kitty = set() if contracted else set(state.kitty)
+    exchanges = getattr(state, "exchanges", ())
     for viewer in [*range(n), None]:
         view = seat_view(state, viewer) if viewer is not None else spectator_view(state)
         seen = cards_in(view)
@@ -422,7 +470,13 @@ def check_views(state: HandState, trick: Trick, rng: random.Random) -> None:
         forbidden = others | hidden_kitty
         if not (contracted and viewer == state.declarer):  # type: ignore[union-attr]
             forbidden |= discards
-        leaked = (seen & forbidden) - exempt
+        forbidden |= {discard for s, _, discard in exchanges if s != viewer}
+        saw_kitty = set()  # mighty-3: the declarer and each taker saw the kitty they chose from
+        if contracted and viewer is not None and (
+                viewer in (state.declarer, getattr(state, "exchanger", None))  # type: ignore[union-attr]
+                or any(s == viewer for s, _, _ in exchanges)):
+            saw_kitty = set(state.kitty)
+        leaked = (seen & forbidden) - exempt - saw_kitty
         assert not leaked, f"viewer {viewer} sees {sorted(leaked)}"
         if (isinstance(state, Playing | Finished) and not state.friend_known
                 and (viewer is None or viewer != state.friend)):
@@ -457,9 +511,10 @@ def check_finished(played: Played) -> None:
     tricks = state.tricks
     assert len(tricks) == spec.hand_size and all(len(t.cards) == spec.players for t in tricks)
     assert all(not hand for hand in state.hands)
-    played_cards = [c for t in tricks for c in t.cards] + list(state.discards)
+    exchanged = [discard for _, _, discard in state.exchanges]  # mighty-3 (§7)
+    played_cards = [c for t in tricks for c in t.cards] + list(state.discards) + exchanged
     assert Counter(played_cards) == Counter(spec.deck), "every card is played once"
-    assert sum(t.points for t in tricks) + points(state.discards) == 20, "20 points"
+    assert sum(t.points for t in tricks) + points(state.discards) + points(exchanged) == 20, "20 points"
     scored = state.scored
     friend = expected_friend(state)
     assert scored.friend == friend
