@@ -132,6 +132,8 @@ def check_well_formed(state: HandState, cmd: HandCommand) -> None:
             if not is_card(card):
                 raise _malformed(f"{card!r} is not a card.")
     elif isinstance(cmd, CallFriend):
+        if not isinstance(cmd.friend, str) and state.rules.spec.max_friends < 2:
+            raise _malformed("This variant calls one friend: `friend` is one card, 'first_trick' or 'none'.")
         calls = (cmd.friend,) if isinstance(cmd.friend, str) else cmd.friend
         for call in calls:
             if call not in exchange.FRIEND_CALLS and not is_card(call):

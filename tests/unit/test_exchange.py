@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from domain.commands import CallFriend
 from domain.events import CardsDiscarded, FriendCalled, HandEvent, KittyTaken, TrumpChanged
 from domain.play import ripper
 from domain.state import Exchange, Playing
@@ -291,3 +292,8 @@ def test_the_lead_advice_is_not_enforced() -> None:
     state = given(events).state
     assert isinstance(state, Playing) and state.to_act == 1 and state.lead_suit == "D"
     given(events).when(play(1, "9S")).accepted()
+
+
+def test_a_list_of_friend_calls_in_a_one_pack_variant_is_malformed() -> None:
+    command = CallFriend(seat=0, friend=("QH", "first_trick"))
+    given(discarded()).when(command).refused("malformed_command")
