@@ -3,7 +3,17 @@ and who wins a trick. One legality function feeds ``decide``, the bots and the v
 
 from __future__ import annotations
 
-from domain.cards import JOKERS, RANK_OF, SUIT_NAMES, SUIT_OF, SUITS, is_joker, mighty_of, ripper_of
+from domain.cards import (
+    JOKERS,
+    RANK_OF,
+    SUIT_NAMES,
+    SUIT_OF,
+    SUITS,
+    is_joker,
+    mighties,
+    ripper_of,
+    rippers,
+)
 from domain.commands import Play
 from domain.errors import (
     CardNotInHand,
@@ -17,7 +27,19 @@ from domain.state import Playing
 
 
 def ripper(state: Playing) -> str:
+    """The one-pack Ripper's name (both copies: ``ripper_cards``)."""
     return ripper_of(state.trump, state.rules.spec.ripper_rank)
+
+
+def ripper_cards(state: Playing) -> frozenset[str]:
+    """The Ripper: one card, or both copies with two packs (mighty-large.md §1)."""
+    spec = state.rules.spec
+    return rippers(state.trump, spec.ripper_rank, spec.packs)
+
+
+def mighty_cards(state: Playing) -> frozenset[str]:
+    """The Mighty: one card, or both copies with two packs (mighty-large.md §1)."""
+    return mighties(state.trump, state.rules.spec.packs)
 
 
 def is_last_trick(state: Playing) -> bool:
@@ -32,7 +54,7 @@ def joker_has_power(state: Playing) -> bool:
 def lead_calls_joker(state: Playing, card: str, declared: bool | None) -> bool:
     """§5 joker call: a Ripper lead outside the first trick calls the joker (or, with
     ``joker_call = declared``, when the leader says so)."""
-    if state.trick or not state.tricks or card != ripper(state):
+    if state.trick or not state.tricks or card not in ripper_cards(state):
         return False
     if state.rules.joker_call == "declared":
         return bool(declared)
@@ -40,7 +62,7 @@ def lead_calls_joker(state: Playing, card: str, declared: bool | None) -> bool:
 
 
 def _restricted_first_lead(state: Playing, card: str) -> bool:
-    return is_joker(card) or card == ripper(state) or SUIT_OF[card] == state.trump
+    return is_joker(card) or card in ripper_cards(state) or SUIT_OF[card] == state.trump
 
 
 def check_first_lead(state: Playing, hand: tuple[str, ...], card: str) -> None:
@@ -73,12 +95,11 @@ def check_play(state: Playing, cmd: Play) -> None:
     if leading:
         check_first_lead(state, hand, card)
         return
-    mighty = mighty_of(state.trump)
-    if card == mighty or is_joker(card):
+    if card in mighty_cards(state) or is_joker(card):
         return
     if state.joker_called and any(is_joker(c) for c in hand):
         raise MustPlayJoker(
-            f"The Ripper called the Joker: seat {seat} must play the Joker (or the Mighty)."
+            f"The Ripper called the Joker: seat {seat} must play a Joker (or a Mighty)."
         )
     led = state.led_suit
     if led is not None and SUIT_OF[card] != led and holds_suit(hand, led):
@@ -101,7 +122,7 @@ def legal_plays(state: Playing, seat: int) -> list[Play]:
             continue
         if is_joker(card):
             plays.extend(Play(seat=seat, card=card, suit=s) for s in SUITS)
-        elif declared and state.tricks and card == ripper(state):
+        elif declared and state.tricks and card in ripper_cards(state):
             plays.append(Play(seat=seat, card=card, joker_call=True))
             plays.append(Play(seat=seat, card=card, joker_call=False))
         else:
@@ -110,29 +131,30 @@ def legal_plays(state: Playing, seat: int) -> list[Play]:
 
 
 def _follow_cards(state: Playing, hand: tuple[str, ...]) -> tuple[str, ...]:
-    mighty = mighty_of(state.trump)
-    free = tuple(c for c in hand if c == mighty or c in JOKERS)
-    if state.joker_called and len(free) > (mighty in hand):
+    mighty = mighty_cards(state)
+    free = tuple(c for c in hand if c in mighty or c in JOKERS)
+    if state.joker_called and any(c in JOKERS for c in free):
         return free
     led = state.led_suit
-    suited = tuple(c for c in hand if SUIT_OF[c] == led and c != mighty)
-    if suited or (led is not None and mighty in hand and SUIT_OF[mighty] == led):
+    suited = tuple(c for c in hand if SUIT_OF[c] == led and c not in mighty)
+    if suited or any(SUIT_OF[c] == led for c in free):  # a Mighty of the led suit is held
         return suited + free
     return hand
 
 
 def trick_winner(state: Playing, cards: tuple[str, ...]) -> int:
-    """§5 winner: the Mighty; else a Joker with power; else the highest trump; else the
-    highest card of the led suit; else the powerless Joker that led."""
+    """§5 winner: the (first) Mighty; else the first Joker with power; else the highest
+    trump; else the highest card of the led suit; else the powerless Joker that led.
+    Identical cards rank equally: the strict comparisons keep the first played."""
     players = state.players
     leader = state.leader
-    mighty = mighty_of(state.trump)
+    mighty = mighty_cards(state)
     best: int | None = None
     powered = joker_has_power(state)
     for i, card in enumerate(cards):
-        if card == mighty:
+        if card in mighty:
             return (leader + i) % players
-        if powered and card in JOKERS:
+        if powered and best is None and card in JOKERS:
             best = i
     if best is not None:
         return (leader + best) % players

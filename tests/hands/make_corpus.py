@@ -541,7 +541,6 @@ def broken() -> dict[str, tuple[str | dict[str, Any], dict[str, Any]]]:
         "broken-first-bidder-not-a-seat": bad("First bidder 7 is not a seat", first_bidder=7),
         "broken-not-an-object": ("[1, 2, 3]\n", {"exit": 2, "error": "not well formed"}),
         "broken-field-of-wrong-type": bad("not well formed", dealer="north"),
-        "broken-variant-not-replayable": bad("cannot be replayed", rules="mighty-6"),
     }
     return files
 
