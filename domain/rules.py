@@ -81,7 +81,7 @@ VARIANTS: Final[dict[str, Variant]] = {
         Variant("mighty-3-short", 3, _pack(_SHORT3), 10, 3, 11, 20, 10, 0, _THREE, "penalty", "7"),
         Variant("mighty-6", 6, _two_packs(), 17, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", packs=2),
         Variant("mighty-7", 7, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2")), 14, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", packs=2),
-        Variant("mighty-8", 8, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2", "2D#1", "2S#1")), 12, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", packs=2),
+        Variant("mighty-8", 8, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2", "2D#2", "2S#2")), 12, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", packs=2),
     )
 }
 
