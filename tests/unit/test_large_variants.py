@@ -31,15 +31,20 @@ from domain.handfile import parse, replay, result_of
 from domain.legal import legal_commands
 from domain.rules import VARIANTS, make_rules
 from domain.scoring import hand_scores, pagat_stake
-from domain.state import Playing
+from domain.state import Finished, Playing
+from domain.table import CreateTable, DealHand, JoinSeat, StartTable, Submission, initial_state
+from domain.table import decide as table_decide
+from domain.table import evolve as table_evolve
 from domain.views import seat_view, spectator_view
 from tests.unit.helpers import (
     auction_to,
+    bid,
     call,
     change_trump,
     discard,
     fold,
     given,
+    pass_,
     play,
     play_cards,
     ready_to_play,
@@ -411,3 +416,33 @@ def test_a_two_pack_hand_file_prints_friends_once_every_call_is_revealed() -> No
     assert "friends" not in result_of(outcome.state) and "friend" not in result_of(outcome.state)
     state = outcome.state
     assert isinstance(state, Playing) and state.friends == (3,)
+
+
+# ---------------------------------------------------------------- the table
+
+
+def test_a_two_pack_table_plays_a_hand_and_the_lowest_friend_deals_next() -> None:
+    players = [f"p{i}" for i in range(8)]
+    state = initial_state("big")
+
+    def send(command: Any, player: str | None) -> None:
+        nonlocal state
+        for event in table_decide(state, Submission(command, player)):
+            state = table_evolve(state, event)
+
+    send(CreateTable(variant="mighty-8"), players[0])
+    for seat, player in enumerate(players):
+        send(JoinSeat(seat=seat), player)
+    send(StartTable(first_dealer=0), players[0])
+    dealt = large_deal("mighty-8", "AD#1 KH#1", "2D#1", "3D#1 KH#2", "4D#1", "5D#1 QS#1", "6D#1")
+    send(DealHand(order=(*(c for h in dealt.hands for c in h), *dealt.kitty), salt="s"), None)
+    script: list[HandCommand] = [bid(0, "25 H"), *(pass_(s) for s in range(1, 8)),
+                                 discard(0, " ".join(dealt.kitty)),
+                                 CallFriend(seat=0, friend=("KH#2", "QS#1"))]
+    for command in script:
+        send(command, players[command.seat])
+    while isinstance(state.hand, Playing):
+        seat = state.hand.to_act
+        send(legal_commands(state.hand, seat)[0], players[seat])
+    assert isinstance(state.hand, Finished) and state.hand.friends == (2, 4)
+    assert state.dealer == 2  # two friends: the lower friend seat deals next
