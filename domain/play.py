@@ -98,9 +98,8 @@ def check_play(state: Playing, cmd: Play) -> None:
     if card in mighty_cards(state) or is_joker(card):
         return
     if state.joker_called and any(is_joker(c) for c in hand):
-        raise MustPlayJoker(
-            f"The Ripper called the Joker: seat {seat} must play a Joker (or a Mighty)."
-        )
+        what = "the Joker (or the Mighty)" if state.rules.spec.packs == 1 else "a Joker (or a Mighty)"
+        raise MustPlayJoker(f"The Ripper called the Joker: seat {seat} must play {what}.")
     led = state.led_suit
     if led is not None and SUIT_OF[card] != led and holds_suit(hand, led):
         name = SUIT_NAMES[led]

@@ -49,8 +49,10 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     friend_known: bool = False  # public: the friend has been revealed (or there is none)
     # mighty-large.md (two packs): every call, and the friend seats revealed so far
     # (all of them once friend_known); a secret friend sees its own seat in ``friend``.
-    friend_calls: tuple[str, ...] = ()
-    friends: tuple[int, ...] = ()
+    # UNSET (left out of the encoded view) in the one-pack variants, whose views stay as
+    # they were byte for byte.
+    friend_calls: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
+    friends: tuple[int, ...] | msgspec.UnsetType = msgspec.UNSET
     trick: TrickView | None = None
     led_suit: str | None = None
     tricks: tuple[TrickView, ...] = ()
@@ -91,8 +93,9 @@ def audit_view(state: HandState) -> HandView:
     public = _public(state)
     extra: dict[str, Any] = {"audit": True, "dealt": state.dealt, "kitty": state.kitty}
     if isinstance(state, Finished):
-        extra.update(discards=state.discards, friend=state.friend, exchanges=state.exchanges,
-                     friends=state.friends)
+        extra.update(discards=state.discards, friend=state.friend, exchanges=state.exchanges)
+        if state.rules.spec.packs > 1:
+            extra["friends"] = state.friends
     return replace(public, **extra)
 
 

@@ -521,7 +521,7 @@ def check_views(state: HandState, trick: Trick, rng: random.Random) -> None:
             assert view.friend is None
         if isinstance(state, Playing) and not state.friend_known:
             # only revealed friends are shown: a called card played, or trick 1 over
-            assert set(view.friends) <= set(revealed_friends(state))
+            assert set(view.friends or ()) <= set(revealed_friends(state))
     if isinstance(state, Finished | Redeal):
         assert audit_view(state).dealt == state.dealt
     else:
