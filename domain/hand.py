@@ -4,7 +4,7 @@ starting from ``None`` with the ``HandDealt`` event."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, assert_never
+from typing import Any, Final, TypeVar, assert_never
 
 from msgspec.structs import replace
 
@@ -45,7 +45,7 @@ from domain.events import (
     TrumpChanged,
 )
 from domain.play import check_play, is_last_trick, lead_calls_joker, trick_winner
-from domain.rules import RuleSet
+from domain.rules import VARIANTS, RuleSet
 from domain.scoring import hand_scores, is_made
 from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal
 
@@ -113,11 +113,14 @@ def _malformed(message: str) -> MalformedCommand:
     return MalformedCommand(message)
 
 
+_CARD_NAMES: Final = {v.name: card_names(v.packs) for v in VARIANTS.values()}
+
+
 def check_well_formed(state: HandState, cmd: HandCommand) -> None:
     """Field values the rules cannot even read are ``malformed_command`` (hand-file.md)."""
     if not 0 <= cmd.seat < len(state.hands):
         raise _malformed(f"Seat {cmd.seat} does not exist at a table of {state.players}.")
-    names = card_names(state.rules.spec.packs)  # two packs: only two-pack names (AS#1, JK3)
+    names = _CARD_NAMES[state.rules.variant]  # two packs: only two-pack names (AS#1, JK3)
     if isinstance(cmd, Play):
         if cmd.card not in names:
             raise _malformed(f"{cmd.card!r} is not a card.")

@@ -3,12 +3,15 @@ and who wins a trick. One legality function feeds ``decide``, the bots and the v
 
 from __future__ import annotations
 
+from typing import Final
+
 from domain.cards import (
     JOKERS,
     RANK_OF,
     SUIT_NAMES,
     SUIT_OF,
     SUITS,
+    TRUMPS,
     is_joker,
     mighties,
     ripper_of,
@@ -23,6 +26,7 @@ from domain.errors import (
     MustPlayJoker,
     NotYourTurn,
 )
+from domain.rules import VARIANTS
 from domain.state import Playing
 
 
@@ -31,15 +35,20 @@ def ripper(state: Playing) -> str:
     return ripper_of(state.trump, state.rules.spec.ripper_rank)
 
 
+# (trump, variant) -> the Mighty / the Ripper cards: one dict lookup on the hot path.
+_MIGHTY: Final = {(t, v.name): mighties(t, v.packs) for t in TRUMPS for v in VARIANTS.values()}
+_ANYTIME: Final = {key: cards | JOKERS for key, cards in _MIGHTY.items()}  # §5: playable any time
+_RIPPER: Final = {(t, v.name): rippers(t, v.ripper_rank, v.packs) for t in TRUMPS for v in VARIANTS.values()}
+
+
 def ripper_cards(state: Playing) -> frozenset[str]:
     """The Ripper: one card, or both copies with two packs (mighty-large.md §1)."""
-    spec = state.rules.spec
-    return rippers(state.trump, spec.ripper_rank, spec.packs)
+    return _RIPPER[state.trump, state.rules.variant]
 
 
 def mighty_cards(state: Playing) -> frozenset[str]:
     """The Mighty: one card, or both copies with two packs (mighty-large.md §1)."""
-    return mighties(state.trump, state.rules.spec.packs)
+    return _MIGHTY[state.trump, state.rules.variant]
 
 
 def is_last_trick(state: Playing) -> bool:
@@ -130,14 +139,18 @@ def legal_plays(state: Playing, seat: int) -> list[Play]:
 
 
 def _follow_cards(state: Playing, hand: tuple[str, ...]) -> tuple[str, ...]:
-    mighty = mighty_cards(state)
-    free = tuple(c for c in hand if c in mighty or c in JOKERS)
-    if state.joker_called and any(c in JOKERS for c in free):
+    key = (state.trump, state.rules.variant)
+    anytime = _ANYTIME[key]
+    free = tuple(c for c in hand if c in anytime)
+    if free and state.joker_called and any(c in JOKERS for c in free):
         return free
     led = state.led_suit
+    mighty = _MIGHTY[key]
     suited = tuple(c for c in hand if SUIT_OF[c] == led and c not in mighty)
-    if suited or any(SUIT_OF[c] == led for c in free):  # a Mighty of the led suit is held
+    if suited:
         return suited + free
+    if free and any(SUIT_OF[c] == led for c in free):  # only Mighties of the led suit
+        return free
     return hand
 
 
