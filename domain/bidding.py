@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.cards import SUIT_NAMES, TRUMPS, is_joker, mighty_of
+from domain.cards import SUIT_NAMES, TRUMPS, is_joker, mighties
 from domain.commands import Bid, ClaimMisdeal, Pass
 from domain.errors import (
     AlreadyPassed,
@@ -98,10 +98,10 @@ def _auction_won(state: Bidding, standing: AuctionEntry) -> list[HandEvent]:
 def hand_worth_halves(hand: tuple[str, ...]) -> int:
     """§3 misdeal: Mighty 0, Joker -1, A K Q J +1, 10 +½ — in halves. Trump is not
     chosen yet, so the Mighty is the AS."""
-    mighty = mighty_of("NT")
+    mighty = mighties("NT", 1) | mighties("NT", 2)
     worth = 0
     for card in hand:
-        if card == mighty:
+        if card in mighty:
             continue
         if is_joker(card):
             worth -= 2

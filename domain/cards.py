@@ -79,6 +79,36 @@ def ripper_of(trump: str, rank: str = "3") -> Card:
     return rank + ("S" if trump == "C" else "C")
 
 
+def copies(card: Card, packs: int) -> frozenset[Card]:
+    """The card's copies in a game of ``packs`` packs: ``AS`` -> {AS} or {AS#1, AS#2}."""
+    return frozenset({card}) if packs == 1 else frozenset(f"{card}#{p}" for p in range(1, packs + 1))
+
+
+# mighty-large.md §1: with two packs both copies are the Mighty (and the Ripper); a trump
+# change moves both. Precomputed per (trump, packs) so the hot path does one dict lookup.
+_MIGHTIES: Final = {(t, p): copies(mighty_of(t), p) for t in TRUMPS for p in (1, 2)}
+
+
+def mighties(trump: str, packs: int = 1) -> frozenset[Card]:
+    return _MIGHTIES[trump, packs]
+
+
+_RIPPERS: Final = {(t, r, p): copies(ripper_of(t, r), p) for t in TRUMPS for r in "37" for p in (1, 2)}
+
+
+def rippers(trump: str, rank: str = "3", packs: int = 1) -> frozenset[Card]:
+    return _RIPPERS[trump, rank, packs]
+
+
+# The names a command may use: any notation with one pack (a two-pack name there is simply
+# not held), only two-pack names with two (mighty-large.md §7: `AS`, `JK` are malformed).
+TWO_PACK_NAMES: Final = frozenset(c for c in ALL_CARDS if "#" in c or (c.startswith("JK") and c != "JK"))
+
+
+def card_names(packs: int) -> frozenset[Card]:
+    return ALL_CARDS if packs == 1 else TWO_PACK_NAMES
+
+
 def full_pack() -> tuple[Card, ...]:
     """The French pack plus one joker, in notation order."""
     return tuple(r + s for s in SUITS for r in RANKS) + ("JK",)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from itertools import combinations
 
 from domain.commands import CallFriend, ChangeTrump, Discard
 from domain.commands import Exchange as ExchangeCommand
@@ -101,9 +102,11 @@ def decide_call_friend(state: Exchange, cmd: CallFriend) -> list[HandEvent]:
     _check_exchanges_done(state, "call a friend")
     _check_declarer(state, cmd.seat, "call a friend")
     friend = cmd.friend
-    if not isinstance(friend, str):
-        raise BadFriendCall("This variant calls one friend; a list of calls is not allowed.")
     rules = state.rules
+    if not isinstance(friend, str):
+        if rules.spec.max_friends < 2:
+            raise BadFriendCall("This variant calls one friend; a list of calls is not allowed.")
+        return _two_calls(state, cmd, friend, discards)
     if rules.spec.max_friends == 0 and friend != "none":
         raise BadFriendCall("In this variant the declarer plays alone; the only call is none.")
     if friend == "first_trick" and not rules.first_trick_friend_allowed:
@@ -111,13 +114,41 @@ def decide_call_friend(state: Exchange, cmd: CallFriend) -> list[HandEvent]:
     _check_lead_advice(state, cmd.lead_suit)
     if friend in FRIEND_CALLS:
         return [FriendCalled(seat=cmd.seat, call=friend, lead_suit=cmd.lead_suit)]
-    if friend not in rules.spec.deck:
+    _check_called_card(state, friend, discards)
+    return [FriendCalled(seat=cmd.seat, call="card", card=friend, lead_suit=cmd.lead_suit)]
+
+
+def _two_calls(
+    state: Exchange, cmd: CallFriend, calls: tuple[str, ...], discards: tuple[str, ...]
+) -> list[HandEvent]:
+    """mighty-large.md §4.3: two different entries, each a card or first_trick; one
+    ``FriendCalled`` event per call, in the order given."""
+    if len(calls) != 2:
+        raise BadFriendCall(f"A list of calls has exactly two entries, not {len(calls)}.")
+    if calls[0] == calls[1]:
+        raise BadFriendCall(f"{calls[0]} is called twice; the two calls must differ.")
+    if "none" in calls:
+        raise BadFriendCall("none is a call of its own, not an entry of a list of calls.")
+    if "first_trick" in calls and not state.rules.first_trick_friend_allowed:
+        raise BadFriendCall("This table's rules do not allow a first-trick friend.")
+    for call in calls:
+        if call != "first_trick":
+            _check_called_card(state, call, discards)
+    _check_lead_advice(state, cmd.lead_suit)
+    return [
+        FriendCalled(seat=cmd.seat, call=call, lead_suit=cmd.lead_suit) if call == "first_trick"
+        else FriendCalled(seat=cmd.seat, call="card", card=call, lead_suit=cmd.lead_suit)
+        for call in calls
+    ]
+
+
+def _check_called_card(state: Exchange, friend: str, discards: tuple[str, ...]) -> None:
+    if friend not in state.rules.spec.deck:
         raise BadFriendCall(f"{friend} is not a card of this deck.")
-    if friend in state.hands[cmd.seat]:
+    if friend in state.hands[state.declarer]:
         raise BadFriendCall(f"{friend} is in the declarer's own hand; call another card or none.")
     if friend in discards:
         raise BadFriendCall(f"{friend} is among the discards; call another card or none.")
-    return [FriendCalled(seat=cmd.seat, call="card", card=friend, lead_suit=cmd.lead_suit)]
 
 
 def _check_lead_advice(state: Exchange, lead_suit: str | None) -> None:
@@ -129,12 +160,17 @@ def _check_lead_advice(state: Exchange, lead_suit: str | None) -> None:
         raise BadFriendCall(f"A lead suit may be named only with a {top} NT contract.")
 
 
-def friend_call_options(state: Exchange) -> list[str]:
-    """Every call ``decide_call_friend`` accepts, for legal_commands."""
+def friend_call_options(state: Exchange) -> list[str | tuple[str, ...]]:
+    """Every call ``decide_call_friend`` accepts, for legal_commands (with two friends,
+    every pair of different entries in one order)."""
     rules = state.rules
     if rules.spec.max_friends == 0:
         return ["none"]
     held = set(state.hands[state.declarer]) | set(state.discards or ())
     cards = [c for c in rules.spec.deck if c not in held]
     specials = ["first_trick", "none"] if rules.first_trick_friend_allowed else ["none"]
-    return cards + specials
+    options: list[str | tuple[str, ...]] = [*cards, *specials]
+    if rules.spec.max_friends >= 2:
+        entries = cards + specials[:-1]
+        options.extend(combinations(entries, 2))
+    return options

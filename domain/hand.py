@@ -4,12 +4,12 @@ starting from ``None`` with the ``HandDealt`` event."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, assert_never
+from typing import Any, Final, TypeVar, assert_never
 
 from msgspec.structs import replace
 
 from domain import bidding, exchange
-from domain.cards import SUIT_OF, SUITS, TRUMPS, is_card, is_joker, points_of
+from domain.cards import SUIT_OF, SUITS, TRUMPS, card_names, is_joker, points_of
 from domain.commands import (
     Bid,
     CallFriend,
@@ -45,7 +45,7 @@ from domain.events import (
     TrumpChanged,
 )
 from domain.play import check_play, is_last_trick, lead_calls_joker, trick_winner
-from domain.rules import RuleSet
+from domain.rules import VARIANTS, RuleSet
 from domain.scoring import hand_scores, is_made
 from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal
 
@@ -113,12 +113,16 @@ def _malformed(message: str) -> MalformedCommand:
     return MalformedCommand(message)
 
 
+_CARD_NAMES: Final = {v.name: card_names(v.packs) for v in VARIANTS.values()}
+
+
 def check_well_formed(state: HandState, cmd: HandCommand) -> None:
     """Field values the rules cannot even read are ``malformed_command`` (hand-file.md)."""
     if not 0 <= cmd.seat < len(state.hands):
         raise _malformed(f"Seat {cmd.seat} does not exist at a table of {state.players}.")
+    names = _CARD_NAMES[state.rules.variant]  # two packs: only two-pack names (AS#1, JK3)
     if isinstance(cmd, Play):
-        if not is_card(cmd.card):
+        if cmd.card not in names:
             raise _malformed(f"{cmd.card!r} is not a card.")
         leads_joker = isinstance(state, Playing) and not state.trick and is_joker(cmd.card)
         if leads_joker and cmd.suit is not None and cmd.suit not in SUITS:
@@ -129,18 +133,18 @@ def check_well_formed(state: HandState, cmd: HandCommand) -> None:
             raise _malformed(f"{cmd.trump!r} is not a trump: use S, H, D, C or NT.")
     elif isinstance(cmd, Discard):
         for card in (*cmd.cards, *(cmd.take or ())):
-            if not is_card(card):
+            if card not in names:
                 raise _malformed(f"{card!r} is not a card.")
     elif isinstance(cmd, CallFriend):
         if not isinstance(cmd.friend, str) and state.rules.spec.max_friends < 2:
             raise _malformed("This variant calls one friend: `friend` is one card, 'first_trick' or 'none'.")
         calls = (cmd.friend,) if isinstance(cmd.friend, str) else cmd.friend
         for call in calls:
-            if call not in exchange.FRIEND_CALLS and not is_card(call):
+            if call not in exchange.FRIEND_CALLS and call not in names:
                 raise _malformed(f"{call!r} is not a card, 'first_trick' or 'none'.")
         if cmd.lead_suit is not None and cmd.lead_suit not in SUITS:
             raise _malformed(f"{cmd.lead_suit!r} is not a suit: use S, H, D or C.")
-    elif isinstance(cmd, ExchangeCommand) and not (is_card(cmd.take) and is_card(cmd.discard)):
+    elif isinstance(cmd, ExchangeCommand) and not (cmd.take in names and cmd.discard in names):
         raise _malformed("An exchange names one card to take and one to discard.")
 
 
@@ -151,7 +155,7 @@ def decide_play(state: Playing, cmd: Play) -> list[HandEvent]:
     named = cmd.suit if leading and is_joker(card) else None
     call = lead_calls_joker(state, card, cmd.joker_call)
     events: list[HandEvent] = [CardPlayed(seat=seat, card=card, suit=named, joker_call=call)]
-    if state.call == "card" and card == state.called_card:
+    if state.pending and card in state.pending:  # a called card (not its identical copy)
         events.append(FriendRevealed(seat=seat))
     if len(state.trick) + 1 < len(state.hands):
         return events
@@ -160,23 +164,29 @@ def decide_play(state: Playing, cmd: Play) -> list[HandEvent]:
     trick_no = len(state.tricks)
     events.append(TrickWon(trick=trick_no, leader=state.leader, cards=cards, winner=winner,
                            points=points_of(cards)))
-    friend = state.friend
-    if trick_no == 0 and state.call == "first_trick":
-        friend = None if winner == state.declarer else winner
-        events.append(DeclarerAlone() if friend is None else FriendRevealed(seat=winner))
+    friends = state.friends
+    if trick_no == 0 and "first_trick" in state.pending:
+        # first_trick names the winner of trick 1, or nobody if the declarer wins it
+        if winner == state.declarer:
+            events.append(DeclarerAlone())
+        else:
+            events.append(FriendRevealed(seat=winner))
+            friends = tuple(sorted({*friends, winner}))
     if is_last_trick(state):
         taken = list(state.taken)
         taken[winner] += points_of(cards)
-        events.append(score_hand(state, friend, taken))
+        events.append(score_hand(state, friends, taken))
     return events
 
 
-def score_hand(state: Playing, friend: int | None, taken: list[int]) -> HandScored:
-    """§6: P counts the tricks of the declarer and friend, plus the discards."""
-    side = taken[state.declarer] + (taken[friend] if friend is not None else 0)
+def score_hand(state: Playing, friends: tuple[int, ...], taken: list[int]) -> HandScored:
+    """§6: P counts the tricks of the declarer and every friend, plus the discards."""
+    side = taken[state.declarer] + sum(taken[f] for f in friends)
     side += points_of(state.discards)
-    scores = hand_scores(state.rules, declarer=state.declarer, friend=friend,
+    scores = hand_scores(state.rules, declarer=state.declarer, friends=friends,
                          contract=state.points, trump=state.trump, taken=side)
+    # one pack: ``friend`` is the friend; two packs use the state's ``friends`` instead
+    friend = None if state.rules.spec.packs > 1 or not friends else friends[0]
     return HandScored(declarer=state.declarer, friend=friend, points=state.points,
                       trump=state.trump, declarer_side_points=side,
                       made=is_made(state.points, side), scores=scores)
@@ -207,12 +217,13 @@ def evolve(state: HandState | None, event: HandEvent) -> HandState:
         assert isinstance(state, Exchange)
         return _exchange_step(state, event)
     if isinstance(event, FriendCalled):
+        if isinstance(state, Playing):  # the second of two calls (mighty-large.md §4)
+            return _second_call(state, event)
         assert isinstance(state, Exchange)
         return _friend_called(state, event)
     if isinstance(event, FriendRevealed | DeclarerAlone):
         assert isinstance(state, Playing)
-        friend = event.seat if isinstance(event, FriendRevealed) else None
-        return replace(state, friend=friend, friend_known=True)
+        return _revealed(state, event)
     if isinstance(event, HandScored):
         assert isinstance(state, Playing)
         return _scored(state, event)
@@ -304,13 +315,50 @@ def _friend_called(state: Exchange, event: FriendCalled) -> Playing:
     if event.card is not None:
         friend = next(s for s, hand in enumerate(state.hands) if event.card in hand)
     assert state.discards is not None
+    calls = _calls_of(event)
     return Playing(
         **_carried(state, _CONTRACT_FIELDS),
         discards=state.discards, trump_changed=state.trump_changed, call=event.call,
-        called_card=event.card, lead_suit=event.lead_suit, friend=friend,
+        called_card=event.card, lead_suit=event.lead_suit,
+        friend=friend if state.rules.spec.packs == 1 else None,
         friend_known=event.call == "none", taken=(0,) * state.players,
         leader=state.declarer, to_act=state.declarer,
+        calls=calls, pending=calls, friends=() if friend is None else (friend,),
     )
+
+
+def _calls_of(event: FriendCalled) -> tuple[str, ...]:
+    if event.card is not None:
+        return (event.card,)
+    return () if event.call == "none" else (event.call,)
+
+
+def _second_call(state: Playing, event: FriendCalled) -> Playing:
+    """Two calls are two ``FriendCalled`` events; the second adds its call and holder."""
+    calls = _calls_of(event)
+    friends = state.friends
+    if event.card is not None:
+        holder = next(s for s, hand in enumerate(state.hands) if event.card in hand)
+        friends = tuple(sorted({*friends, holder}))
+    return replace(state, calls=state.calls + calls, pending=state.pending + calls,
+                   friends=friends, friend_known=False)
+
+
+def _revealed(state: Playing, event: FriendRevealed | DeclarerAlone) -> Playing:
+    """A called card was just played (it ends the trick so far), or trick 1 ended and
+    resolved ``first_trick``: that call is revealed."""
+    call = state.trick[-1] if state.trick and state.trick[-1] in state.pending else "first_trick"
+    pending = tuple(c for c in state.pending if c != call)
+    friends, revealed = state.friends, state.revealed
+    if isinstance(event, FriendRevealed):
+        friends = tuple(sorted({*friends, event.seat}))
+        revealed = tuple(sorted({*revealed, event.seat}))
+    if state.rules.spec.packs == 1:
+        friend = event.seat if isinstance(event, FriendRevealed) else None
+        return replace(state, friend=friend, friend_known=True, pending=pending,
+                       friends=friends, revealed=revealed)
+    return replace(state, friend_known=not pending, pending=pending, friends=friends,
+                   revealed=revealed)
 
 
 def _card_played(state: Playing, event: CardPlayed) -> Playing:
@@ -339,7 +387,7 @@ def _trick_won(state: Playing, event: TrickWon) -> Playing:
 def _scored(state: Playing, event: HandScored) -> Finished:
     return Finished(
         **_carried(state, _CONTRACT_FIELDS + _PLAYED_FIELDS),
-        friend=event.friend, friend_known=True, scored=event,
+        friend=event.friend, friend_known=True, scored=event, revealed=state.friends,
     )
 
 
@@ -349,7 +397,8 @@ _CONTRACT_FIELDS = _HAND_FIELDS + (
     "declarer", "points", "trump", "bid_points", "bid_trump", "kitty_shown", "kitty_left",
     "exchanges",
 )
-_PLAYED_FIELDS = ("discards", "trump_changed", "call", "called_card", "lead_suit", "tricks", "taken")
+_PLAYED_FIELDS = ("discards", "trump_changed", "call", "called_card", "lead_suit", "tricks", "taken",
+                  "calls", "pending", "friends")
 
 
 def _carried(state: HandState, fields: tuple[str, ...]) -> dict[str, Any]:

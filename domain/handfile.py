@@ -141,7 +141,9 @@ def result_of(state: HandState) -> dict[str, Any]:
     result["declarer"] = state.declarer
     result["contract"] = {"points": state.points, "trump": state.trump}
     if isinstance(state, Playing | Finished):
-        if state.friend_known:
+        if state.friend_known and state.rules.spec.packs > 1:
+            result["friends"] = list(state.friends)  # mighty-large.md §7
+        elif state.friend_known:
             result["friend"] = state.friend
         result["tricks"] = [
             {"leader": t.leader, "cards": list(t.cards), "winner": t.winner, "points": t.points}

@@ -3,7 +3,20 @@ and who wins a trick. One legality function feeds ``decide``, the bots and the v
 
 from __future__ import annotations
 
-from domain.cards import JOKERS, RANK_OF, SUIT_NAMES, SUIT_OF, SUITS, is_joker, mighty_of, ripper_of
+from typing import Final
+
+from domain.cards import (
+    JOKERS,
+    RANK_OF,
+    SUIT_NAMES,
+    SUIT_OF,
+    SUITS,
+    TRUMPS,
+    is_joker,
+    mighties,
+    ripper_of,
+    rippers,
+)
 from domain.commands import Play
 from domain.errors import (
     CardNotInHand,
@@ -13,11 +26,29 @@ from domain.errors import (
     MustPlayJoker,
     NotYourTurn,
 )
+from domain.rules import VARIANTS
 from domain.state import Playing
 
 
 def ripper(state: Playing) -> str:
+    """The one-pack Ripper's name (both copies: ``ripper_cards``)."""
     return ripper_of(state.trump, state.rules.spec.ripper_rank)
+
+
+# (trump, variant) -> the Mighty / the Ripper cards: one dict lookup on the hot path.
+_MIGHTY: Final = {(t, v.name): mighties(t, v.packs) for t in TRUMPS for v in VARIANTS.values()}
+_ANYTIME: Final = {key: cards | JOKERS for key, cards in _MIGHTY.items()}  # §5: playable any time
+_RIPPER: Final = {(t, v.name): rippers(t, v.ripper_rank, v.packs) for t in TRUMPS for v in VARIANTS.values()}
+
+
+def ripper_cards(state: Playing) -> frozenset[str]:
+    """The Ripper: one card, or both copies with two packs (mighty-large.md §1)."""
+    return _RIPPER[state.trump, state.rules.variant]
+
+
+def mighty_cards(state: Playing) -> frozenset[str]:
+    """The Mighty: one card, or both copies with two packs (mighty-large.md §1)."""
+    return _MIGHTY[state.trump, state.rules.variant]
 
 
 def is_last_trick(state: Playing) -> bool:
@@ -32,7 +63,7 @@ def joker_has_power(state: Playing) -> bool:
 def lead_calls_joker(state: Playing, card: str, declared: bool | None) -> bool:
     """§5 joker call: a Ripper lead outside the first trick calls the joker (or, with
     ``joker_call = declared``, when the leader says so)."""
-    if state.trick or not state.tricks or card != ripper(state):
+    if state.trick or not state.tricks or card not in ripper_cards(state):
         return False
     if state.rules.joker_call == "declared":
         return bool(declared)
@@ -40,7 +71,7 @@ def lead_calls_joker(state: Playing, card: str, declared: bool | None) -> bool:
 
 
 def _restricted_first_lead(state: Playing, card: str) -> bool:
-    return is_joker(card) or card == ripper(state) or SUIT_OF[card] == state.trump
+    return is_joker(card) or card in ripper_cards(state) or SUIT_OF[card] == state.trump
 
 
 def check_first_lead(state: Playing, hand: tuple[str, ...], card: str) -> None:
@@ -73,13 +104,11 @@ def check_play(state: Playing, cmd: Play) -> None:
     if leading:
         check_first_lead(state, hand, card)
         return
-    mighty = mighty_of(state.trump)
-    if card == mighty or is_joker(card):
+    if card in mighty_cards(state) or is_joker(card):
         return
     if state.joker_called and any(is_joker(c) for c in hand):
-        raise MustPlayJoker(
-            f"The Ripper called the Joker: seat {seat} must play the Joker (or the Mighty)."
-        )
+        what = "the Joker (or the Mighty)" if state.rules.spec.packs == 1 else "a Joker (or a Mighty)"
+        raise MustPlayJoker(f"The Ripper called the Joker: seat {seat} must play {what}.")
     led = state.led_suit
     if led is not None and SUIT_OF[card] != led and holds_suit(hand, led):
         name = SUIT_NAMES[led]
@@ -101,7 +130,7 @@ def legal_plays(state: Playing, seat: int) -> list[Play]:
             continue
         if is_joker(card):
             plays.extend(Play(seat=seat, card=card, suit=s) for s in SUITS)
-        elif declared and state.tricks and card == ripper(state):
+        elif declared and state.tricks and card in ripper_cards(state):
             plays.append(Play(seat=seat, card=card, joker_call=True))
             plays.append(Play(seat=seat, card=card, joker_call=False))
         else:
@@ -110,29 +139,34 @@ def legal_plays(state: Playing, seat: int) -> list[Play]:
 
 
 def _follow_cards(state: Playing, hand: tuple[str, ...]) -> tuple[str, ...]:
-    mighty = mighty_of(state.trump)
-    free = tuple(c for c in hand if c == mighty or c in JOKERS)
-    if state.joker_called and len(free) > (mighty in hand):
+    key = (state.trump, state.rules.variant)
+    anytime = _ANYTIME[key]
+    free = tuple(c for c in hand if c in anytime)
+    if free and state.joker_called and any(c in JOKERS for c in free):
         return free
     led = state.led_suit
-    suited = tuple(c for c in hand if SUIT_OF[c] == led and c != mighty)
-    if suited or (led is not None and mighty in hand and SUIT_OF[mighty] == led):
+    mighty = _MIGHTY[key]
+    suited = tuple(c for c in hand if SUIT_OF[c] == led and c not in mighty)
+    if suited:
         return suited + free
+    if free and any(SUIT_OF[c] == led for c in free):  # only Mighties of the led suit
+        return free
     return hand
 
 
 def trick_winner(state: Playing, cards: tuple[str, ...]) -> int:
-    """§5 winner: the Mighty; else a Joker with power; else the highest trump; else the
-    highest card of the led suit; else the powerless Joker that led."""
+    """§5 winner: the (first) Mighty; else the first Joker with power; else the highest
+    trump; else the highest card of the led suit; else the powerless Joker that led.
+    Identical cards rank equally: the strict comparisons keep the first played."""
     players = state.players
     leader = state.leader
-    mighty = mighty_of(state.trump)
+    mighty = mighty_cards(state)
     best: int | None = None
     powered = joker_has_power(state)
     for i, card in enumerate(cards):
-        if card == mighty:
+        if card in mighty:
             return (leader + i) % players
-        if powered and card in JOKERS:
+        if powered and best is None and card in JOKERS:
             best = i
     if best is not None:
         return (leader + best) % players

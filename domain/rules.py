@@ -44,6 +44,7 @@ class Variant(msgspec.Struct, frozen=True):
     # others then take one of the rest each and discard one. None: the declarer takes
     # the whole kitty and discards as many cards as it had.
     kitty_keep: int | None = None
+    packs: int = 1  # mighty-large.md: two packs, cards named AS#1, JK1..JK4
 
     @property
     def discard_count(self) -> int:
@@ -78,9 +79,9 @@ VARIANTS: Final[dict[str, Variant]] = {
         Variant("mighty-3", 3, _pack(), 16, 5, 10, 20, 9, 0, _THREE, "fixed", kitty_keep=3),
         Variant("mighty-4-short", 4, _pack(_SHORT4), 10, 3, 12, 20, 11, 1, _FOUR, "penalty"),
         Variant("mighty-3-short", 3, _pack(_SHORT3), 10, 3, 11, 20, 10, 0, _THREE, "penalty", "7"),
-        Variant("mighty-6", 6, _two_packs(), 17, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", playable=False),
-        Variant("mighty-7", 7, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2")), 14, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", playable=False),
-        Variant("mighty-8", 8, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2", "2D#1", "2S#1")), 12, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", playable=False),
+        Variant("mighty-6", 6, _two_packs(), 17, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", packs=2),
+        Variant("mighty-7", 7, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2")), 14, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", packs=2),
+        Variant("mighty-8", 8, _two_packs(("2C#1", "2H#1", "2C#2", "2H#2", "2D#2", "2S#2")), 12, 6, 25, 40, 24, 2, _LARGE_FRIENDS, "penalty", packs=2),
     )
 }
 

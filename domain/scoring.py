@@ -22,7 +22,8 @@ def pagat_stake(rules: RuleSet, contract: int, trump: str, taken: int, alone: bo
     else:
         stake = contract - taken
     total = points_of(rules.spec.deck)
-    run, back_run = taken == total, taken <= total // 2 - 1  # P = 20; P <= 9
+    # a run: P = 20 (40); a back run: the defenders take 11 (22) or more, P <= 9 (18)
+    run, back_run = taken == total, taken <= total * 9 // 20
     for doubles in (run, back_run, trump == "NT", alone):
         if doubles:
             stake *= 2
@@ -30,19 +31,26 @@ def pagat_stake(rules: RuleSet, contract: int, trump: str, taken: int, alone: bo
 
 
 def hand_scores(
-    rules: RuleSet, *, declarer: int, friend: int | None, contract: int, trump: str, taken: int
+    rules: RuleSet, *, declarer: int, friend: int | None = None, contract: int, trump: str,
+    taken: int, friends: tuple[int, ...] | None = None,
 ) -> tuple[int, ...]:
-    """Each seat's score for one hand, in seat order."""
+    """Each seat's score for one hand, in seat order. ``friends``: every distinct friend
+    (mighty-large.md: up to two); ``friend`` is the one-friend shorthand."""
+    if friends is None:
+        friends = () if friend is None else (friend,)
     players = rules.spec.players
     made = is_made(contract, taken)
     if rules.score == "penalty":
-        return _penalty_scores(rules, players, declarer, friend, contract, made)
-    alone = friend is None
+        return _penalty_scores(rules, players, declarer, friends, contract, made)
+    alone = not friends
     if rules.score == "pagat":
         stake = pagat_stake(rules, contract, trump, taken, alone)
     else:
         stake = base_stake(rules, contract)
     sign = 1 if made else -1
+    if rules.spec.packs > 1:
+        return _shared_scores(players, declarer, friends, sign * stake)
+    friend = friends[0] if friends else None
     pay = rules.spec.payout
     scores = [0] * players
     for seat in range(players):
@@ -55,12 +63,24 @@ def hand_scores(
     return tuple(scores)
 
 
+def _shared_scores(players: int, declarer: int, friends: tuple[int, ...], won: int) -> tuple[int, ...]:
+    """mighty-large.md §6 fixed/pagat: with k friends and d = n - 1 - k defenders, each
+    defender -won, each friend +won, the declarer (d - k) * won: zero-sum."""
+    k = len(friends)
+    d = players - 1 - k
+    return tuple(
+        (d - k) * won if seat == declarer else won if seat in friends else -won
+        for seat in range(players)
+    )
+
+
 def _penalty_scores(
-    rules: RuleSet, players: int, declarer: int, friend: int | None, contract: int, made: bool
+    rules: RuleSet, players: int, declarer: int, friends: tuple[int, ...], contract: int, made: bool
 ) -> tuple[int, ...]:
-    """The Russian tally: nobody gains; defenders pay when made, the declarer's side when not."""
+    """The Russian tally: nobody gains; defenders pay when made, the declarer's side when
+    not (each distinct friend once)."""
     stake = base_stake(rules, contract)
-    side = {declarer} if friend is None else {declarer, friend}
+    side = {declarer, *friends}
     return tuple(
         (-stake if seat not in side else 0) if made else (-stake if seat in side else 0)
         for seat in range(players)

@@ -64,7 +64,14 @@ class _Played(_Contracted, frozen=True, kw_only=True):
     called_card: str | None
     lead_suit: str | None
     friend: int | None  # secret until friend_known; None: alone or not yet decided
-    friend_known: bool
+    friend_known: bool  # every call is revealed: the partnership is public
+    # Generalised friend calls (mighty-large.md §4: up to two, each a card or first_trick).
+    # One-pack variants fill them too; ``friend`` stays their single friend, and is None
+    # in the two-pack variants, which use ``friends``.
+    calls: tuple[str, ...] = ()  # called cards and/or "first_trick"; () for none
+    pending: tuple[str, ...] = ()  # the calls not revealed yet
+    friends: tuple[int, ...] = ()  # sorted distinct friend seats, secret until revealed
+    revealed: tuple[int, ...] = ()  # the friend seats revealed so far (public)
     tricks: tuple[TrickWon, ...] = ()
     taken: tuple[int, ...]  # point cards won in tricks, per seat
 

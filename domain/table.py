@@ -39,7 +39,7 @@ from domain.events import (
     TrumpChanged,
 )
 from domain.rules import RuleSet, make_rules
-from domain.state import HandState
+from domain.state import Finished, HandState
 
 HAND_EVENTS = (
     AuctionWon, BiddingReopened, BidMade, CardPlayed, CardsDiscarded, DeclarerAlone,
@@ -334,7 +334,10 @@ def _hand_event(state: TableState, event: HandEvent) -> TableState:
     n = len(state.seats)
     dealer = (state.dealer + 1) % n
     if state.rules.next_dealer == "friend":
-        dealer = event.friend if event.friend is not None else event.declarer
+        # two packs: HandScored has no single friend; the lowest friend seat deals
+        friends = hand.friends if isinstance(hand, Finished) else ()
+        friend = event.friend if event.friend is not None else next(iter(friends), None)
+        dealer = friend if friend is not None else event.declarer
     totals = tuple(t + s for t, s in zip(state.totals, event.scores, strict=True))
     return replace(state, hand=hand, dealer=dealer, previous_declarer=event.declarer,
                    totals=totals, hands_scored=state.hands_scored + 1)

@@ -47,6 +47,12 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     lead_suit: str | None = None
     friend: int | None = None  # known to the viewer: revealed, or the viewer is the friend
     friend_known: bool = False  # public: the friend has been revealed (or there is none)
+    # mighty-large.md (two packs): every call, and the friend seats revealed so far
+    # (all of them once friend_known); a secret friend sees its own seat in ``friend``.
+    # UNSET (left out of the encoded view) in the one-pack variants, whose views stay as
+    # they were byte for byte.
+    friend_calls: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
+    friends: tuple[int, ...] | msgspec.UnsetType = msgspec.UNSET
     trick: TrickView | None = None
     led_suit: str | None = None
     tricks: tuple[TrickView, ...] = ()
@@ -88,6 +94,8 @@ def audit_view(state: HandState) -> HandView:
     extra: dict[str, Any] = {"audit": True, "dealt": state.dealt, "kitty": state.kitty}
     if isinstance(state, Finished):
         extra.update(discards=state.discards, friend=state.friend, exchanges=state.exchanges)
+        if state.rules.spec.packs > 1:
+            extra["friends"] = state.friends
     return replace(public, **extra)
 
 
@@ -111,6 +119,8 @@ def _public(state: HandState) -> HandView:
         tricks=tuple(TrickView(t.leader, t.cards, t.winner) for t in state.tricks),
         face_up_points=state.taken,
     )
+    if state.rules.spec.packs > 1:
+        base.update(friend_calls=state.calls, friends=state.revealed)
     if isinstance(state, Playing):
         base.update(trick=TrickView(state.leader, state.trick) if state.trick else None,
                     led_suit=state.led_suit)
@@ -124,7 +134,13 @@ def _public(state: HandState) -> HandView:
 def _for_seat(state: HandState, public: HandView, seat: int) -> HandView:
     """The public face plus what this seat alone may see."""
     extra: dict[str, Any] = {"viewer": seat, "hand": sorted_cards(state.hands[seat])}
-    legal = legal_commands(state, seat)
+    if isinstance(state, Exchange) and state.discards is None and seat == to_act(state):
+        # the discard step: only the count is shown, so the card sets are not listed
+        # (C(23, 6) = 100,947 of them with two packs)
+        legal: list[HandCommand] = []
+        extra["discard_count"] = state.rules.spec.discard_count
+    else:
+        legal = legal_commands(state, seat)
     if legal and isinstance(legal[0], Discard):
         extra["discard_count"] = len(legal[0].cards)
     elif legal:
@@ -136,7 +152,8 @@ def _for_seat(state: HandState, public: HandView, seat: int) -> HandView:
     for who, take, discard in state.exchanges:
         if who == seat:
             extra["own_exchange"] = (take, discard)
-    if isinstance(state, Playing | Finished) and not state.friend_known and seat == state.friend:
-        extra["friend"] = seat
+    if isinstance(state, Playing | Finished) and not state.friend_known and (
+            seat == state.friend or seat in state.friends):
+        extra["friend"] = seat  # a friend knows it is one (§8)
     return replace(public, **extra)
 

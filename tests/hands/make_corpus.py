@@ -60,6 +60,59 @@ FOUR_SHORT = [
 ]
 FOUR_SHORT_KITTY = "6C 5C 3C"
 
+# mighty-8 (mighty-large.md): in every suit, seat s holds the cards at places s, s + 8 and
+# s + 16 of A#1 A#2 K#1 K#2 Q#1 Q#2 J#1 J#2 T#1 T#2 9#1 ... 3#1 3#2, so each seat holds
+# three cards of each suit ("tiers": top, middle, low) and everyone can always follow. The
+# kitty holds 2S#1, 2D#1 and the four jokers, which the declarer discards: no joker plays.
+_LADDER = [f"{r}#{p}" for r in "AKQJT9876543" for p in (1, 2)]
+
+
+def _eight_hands() -> list[str]:
+    return [" ".join(_LADDER[i][0] + s + _LADDER[i][1:] for s in "SHDC" for i in (seat, seat + 8, seat + 16))
+            for seat in range(8)]
+
+
+EIGHT = _eight_hands()
+EIGHT_KITTY = "2S#1 2D#1 JK1 JK2 JK3 JK4"
+
+
+def _tier(suit: str, tier: int) -> list[str]:
+    """The cards of one tier of a suit, in seat order 0..7."""
+    return [_LADDER[seat + 8 * tier][0] + suit + _LADDER[seat + 8 * tier][1:] for seat in range(8)]
+
+
+def _from(leader: int, cards: list[str]) -> str:
+    """A trick's cards (given in seat order) in play order from its leader."""
+    return " ".join(cards[(leader + i) % 8] for i in range(8))
+
+
+def _mixed(suit: str, leader_tier: int, others_tier: int, leader: int) -> list[str]:
+    cards = _tier(suit, others_tier)
+    cards[leader] = _tier(suit, leader_tier)[leader]
+    return cards
+
+
+# Hearts trump, seat 0 leads. Seats 0 and 1 hold the aces and tens (seat 0 the #1 copies,
+# seat 1 the #2 copies), so one of them wins every trick: the first played of the two
+# identical top cards, or the only top card when the other leads low.
+EIGHT_LINE = [
+    _from(0, _tier("S", 0)),          # 1: AS#1 and AS#2 are both Mighty: the first, seat 0 (8 pts)
+    _from(0, _tier("S", 1)),          # 2: TS#1 before TS#2: seat 0 (2)
+    _from(0, _mixed("C", 2, 0, 0)),   # 3: seat 0 leads 6C#1, AC#2 is the top club: seat 1 (7)
+    _from(1, ["AC#1", "TC#2", "9C#1", "9C#2", "8C#1", "8C#2", "7C#1", "7C#2"]),  # 4: seat 1 leads
+    # TC#2; seat 0's AC#1 wins (2)
+    _from(0, ["TC#1", "6C#2", "5C#1", "5C#2", "4C#1", "4C#2", "3C#1", "3C#2"]),  # 5: seat 0 (1)
+    _from(0, _mixed("D", 2, 0, 0)),   # 6: seat 0 leads 6D#1, AD#2: seat 1 (7)
+    _from(1, ["AD#1", "TD#2", "9D#1", "9D#2", "8D#1", "8D#2", "7D#1", "7D#2"]),  # 7: seat 0 (2)
+    _from(0, ["TD#1", "6D#2", "5D#1", "5D#2", "4D#1", "4D#2", "3D#1", "3D#2"]),  # 8: seat 0 (1)
+    _from(0, _mixed("H", 2, 0, 0)),   # 9: seat 0 leads 6H#1, AH#2: seat 1 (7)
+    _from(1, _tier("S", 2)),          # 10: 6S#2 before 6S#1: seat 1 (0)
+    _from(1, ["AH#1", "TH#2", "9H#1", "9H#2", "8H#1", "8H#2", "7H#1", "7H#2"]),  # 11: seat 0 (2)
+    _from(0, ["TH#1", "6H#2", "5H#1", "5H#2", "4H#1", "4H#2", "3H#1", "3H#2"]),  # 12: seat 0 (1)
+]
+EIGHT_WINNERS = [0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0]
+# Seat 0 takes 8+2+2+1+2+1+2+1 = 19 points, seat 1 7+7+7 = 21; the discards none.
+
 # ---------------------------------------------------------------- lines of play
 
 # Seat 0 declares hearts, discards the kitty and wins every trick but the last with top
@@ -305,6 +358,54 @@ def complete_hands() -> dict[str, dict[str, Any]]:
         # penalty tally by default; b = 13 - 10 = 3; made: each defender -3
         expect=finished(0, 13, "S", None, 17, True, [0, -3, -3], THREE_SHORT_WINNERS),
         note="mighty-3-short: the declarer alone, the penalty tally, b = C - 10.")
+    files.update(large_hands())
+    return files
+
+
+def large(declarer: int, points: int, trump: str, friends: list[int], side: int, made: bool,
+          scores: list[int], winners: list[int]) -> dict[str, Any]:
+    """A finished two-pack hand: the result says ``friends``, never ``friend``."""
+    return {"exit": 0, "phase": "finished", "winners": winners, "absent": ["friend"], "result": {
+        "declarer": declarer, "contract": contract(points, trump), "friends": friends,
+        "declarer_side_points": side, "made": made, "scores": scores}}
+
+
+def large_hands() -> dict[str, dict[str, Any]]:
+    """mighty-large.md: three complete mighty-8 hands on the same deal and line of play."""
+    files: dict[str, dict[str, Any]] = {}
+    line = plays(0, 8, EIGHT_LINE, EIGHT_WINNERS)
+    files["complete-mighty-8-two-friends"] = hand_file(
+        rules="mighty-8", hands=EIGHT, kitty=EIGHT_KITTY,
+        commands=auction(0, 8, 0, 25, "H") + exchange(0, EIGHT_KITTY, "") + line,
+        # KH#2 is seat 3's, QD#1 seat 4's: two friends, who take nothing. P = 19 < 25:
+        # failed; penalty (the default), b = 1: the declarer and each friend -1
+        expect=large(0, 25, "H", [3, 4], 19, False, [-1, 0, 0, -1, -1, 0, 0, 0], EIGHT_WINNERS)
+        | {"events_include": [{"type": "friend_revealed", "seat": 4},
+                              {"type": "friend_revealed", "seat": 3}]},
+        note="mighty-8: two called cards, two friends; both Mighties; the first of two "
+             "identical cards wins; the penalty tally charges each friend.")
+    files["complete-mighty-8-first-trick-to-declarer"] = hand_file(
+        rules="mighty-8", hands=EIGHT, kitty=EIGHT_KITTY, options={"score": "fixed"},
+        commands=auction(0, 8, 0, 30, "H") + exchange(0, EIGHT_KITTY, "") + line,
+        # AS#2 is seat 1's (revealed in trick 1); the declarer wins trick 1, so first_trick
+        # names nobody: one friend, k = 1, d = 6. P = 19 + 21 = 40, made; b = 30 - 24 = 6:
+        # declarer (6 - 1) x 6 = 30, the friend 6, each defender -6
+        expect=large(0, 30, "H", [1], 40, True, [30, 6, -6, -6, -6, -6, -6, -6], EIGHT_WINNERS)
+        | {"events_include": [{"type": "declarer_alone"}]},
+        note="mighty-8, fixed: a Mighty copy and first_trick called; the declarer wins trick 1.")
+    files["complete-mighty-8-both-calls-one-friend"] = hand_file(
+        rules="mighty-8", hands=EIGHT, kitty=EIGHT_KITTY, options={"score": "pagat"},
+        commands=auction(0, 8, 0, 30, "H") + exchange(0, EIGHT_KITTY, "") + line,
+        # AD#2 and AH#2 are both seat 1's: one friend. P = 40, made: S = 2(30 - 25) + 10 = 20,
+        # x2 for the run = 40; k = 1, d = 6: declarer 5 x 40, the friend 40, defenders -40
+        expect=large(0, 30, "H", [1], 40, True, [200, 40, -40, -40, -40, -40, -40, -40],
+                     EIGHT_WINNERS),
+        note="mighty-8, pagat: one player holds both called cards and is one friend; a run.")
+    calls = {"complete-mighty-8-two-friends": ["KH#2", "QD#1"],
+             "complete-mighty-8-first-trick-to-declarer": ["first_trick", "AS#2"],
+             "complete-mighty-8-both-calls-one-friend": ["AH#2", "AD#2"]}
+    for name, friend in calls.items():
+        next(c for c in files[name]["commands"] if c["type"] == "call_friend")["friend"] = friend
     return files
 
 
@@ -541,7 +642,6 @@ def broken() -> dict[str, tuple[str | dict[str, Any], dict[str, Any]]]:
         "broken-first-bidder-not-a-seat": bad("First bidder 7 is not a seat", first_bidder=7),
         "broken-not-an-object": ("[1, 2, 3]\n", {"exit": 2, "error": "not well formed"}),
         "broken-field-of-wrong-type": bad("not well formed", dealer="north"),
-        "broken-variant-not-replayable": bad("cannot be replayed", rules="mighty-6"),
     }
     return files
 

@@ -122,7 +122,8 @@ def check_outcome(document: dict[str, Any], expect: dict[str, Any]) -> None:
 
 
 def check_finished(hand_file: dict[str, Any], document: dict[str, Any]) -> None:
-    """Every finished file: each card played once, 20 points, zero-sum when it should be."""
+    """Every finished file: each card played once, 20 points (40 with two packs), zero-sum
+    when it should be."""
     rules = make_rules(hand_file["rules"], hand_file.get("options"))
     result = document["result"]
     tricks = result["tricks"]
@@ -130,7 +131,8 @@ def check_finished(hand_file: dict[str, Any], document: dict[str, Any]) -> None:
     discards = next(e["cards"] for e in document["events"] if e["type"] == "cards_discarded")
     played = [c for t in tricks for c in t["cards"]] + discards
     assert Counter(played) == Counter(rules.spec.deck)
-    assert sum(t["points"] for t in tricks) + sum(c[0] in "AKQJT" for c in discards) == 20
+    total = sum(c[0] in "AKQJT" for c in rules.spec.deck if not c.startswith("JK"))  # 20; 40 with two packs
+    assert sum(t["points"] for t in tricks) + sum(c[0] in "AKQJT" and c[:2] != "JK" for c in discards) == total
     if rules.score != "penalty":
         assert sum(result["scores"]) == 0
 

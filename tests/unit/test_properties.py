@@ -62,13 +62,21 @@ PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "unit"))
 # ---------------------------------------------------------------- mighty.md, read again
 
 RANKS = "23456789TJQKA"
-PLAYABLE = [name for name, spec in VARIANTS.items() if spec.playable]
+PLAYABLE = [name for name, spec in VARIANTS.items() if spec.playable and spec.packs == 1]
+# A two-pack hand takes about ten times a mighty-5 hand to check: they get their own tests
+# with fewer examples, so the unit tier stays fast (the thorough profile plays many more).
+TWO_PACK_VARIANTS = [name for name, spec in VARIANTS.items() if spec.playable and spec.packs == 2]
+TWO_PACK_EXAMPLES = 25 if os.environ.get("HYPOTHESIS_PROFILE", "unit") == "unit" else 1000
 # §6/§7 "made" multipliers: declarer, friend, each defender; alone: declarer, each defender.
 # The -short variants under fixed/pagat pay as the full variant with as many players.
 PAYOUT = {"mighty-5": (2, 1, 1, 4, 1), "mighty-4": (4, 2, 3, 9, 3), "mighty-3": (2, 0, 1, 2, 1),
           "mighty-4-short": (4, 2, 3, 9, 3), "mighty-3-short": (2, 0, 1, 2, 1)}
-OFFSET = {"mighty-5": 12, "mighty-4": 12, "mighty-3": 9, "mighty-4-short": 11, "mighty-3-short": 10}
-MIN_BID = {"mighty-5": 13, "mighty-4": 13, "mighty-3": 10, "mighty-4-short": 12, "mighty-3-short": 11}
+OFFSET = {"mighty-5": 12, "mighty-4": 12, "mighty-3": 9, "mighty-4-short": 11, "mighty-3-short": 10,
+          "mighty-6": 24, "mighty-7": 24, "mighty-8": 24}
+MIN_BID = {"mighty-5": 13, "mighty-4": 13, "mighty-3": 10, "mighty-4-short": 12, "mighty-3-short": 11,
+           "mighty-6": 25, "mighty-7": 25, "mighty-8": 25}
+# mighty-large.md: two packs (cards AS#1, AS#2, jokers JK1..JK4), 40 points, two friends.
+TWO_PACKS = {"mighty-6", "mighty-7", "mighty-8"}
 TIE_RANK = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": 4}
 CARD = re.compile(rb'"(JK\d?|[2-9TJQKA][SHDC](?:#\d)?)"')
 
@@ -85,12 +93,24 @@ def points(cards: Iterable[str]) -> int:
     return sum(1 for c in cards if c[0] in "AKQJT" and not c.startswith("JK"))
 
 
-def mighty(trump: str) -> str:
-    return "AD" if trump == "S" else "AS"
+def joker(card: str) -> bool:
+    return card.startswith("JK")
 
 
-def ripper(rules: RuleSet, trump: str) -> str:
-    return ("7" if rules.variant == "mighty-3-short" else "3") + ("S" if trump == "C" else "C")
+def copies(rules: RuleSet, card: str) -> set[str]:
+    return {card + "#1", card + "#2"} if rules.variant in TWO_PACKS else {card}
+
+
+def mighty(rules: RuleSet, trump: str) -> set[str]:
+    return copies(rules, "AD" if trump == "S" else "AS")
+
+
+def ripper(rules: RuleSet, trump: str) -> set[str]:
+    return copies(rules, ("7" if rules.variant == "mighty-3-short" else "3") + ("S" if trump == "C" else "C"))
+
+
+def total_points(rules: RuleSet) -> int:
+    return 40 if rules.variant in TWO_PACKS else 20
 
 
 def higher_bid(rules: RuleSet, standing: tuple[int, str] | None, pts: int, trump: str) -> bool:
@@ -117,14 +137,14 @@ def expected_play_refusal(state: Playing, trick: Trick, card: str, rules: RuleSe
     """The code mighty.md §5 refuses a held card with, or None when it may be played."""
     hand = state.hands[state.to_act]
     trump = state.trump
-    restricted = [c for c in hand if c.startswith("JK") or c == ripper(rules, trump) or suit(c) == trump]
+    restricted = [c for c in hand if joker(c) or c in ripper(rules, trump) or suit(c) == trump]
     if not trick.cards:
         if state.tricks or card not in restricted or len(restricted) == len(hand):
             return None
         return "illegal_first_lead"
-    if card == mighty(trump) or card.startswith("JK"):
+    if card in mighty(rules, trump) or joker(card):
         return None
-    if trick.call_effective and "JK" in hand:
+    if trick.call_effective and any(joker(c) for c in hand):
         return "must_play_joker"
     if suit(card) != trick.named and any(suit(c) == trick.named for c in hand):
         return "must_follow_suit"
@@ -136,33 +156,44 @@ def expected_winner(state: Playing, trick: Trick, cards: list[str]) -> int:
     seats = {c: (state.leader + i) % n for i, c in enumerate(cards)}
     number = len(state.tricks)
     power = 0 < number < state.rules.spec.hand_size - 1 and not trick.call
-    if mighty(state.trump) in seats:
-        return seats[mighty(state.trump)]
-    if power and "JK" in seats:
-        return seats["JK"]
+    mighties = [c for c in cards if c in mighty(state.rules, state.trump)]
+    if mighties:  # the first played of identical cards ranks higher
+        return seats[mighties[0]]
+    jokers = [c for c in cards if joker(c)]
+    if power and jokers:
+        return seats[jokers[0]]
     for wanted in (state.trump, trick.named):
         of_suit = [c for c in cards if suit(c) == wanted]
         if of_suit:
-            return seats[max(of_suit, key=rank)]
-    assert cards[0] == "JK"
+            return seats[max(of_suit, key=rank)]  # max keeps the first of equal ranks
+    assert joker(cards[0])
     return state.leader
 
 
-def expected_scores(rules: RuleSet, declarer: int, friend: int | None, contract: int,
+def expected_scores(rules: RuleSet, declarer: int, friend: int | None | set[int], contract: int,
                     trump: str, taken: int) -> tuple[int, ...]:
+    friends = friend if isinstance(friend, set) else ({friend} - {None})
     n = rules.spec.players
     made = taken >= contract
     b = contract - OFFSET[rules.variant]
     if rules.score == "penalty":
-        side = {declarer, friend}
+        side = {declarer, *friends}
         return tuple(-b if (s in side) != made else 0 for s in range(n))
     stake = b
+    total = total_points(rules)
     if rules.score == "pagat":
         stake = 2 * (contract - MIN_BID[rules.variant]) + (taken - contract) if made else contract - taken
-        for doubled in (taken == 20, taken <= 9, trump == "NT", friend is None):
+        back_run = taken <= (9 if total == 20 else 18)
+        for doubled in (taken == total, back_run, trump == "NT", not friends):
             stake *= 2 if doubled else 1
-    dec, fr, dfd, alone_dec, alone_dfd = PAYOUT[rules.variant]
     sign = 1 if made else -1
+    if rules.variant in TWO_PACKS:  # mighty-large.md §6's table: d - k, +1 each friend, -1 each
+        k = len(friends)
+        d = n - 1 - k
+        return tuple(sign * stake * (d - k if s == declarer else 1 if s in friends else -1)
+                     for s in range(n))
+    assert isinstance(friend, int | None)
+    dec, fr, dfd, alone_dec, alone_dfd = PAYOUT[rules.variant]
     out = []
     for s in range(n):
         if s == declarer:
@@ -178,15 +209,15 @@ def expected_scores(rules: RuleSet, declarer: int, friend: int | None, contract:
 
 
 @st.composite
-def rule_sets(draw: st.DrawFn) -> RuleSet:
-    variant = draw(st.sampled_from(PLAYABLE))
+def rule_sets(draw: st.DrawFn, variants: list[str] = PLAYABLE) -> RuleSet:
+    variant = draw(st.sampled_from(variants))
     options = {name: draw(st.sampled_from(values)) for name, values in OPTIONS.items()}
     return make_rules(variant, options)
 
 
 @st.composite
-def deals(draw: st.DrawFn) -> tuple[RuleSet, list[str], int, int]:
-    rules = draw(rule_sets())
+def deals(draw: st.DrawFn, variants: list[str] = PLAYABLE) -> tuple[RuleSet, list[str], int, int]:
+    rules = draw(rule_sets(variants))
     deck = draw(st.permutations(rules.spec.deck))
     dealer = draw(st.integers(0, rules.spec.players - 1))
     seed = draw(st.integers(0, 2**32 - 1))
@@ -210,9 +241,9 @@ class Style:
 
 def hoarded(command: HandCommand) -> bool:
     if isinstance(command, Discard):
-        return "JK" in command.cards
-    return isinstance(command, Play) and (command.card == "JK" or command.joker_call is not None
-                                          or command.card in ("3C", "3S", "7C", "7S"))
+        return any(joker(c) for c in command.cards)
+    return isinstance(command, Play) and (joker(command.card) or command.joker_call is not None
+                                          or command.card[:2] in ("3C", "3S", "7C", "7S"))
 
 
 def choose(rng: random.Random, state: HandState, style: Style) -> HandCommand:
@@ -234,7 +265,8 @@ def choose(rng: random.Random, state: HandState, style: Style) -> HandCommand:
     for command in commands:
         kind: object = type(command)
         if isinstance(command, CallFriend):
-            kind = command.friend if command.friend in ("first_trick", "none") else "card"
+            kind = (command.friend if command.friend in ("first_trick", "none")
+                    else "card" if isinstance(command.friend, str) else "two calls")
         kinds.setdefault(kind, []).append(command)
     if isinstance(state, Bidding) and len(kinds) > 1:
         kinds.pop(Pass, None)
@@ -293,11 +325,11 @@ def follow_trick(state: Playing, trick: Trick, command: HandCommand, new: list[H
     card = command.card
     if not trick.cards:
         rules = state.rules
-        call = (bool(state.tricks) and card == ripper(rules, state.trump)
+        call = (bool(state.tricks) and card in ripper(rules, state.trump)
                 and (rules.joker_call == "on_ripper_lead" or bool(command.joker_call)))
         others = [c for s, h in enumerate(state.hands) if s != command.seat for c in h]
-        trick = Trick(named=command.suit if card == "JK" else suit(card), call=call,
-                      call_effective=call and "JK" in others)
+        trick = Trick(named=command.suit if joker(card) else suit(card), call=call,
+                      call_effective=call and any(joker(c) for c in others))
     trick.cards.append(card)
     won = [e for e in new if isinstance(e, TrickWon)]
     if len(trick.cards) < state.players:
@@ -326,14 +358,19 @@ def check_legal_commands_are_accepted(state: HandState, trick: Trick, rng: rando
 def check_refusals(state: HandState, trick: Trick, rng: random.Random) -> None:
     """Commands of known illegal kinds are refused with the code mighty.md gives."""
     n = state.players
+    two_packs = state.rules.variant in TWO_PACKS
     assert refused_with(state, Pass(seat=n)) == "malformed_command"
     assert refused_with(state, Play(seat=0, card="ZZ")) == "malformed_command"
+    ace = "AS#1" if two_packs else "AS"
+    if two_packs:  # mighty-large.md §7: a one-pack name is no card here
+        assert refused_with(state, Play(seat=to_act(state) or 0, card="AS")) == "malformed_command"
+        assert refused_with(state, Play(seat=to_act(state) or 0, card="JK")) == "malformed_command"
     if isinstance(state, Finished | Redeal):
         assert refused_with(state, Pass(seat=0)) == "wrong_phase"
-        assert refused_with(state, Play(seat=0, card="AS")) == "wrong_phase"
+        assert refused_with(state, Play(seat=0, card=ace)) == "wrong_phase"
         return
     if not isinstance(state, Playing):
-        assert refused_with(state, Play(seat=to_act(state) or 0, card="AS")) == "wrong_phase"
+        assert refused_with(state, Play(seat=to_act(state) or 0, card=ace)) == "wrong_phase"
     if isinstance(state, Bidding):
         check_bidding_refusals(state, rng)
     elif isinstance(state, Exchange):
@@ -445,8 +482,9 @@ def check_play_refusals(state: Playing, trick: Trick, rng: random.Random) -> Non
         foreign = rng.choice(state.hands[other])
         assert refused_with(state, Play(seat=seat, card=foreign)) == "card_not_in_hand"
         assert refused_with(state, Play(seat=other, card=foreign)) == "not_your_turn"
-    if not trick.cards and "JK" in hand:
-        assert refused_with(state, Play(seat=seat, card="JK")) == "joker_suit_required"
+    held_jokers = [c for c in hand if joker(c)]
+    if not trick.cards and held_jokers:
+        assert refused_with(state, Play(seat=seat, card=held_jokers[0])) == "joker_suit_required"
     assert refused_with(state, Pass(seat=seat)) == "wrong_phase"
 
 
@@ -459,8 +497,8 @@ def check_views(state: HandState, trick: Trick, rng: random.Random) -> None:
     exempt: set[str] = set()
     if contracted and state.kitty_shown:  # type: ignore[union-attr]
         exempt |= set(state.kitty)
-    if isinstance(state, Playing | Finished) and state.called_card:
-        exempt.add(state.called_card)
+    if isinstance(state, Playing | Finished):
+        exempt |= {c for c in state.calls if c != "first_trick"}
     hidden_kitty = set() if contracted else set(state.kitty)
     exchanges = getattr(state, "exchanges", ())
     for viewer in [*range(n), None]:
@@ -479,13 +517,31 @@ def check_views(state: HandState, trick: Trick, rng: random.Random) -> None:
         leaked = (seen & forbidden) - exempt - saw_kitty
         assert not leaked, f"viewer {viewer} sees {sorted(leaked)}"
         if (isinstance(state, Playing | Finished) and not state.friend_known
-                and (viewer is None or viewer != state.friend)):
+                and (viewer is None or viewer not in {state.friend, *state.friends})):
             assert view.friend is None
+        if isinstance(state, Playing) and not state.friend_known:
+            # only revealed friends are shown: a called card played, or trick 1 over
+            assert set(view.friends or ()) <= set(revealed_friends(state))
     if isinstance(state, Finished | Redeal):
         assert audit_view(state).dealt == state.dealt
     else:
         with pytest.raises(ValueError):
             audit_view(state)
+
+
+def revealed_friends(state: Playing) -> list[int]:
+    """The friends public so far, from the tricks alone (mighty-large.md §4.5)."""
+    seats = []
+    played = [(t.leader + i) % state.players for t in state.tricks for i in range(len(t.cards))]
+    cards = [c for t in state.tricks for c in t.cards]
+    played += [(state.leader + i) % state.players for i in range(len(state.trick))]
+    cards += list(state.trick)
+    for call in state.calls:
+        if call == "first_trick" and state.tricks and state.tricks[0].winner != state.declarer:
+            seats.append(state.tricks[0].winner)
+        elif call in cards:
+            seats.append(played[cards.index(call)])
+    return seats
 
 
 def cards_in(view: object) -> set[str]:
@@ -514,8 +570,12 @@ def check_finished(played: Played) -> None:
     exchanged = [discard for _, _, discard in state.exchanges]  # mighty-3 (§7)
     played_cards = [c for t in tricks for c in t.cards] + list(state.discards) + exchanged
     assert Counter(played_cards) == Counter(spec.deck), "every card is played once"
-    assert sum(t.points for t in tricks) + points(state.discards) + points(exchanged) == 20, "20 points"
+    total = total_points(rules)
+    assert sum(t.points for t in tricks) + points(state.discards) + points(exchanged) == total, "all points"
     scored = state.scored
+    if rules.variant in TWO_PACKS:
+        check_two_pack_friends(played)
+        return
     friend = expected_friend(state)
     assert scored.friend == friend
     side = {state.declarer, friend}
@@ -532,6 +592,32 @@ def check_finished(played: Played) -> None:
         plays = [e for e in played.events if isinstance(e, CardPlayed | FriendRevealed)]
         at = next(i for i, e in enumerate(plays) if isinstance(e, CardPlayed) and e.card == state.called_card)
         assert plays[at + 1] == FriendRevealed(seat=friend)  # type: ignore[arg-type]
+    assert [e for e in played.events if isinstance(e, HandScored)] == [scored]
+
+
+def check_two_pack_friends(played: Played) -> None:
+    """mighty-large.md §4, §6: the friends are the distinct seats the calls name."""
+    state, rules = played.state, played.rules
+    assert isinstance(state, Finished)
+    friends: set[int] = set()
+    for call in state.calls:
+        if call == "first_trick":
+            if state.tricks[0].winner != state.declarer:
+                friends.add(state.tricks[0].winner)
+        else:
+            friends.add(next(s for s, h in enumerate(state.dealt) if call in h))
+    assert state.declarer not in friends and len(friends) <= 2
+    assert state.friends == tuple(sorted(friends)) and state.scored.friend is None
+    side = {state.declarer, *friends}
+    taken = sum(t.points for t in state.tricks if t.winner in side) + points(state.discards)
+    scored = state.scored
+    assert scored.declarer_side_points == taken and scored.made == (taken >= state.points)
+    assert scored.scores == expected_scores(rules, state.declarer, friends, state.points,
+                                            state.trump, taken)
+    if rules.score in ("fixed", "pagat"):
+        assert sum(scored.scores) == 0
+    reveals = {e.seat for e in played.events if isinstance(e, FriendRevealed)}
+    assert reveals == friends
     assert [e for e in played.events if isinstance(e, HandScored)] == [scored]
 
 
@@ -586,3 +672,26 @@ def test_the_oracle_itself_reads_the_rules_on_a_known_trick() -> None:
     assert isinstance(state, Bidding)
     assert expected_scores(make_rules("mighty-5", {"score": "pagat"}), 0, 1, 17, "H", 20) == (44, 22, -22, -22, -22)
     assert expected_scores(make_rules("mighty-5", {"score": "pagat"}), 0, 1, 16, "NT", 18)[1] == 16
+
+
+
+TWO_PACK_PROFILE = settings(PROFILE, max_examples=TWO_PACK_EXAMPLES)
+
+
+@TWO_PACK_PROFILE
+@given(deals(TWO_PACK_VARIANTS))
+def test_random_two_pack_hands_keep_every_rule_and_invariant(deal: tuple[RuleSet, list[str], int, int]) -> None:
+    """mighty-6/7/8 (mighty-large.md) through the same oracle and invariants."""
+    rules, deck, dealer, seed = deal
+    played = play_hand(rules, deck, dealer, seed, check=every_step(
+        check_legal_commands_are_accepted, check_refusals))
+    check_finished(played)
+    check_hand_file_round_trip(played)
+    note_event(f"{rules.variant}: {type(played.state).__name__}")
+
+
+@TWO_PACK_PROFILE
+@given(deals(TWO_PACK_VARIANTS))
+def test_no_two_pack_view_ever_shows_what_its_viewer_may_not_see(deal: tuple[RuleSet, list[str], int, int]) -> None:
+    rules, deck, dealer, seed = deal
+    play_hand(rules, deck, dealer, seed, check=check_views)

@@ -140,7 +140,8 @@ def test_a_table_is_created_with_its_rule_set_and_fingerprint() -> None:
 @pytest.mark.parametrize(
     ("variant", "options", "code"),
     [("mighty-9", {}, "unknown_variant"), ("mighty-5", {"giruda": 1}, "unknown_option"),
-     ("mighty-5", {"score": "double"}, "bad_option"), ("mighty-6", {}, "variant_not_playable")],
+     ("mighty-5", {"score": "double"}, "bad_option")],
+    # (every variant is playable since mighty-6/7/8: no variant_not_playable case is left)
 )
 def test_a_table_with_unknown_or_unplayable_rules_is_refused(variant: str, options: dict[str, Any], code: str) -> None:
     Table().refuse(CreateTable(variant=variant, options=options), "ann", code)
