@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.cards import SUIT_NAMES, TRUMPS, is_joker, mighties
+from domain.cards import is_joker, mighties
 from domain.commands import Bid, ClaimMisdeal, Pass
 from domain.errors import (
     AlreadyPassed,
@@ -131,6 +131,3 @@ def next_bidder(state: Bidding, after: int, passed: tuple[bool, ...]) -> int:
             return seat
     return after
 
-
-def describe_trump(trump: str) -> str:
-    return SUIT_NAMES.get(trump, trump) if trump in TRUMPS else trump

@@ -12,7 +12,7 @@ import msgspec
 
 from domain.commands import HandCommand
 from domain.errors import MalformedCommand
-from domain.table import Submission, TableEvent, TableOnlyCommand
+from domain.table import TableEvent, TableOnlyCommand
 
 TableCommand = TableOnlyCommand | HandCommand
 
@@ -50,13 +50,11 @@ def decode_command(data: bytes | str | dict[str, Any]) -> TableCommand:
     return command
 
 
-def decode_hand_command(data: dict[str, Any]) -> HandCommand:
+def decode_hand_command(data: object) -> HandCommand:
+    """A hand-file command: anything but a well-formed object is ``malformed_command``."""
     try:
         command: HandCommand = msgspec.convert(data, HandCommand)
     except msgspec.ValidationError as error:
         raise MalformedCommand(f"The command is not well formed: {error}.") from None
     return command
 
-
-def submission(command: TableCommand, player: str | None = None) -> Submission:
-    return Submission(command=command, player=player)

@@ -111,13 +111,8 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
     for index, raw in enumerate(hand_file.commands):
         seat = raw.get("seat") if isinstance(raw, dict) else None
         try:
-            if not isinstance(raw, dict):
-                raise HandFileCommandError()
             command = decode_hand_command(raw)
             new = decide(state, command)
-        except HandFileCommandError:
-            rejected = Rejection(index, None, "malformed_command", "A command must be a JSON object.")
-            return Replay(state, events, rejected, steps)
         except RuleError as error:
             seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
             return Replay(state, events, Rejection(index, seat_no, error.code, error.message), steps)
@@ -127,10 +122,6 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
         if steps is not None and as_seat is not None:
             steps.append(Step(index, command.seat, str(raw.get("type")), seat_view(state, as_seat)))
     return Replay(state, events, None, steps)
-
-
-class HandFileCommandError(Exception):
-    pass
 
 
 def result_of(state: HandState) -> dict[str, Any]:

@@ -9,29 +9,21 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import redis
 
-from domain import codec, table
 from domain.table import CreateTable, Submission
 from services.players import next_submission, seating
 from services.redis_runtime import PrivateRedis
-from services.store.handler import CommandHandler
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
+from services.store.tables import table_handler
 
 pytestmark = pytest.mark.integration
 
-DECIDER = SimpleNamespace(
-    initial_state=table.initial_state, decide=table.decide, evolve=table.evolve,
-    encode_event=codec.encode_event, decode_event=codec.decode_event,
-)
-
-
 def play(client: redis.Redis, table_id: str, hands: int) -> None:
-    handler = CommandHandler(RedisEventStore(client), DECIDER)
+    handler = table_handler(RedisEventStore(client))
     rng = random.Random(11)
     subs = [Submission(CreateTable(), "ana"), *seating(["ana", "bo", "cy", "di", "ed"])]
     for n, sub in enumerate(subs):

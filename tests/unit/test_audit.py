@@ -4,29 +4,22 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from types import SimpleNamespace
 
 import msgspec
 import pytest
 
-from domain import codec, table
 from domain.handfile import output_of, parse, replay
 from domain.table import CreateTable, Submission
 from services.audit import export_hand, verify_events
 from services.players import next_submission, seating
 from services.store.base import GENESIS, StoredEvent, event_hash
-from services.store.handler import CommandHandler
 from services.store.memory import InMemoryEventStore
-
-DECIDER = SimpleNamespace(
-    initial_state=table.initial_state, decide=table.decide, evolve=table.evolve,
-    encode_event=codec.encode_event, decode_event=codec.decode_event,
-)
+from services.store.tables import table_handler
 
 
 def play_table(table_id: str, hands: int, seed: int) -> InMemoryEventStore:
     store = InMemoryEventStore()
-    handler = CommandHandler(store, DECIDER)
+    handler = table_handler(store)
     rng = random.Random(seed)
     players = [f"p{i}" for i in range(5)]
     sent = [Submission(CreateTable(), "p0"), *seating(players)]

@@ -43,7 +43,7 @@ from projections.ledger import (
     decode_table,
     table_name,
 )
-from projections.views import SPECTATOR, ViewsProjection, render, view_name
+from projections.views import SPECTATOR, ViewsProjection, render, render_all, view_name
 from services.players import next_submission, seating
 
 Entry = tuple[str, int, TableEvent]
@@ -324,3 +324,5 @@ def test_a_view_document_is_deterministic() -> None:
         projection.apply(table_id, version, event)
     state = projection.tables["t1"]
     assert msgspec.json.encode(render(state, "2")) == msgspec.json.encode(render(state, "2"))
+    for reader, view in render_all(state).items():  # the workers' path: all readers at once
+        assert msgspec.json.encode(view) == msgspec.json.encode(render(state, reader))
