@@ -132,6 +132,23 @@ def scored_hands(client: Any, space: KeySpace, table_ids: list[str]) -> dict[str
     }
 
 
+def strand_a_batch(client: Any, space: KeySpace, kind: str, count: int = 5) -> int:
+    """Read up to `count` new entries as a consumer that then dies before applying them:
+    the state a SIGKILL between a worker's read and its apply leaves. (A real kill can land
+    between two batches, leaving nothing pending; this makes the take-over path certain.)"""
+    keys = ProjectionKeys(space, kind)
+    stranded = 0
+    for partition in range(space.partitions):
+        try:
+            reply = client.xreadgroup(keys.group, "killed-mid-batch", {keys.feed(partition): ">"}, count=count)
+        except Exception:  # no group on this partition yet
+            continue
+        stranded += sum(len(entries) for _, entries in reply or [])
+        if stranded:
+            return stranded
+    return stranded
+
+
 def pending(client: Any, space: KeySpace, kind: str) -> int:
     keys = ProjectionKeys(space, kind)
     total = 0
