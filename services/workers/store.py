@@ -26,6 +26,14 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+_ACQUIRE = """
+local holder = redis.call('GET', KEYS[1])
+if holder == false or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+"""
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -82,6 +90,7 @@ class ProjectionStore:
         self.keys = keys
         self._apply = client.register_script(APPLY_SCRIPT)
         self._renew = client.register_script(_RENEW)
+        self._acquire = client.register_script(_ACQUIRE)
         self._release = client.register_script(_RELEASE)
 
     # ---------------------------------------------------------------- checkpoint
@@ -118,7 +127,9 @@ class ProjectionStore:
     # ---------------------------------------------------------------- leases
 
     def acquire(self, partition: int, token: str, ttl_ms: int) -> bool:
-        return bool(self.client.set(self.keys.lease(partition), token, nx=True, px=ttl_ms))
+        """Take a free lease, or one this token already holds (a worker taking its
+        partitions again after an outage finds its own leases still there)."""
+        return bool(self._acquire(keys=[self.keys.lease(partition)], args=[token, ttl_ms]))
 
     def renew(self, partitions: Sequence[int], token: str, ttl_ms: int) -> list[bool]:
         """Extend this worker's leases (one round trip); False where it holds one no more."""

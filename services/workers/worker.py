@@ -34,6 +34,24 @@ from services.workers.store import Applied, Batch, Checkpoint, ProjectionStore, 
 
 log = structlog.get_logger("mighty.workers")
 
+# What a Redis that is down, restarting or loading its data raises (BusyLoadingError is
+# a ConnectionError) once the client's own retries are spent.
+UNREACHABLE = (redis.ConnectionError, redis.TimeoutError)
+
+
+@dataclass
+class _Outage:
+    """Back-off while Redis is unreachable: 50 ms, doubling, at most 2 s."""
+
+    failures: int = 0
+
+    def failed(self) -> int:
+        self.failures += 1
+        return self.failures
+
+    def delay_s(self) -> float:
+        return min(2.0, 0.05 * 2.0 ** min(self.failures - 1, 6))
+
 
 def new_worker_id(kind: str) -> str:
     return f"{kind}-{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
@@ -97,12 +115,38 @@ class Worker:
     # ---------------------------------------------------------------- the loop
 
     def run(self, stop: threading.Event) -> None:
+        """Step until ``stop`` is set. A Redis that cannot be reached (down, restarting,
+        still loading its AOF) does not end the worker: it forgets its partitions, waits
+        with a growing back-off, and takes its share again once Redis answers."""
         self.log.info("worker started", partitions=self.keys.partitions, lease_ms=self.lease_ms)
+        outage = _Outage()
         try:
             while not stop.is_set():
-                self.step(stop)
+                try:
+                    self.step(stop)
+                except UNREACHABLE as error:
+                    self._lose_everything()
+                    if outage.failed() == 1:
+                        self.log.warning("redis unreachable", error=str(error))
+                    stop.wait(outage.delay_s())
+                    continue
+                if outage.failures:
+                    self.log.warning("redis reachable again", failures=outage.failures)
+                    outage = _Outage()
         finally:
-            self.shutdown()
+            try:
+                self.shutdown()
+            except UNREACHABLE as error:  # the leases and the heartbeat expire by themselves
+                self.log.warning("stopped while redis was unreachable", error=str(error))
+
+    def _lose_everything(self) -> None:
+        """After an outage nothing held in memory can be trusted: Redis may have come
+        back from an AOF that lost its last second, our leases may have expired and been
+        taken. Forget every partition; ``maintain`` takes them again from what is stored."""
+        for partition in list(self.owned):
+            self._drop(partition, "redis unreachable")
+        self._fresh_entries.clear()
+        self._next_maintain = 0.0
 
     def step(self, stop: threading.Event | None = None) -> int:
         """One round: keep the leases, read what is new, apply it. Returns entries read."""

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from projections import KINDS
 from projections.ledger import decode_table
 from projections.views import SPECTATOR
 from services.store.keys import KeySpace
-from services.store.redis_store import RedisEventStore
+from services.store.redis_store import RedisEventStore, connect
 from services.workers.keys import ProjectionKeys
 from services.workers.notify import channel_of, follow
 from services.workers.read import (
@@ -85,6 +86,47 @@ def test_a_worker_killed_mid_batch_is_replaced_and_the_result_equals_a_rebuild(r
         assert ledger is not None
         assert [line.scores for line in ledger.hands] == [h.scores for h in hands], "no hand twice, none missed"
     assert all(pending(redis_client, SPACE, k) == 0 for k in KINDS)
+
+
+def test_workers_ride_out_a_redis_restart_and_converge_on_a_rebuild(
+    redis_factory: Any, tmp_path: Path
+) -> None:
+    server = redis_factory(appendonly=True, appendfsync="always")
+    client = connect(server.url)
+    tables = Tables(client, SPACE, seed=9)
+    table_ids = ids("o", 8)
+    tables.open(table_ids)
+    logs = {kind: tmp_path / f"{kind}.log" for kind in KINDS}
+    processes = [start_worker(server.url, kind, logs=logs[kind]) for kind in KINDS]
+    try:
+        wait_ready(client, SPACE, KINDS)
+        tables.play(hands=1)
+        server.kill(signal.SIGKILL)
+        time.sleep(3)  # longer than a client's own retries: the workers see the outage
+        assert all(p.poll() is None for p in processes), "no worker died with Redis"
+        server.start()  # same dir, port and AOF
+        tables.play(hands=2)
+        for kind in KINDS:
+            wait_until(client, SPACE, kind, timeout_s=60, check=lambda: _alive(processes))
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=15)
+    assert all(p.returncode == 0 for p in processes), "a clean stop after the outage"
+    for kind in KINDS:
+        events = [json.loads(line)["event"] for line in logs[kind].read_text().splitlines() if line.startswith("{")]
+        assert "redis unreachable" in events and "redis reachable again" in events, kind
+    assert_identical_to_a_rebuild(client, SPACE)
+    for table_id, hands in scored_hands(client, SPACE, table_ids).items():
+        ledger = table_ledger(client, SPACE, table_id)
+        assert ledger is not None and len(hands) == 2
+        assert [line.scores for line in ledger.hands] == [h.scores for h in hands], "no hand twice, none missed"
+
+
+def _alive(processes: list[subprocess.Popen[bytes]]) -> None:
+    dead = [p.args for p in processes if p.poll() is not None]
+    assert not dead, f"worker died: {dead}"
 
 
 def test_two_workers_of_one_kind_share_the_partitions_and_never_apply_an_entry_twice(
