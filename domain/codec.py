@@ -6,18 +6,18 @@ A command that does not decode (unknown ``type``, a missing field, a wrong type)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 
 from domain.commands import HandCommand
 from domain.errors import MalformedCommand
 from domain.table import TableEvent, TableOnlyCommand
+from domain.upcasting import UPCASTERS, Upcaster, current_versions, upcast
 
 TableCommand = TableOnlyCommand | HandCommand
 
 _encoder = msgspec.json.Encoder()
-_event_decoder = msgspec.json.Decoder(TableEvent)
 _command_decoder = msgspec.json.Decoder(TableCommand)
 
 
@@ -25,9 +25,43 @@ def encode_event(event: TableEvent) -> bytes:
     return _encoder.encode(event)
 
 
-def decode_event(data: bytes) -> TableEvent:
-    event: TableEvent = _event_decoder.decode(data)
-    return event
+class EventDecoder:
+    """Stored bytes to today's events. Today's shape decodes straight through msgspec
+    (every event written since the last shape change: the fast path); an older one is
+    decoded loosely, upcast step by step (``domain.upcasting``), and converted."""
+
+    def __init__(self, steps: dict[tuple[str, int], Upcaster] | None = None,
+                 current: dict[str, int] | None = None) -> None:
+        self.steps = UPCASTERS if steps is None else steps
+        self.current = current_versions(TableEvent) if current is None else current
+        typed = msgspec.json.Decoder(TableEvent).decode
+        current_of = {cls: self.current[cls.__struct_config__.tag] for cls in get_args(TableEvent)}
+        upcast_ = self._upcast
+
+        def decode(data: bytes) -> TableEvent:  # a closure: the hot path of every reader
+            try:
+                event: TableEvent = typed(data)
+            except msgspec.ValidationError:
+                return upcast_(data)  # an older shape, or a broken event (it raises again)
+            if event.v != current_of[type(event)]:
+                return upcast_(data)
+            return event
+
+        self.decode = decode
+
+    def __call__(self, data: bytes) -> TableEvent:
+        return self.decode(data)
+
+    def _upcast(self, data: bytes) -> TableEvent:
+        raw = msgspec.json.decode(data)
+        if isinstance(raw, dict):
+            raw = upcast(raw, self.current, self.steps)
+        event: TableEvent = msgspec.convert(raw, TableEvent)
+        return event
+
+
+_events = EventDecoder()
+decode_event = _events.decode
 
 
 def encode(value: object) -> bytes:

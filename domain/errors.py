@@ -36,6 +36,12 @@ class HandFileError(MightyError):
     code = "bad_hand_file"
 
 
+class UnknownEventVersion(MightyError):
+    """A stored event of a schema version this release cannot read (domain/upcasting.py)."""
+
+    code = "unknown_event_version"
+
+
 class RuleError(MightyError):
     """A command the rules refuse. Subclasses pin the stable codes."""
 
