@@ -6,7 +6,10 @@ command in it (a property test holds it to that).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from itertools import combinations
+from math import comb
+from typing import overload
 
 from domain.bidding import hand_worth_halves, outbids
 from domain.cards import TRUMPS
@@ -27,7 +30,10 @@ from domain.play import legal_plays
 from domain.state import Bidding, Exchange, HandState, Playing, to_act
 
 
-def legal_commands(state: HandState, seat: int) -> list[HandCommand]:
+def legal_commands(state: HandState, seat: int) -> Sequence[HandCommand]:
+    """A list, except at the discard step: there a ``DiscardChoices``, a sequence that
+    makes each set of cards only when asked (C(13, 3) = 286 sets with one pack, 100,947
+    with two), so a bot that picks one pays for one."""
     if isinstance(state, Playing):
         return list(legal_plays(state, seat))
     if isinstance(state, Bidding):
@@ -59,7 +65,7 @@ def _bidding_commands(state: Bidding, seat: int) -> list[HandCommand]:
     return commands
 
 
-def _exchange_commands(state: Exchange, seat: int) -> list[HandCommand]:
+def _exchange_commands(state: Exchange, seat: int) -> Sequence[HandCommand]:
     if state.discards is None:
         return _discards(state, seat)
     commands: list[HandCommand] = []
@@ -79,17 +85,96 @@ def _exchange_commands(state: Exchange, seat: int) -> list[HandCommand]:
     return commands
 
 
-def _discards(state: Exchange, seat: int) -> list[HandCommand]:
+def _discards(state: Exchange, seat: int) -> Sequence[HandCommand]:
     """Every set of cards the declarer may discard (and, in mighty-3, keep from the kitty)."""
     spec = state.rules.spec
-    hand = state.hands[seat]
     if spec.kitty_keep is None:
-        return [Discard(seat=seat, cards=cards) for cards in combinations(hand, spec.kitty_size)]
-    return [
-        Discard(seat=seat, cards=cards, take=take)
-        for take in combinations(state.kitty_left, spec.kitty_keep)
-        for cards in combinations(hand + take, spec.discard_count)
-    ]
+        return DiscardChoices(seat, state.hands[seat], spec.kitty_size)
+    return DiscardChoices(seat, state.hands[seat], spec.discard_count, state.kitty_left, spec.kitty_keep)
+
+
+class DiscardChoices(Sequence[HandCommand]):
+    """The discards a declarer may make, in the order ``itertools.combinations`` lists
+    them: for each set ``take`` of ``keep`` cards from the kitty left (mighty-3; else
+    none), each set of ``count`` cards of the hand plus ``take``. Indexing builds one
+    ``Discard`` (unranking the combination); ``in`` checks a command without a search."""
+
+    __slots__ = ("seat", "hand", "size", "_takes", "_per_take")
+
+    def __init__(self, seat: int, hand: tuple[str, ...], count: int,
+                 kitty_left: tuple[str, ...] = (), keep: int | None = None) -> None:
+        self.seat, self.hand, self.size = seat, hand, count
+        self._takes: list[tuple[str, ...] | None] = (
+            [None] if keep is None else list(combinations(kitty_left, keep)))
+        self._per_take = comb(len(hand) + (keep or 0), count)
+
+    def __len__(self) -> int:
+        return len(self._takes) * self._per_take
+
+    @overload
+    def __getitem__(self, index: int) -> HandCommand: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[HandCommand]: ...
+    def __getitem__(self, index: int | slice) -> HandCommand | list[HandCommand]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("discard choice out of range")
+        take = self._takes[index // self._per_take]
+        pool = self.hand if take is None else self.hand + take
+        return Discard(seat=self.seat, cards=nth_combination(pool, self.size, index % self._per_take), take=take)
+
+    def __iter__(self) -> Iterator[HandCommand]:
+        for take in self._takes:
+            pool = self.hand if take is None else self.hand + take
+            for cards in combinations(pool, self.size):
+                yield Discard(seat=self.seat, cards=cards, take=take)
+
+    def __contains__(self, command: object) -> bool:
+        if not isinstance(command, Discard) or command.seat != self.seat or command.take not in self._takes:
+            return False
+        pool = self.hand if command.take is None else self.hand + command.take
+        return len(command.cards) == self.size and _in_order(command.cards, pool)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DiscardChoices | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"DiscardChoices(seat={self.seat}, {len(self)} choices)"
+
+
+def nth_combination(pool: tuple[str, ...], r: int, index: int) -> tuple[str, ...]:
+    """``list(combinations(pool, r))[index]`` without making the list."""
+    n = len(pool)
+    c = comb(n, r)
+    if not 0 <= index < c:
+        raise IndexError("combination index out of range")
+    result = []
+    while r:
+        c, n, r = c * r // n, n - 1, r - 1
+        while index >= c:
+            index -= c
+            c, n = c * (n - r) // n, n - 1
+        result.append(pool[-1 - n])
+    return tuple(result)
+
+
+def _in_order(cards: tuple[str, ...], pool: tuple[str, ...]) -> bool:
+    """Whether ``cards`` are distinct cards of ``pool``, in the pool's order (as
+    ``combinations`` lists them). Cards of two packs are distinct strings (``AS#1``)."""
+    at = -1
+    for card in cards:
+        try:
+            at = pool.index(card, at + 1)
+        except ValueError:
+            return False
+    return True
 
 
 def _kitty_exchanges(state: Exchange, seat: int) -> list[HandCommand]:

@@ -11,6 +11,7 @@ single time: projection workers render six views per event, so this is their hot
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -137,7 +138,7 @@ def _for_seat(state: HandState, public: HandView, seat: int) -> HandView:
     if isinstance(state, Exchange) and state.discards is None and seat == to_act(state):
         # the discard step: only the count is shown, so the card sets are not listed
         # (C(23, 6) = 100,947 of them with two packs)
-        legal: list[HandCommand] = []
+        legal: Sequence[HandCommand] = []
         extra["discard_count"] = state.rules.spec.discard_count
     else:
         legal = legal_commands(state, seat)
