@@ -10,11 +10,12 @@ from typing import Any
 
 import msgspec
 
-from domain.cards import is_card
+from domain.cards import is_card, is_joker
 from domain.codec import decode_hand_command
 from domain.errors import HandFileError, RuleError, RuleSetError
 from domain.events import HandEvent, HandScored
 from domain.hand import deal_event, decide, evolve
+from domain.play import ripper_cards
 from domain.rules import RuleSet, make_rules
 from domain.state import Bidding, Finished, HandState, Playing, Redeal, phase_name, to_act
 from domain.views import HandView, seat_view
@@ -111,7 +112,7 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
     for index, raw in enumerate(hand_file.commands):
         seat = raw.get("seat") if isinstance(raw, dict) else None
         try:
-            command = decode_hand_command(raw)
+            command = decode_hand_command(used_fields(state, raw))
             new = decide(state, command)
         except RuleError as error:
             seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
@@ -122,6 +123,28 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
         if steps is not None and as_seat is not None:
             steps.append(Step(index, command.seat, str(raw.get("type")), seat_view(state, as_seat)))
     return Replay(state, events, None, steps)
+
+
+def used_fields(state: HandState, raw: object) -> object:
+    """hand-file.md: "Fields a command does not use are ignored", whatever their type; a
+    wrong type is ``malformed_command`` only in a field the command uses. The fields whose
+    use depends on the moment: ``suit`` (a joker lead only), ``joker_call`` (a Ripper lead
+    under option ``joker_call = declared`` only), ``take`` (the discard of a variant with a
+    kitty exchange, mighty-3, only) and ``v`` (not a hand-file field)."""
+    if not isinstance(raw, dict):
+        return raw
+    unused = {"v"}
+    if raw.get("type") == "play":
+        card = raw.get("card")
+        lead = isinstance(state, Playing) and not state.trick and isinstance(card, str)
+        if not (lead and isinstance(card, str) and is_joker(card)):
+            unused.add("suit")
+        if not (lead and isinstance(state, Playing) and state.rules.joker_call == "declared"
+                and card in ripper_cards(state)):
+            unused.add("joker_call")
+    elif raw.get("type") == "discard" and state.rules.spec.kitty_keep is None:
+        unused.add("take")
+    return {key: value for key, value in raw.items() if key not in unused}
 
 
 def result_of(state: HandState) -> dict[str, Any]:
@@ -136,14 +159,15 @@ def result_of(state: HandState) -> dict[str, Any]:
             result["friends"] = list(state.friends)  # mighty-large.md §7
         elif state.friend_known:
             result["friend"] = state.friend
+    if isinstance(state, Finished):  # the example's order: ..., friend, the score, tricks
+        scored: HandScored = state.scored
+        result.update(declarer_side_points=scored.declarer_side_points, made=scored.made,
+                      scores=list(scored.scores))
+    if isinstance(state, Playing | Finished):
         result["tricks"] = [
             {"leader": t.leader, "cards": list(t.cards), "winner": t.winner, "points": t.points}
             for t in state.tricks
         ]
-    if isinstance(state, Finished):
-        scored: HandScored = state.scored
-        result.update(declarer_side_points=scored.declarer_side_points, made=scored.made,
-                      scores=list(scored.scores))
     return result
 
 

@@ -113,6 +113,26 @@ EIGHT_LINE = [
 EIGHT_WINNERS = [0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0]
 # Seat 0 takes 8+2+2+1+2+1+2+1 = 19 points, seat 1 7+7+7 = 21; the discards none.
 
+# mighty-3 (16 each, a kitty of 5), the deal of tests/unit/test_kitty_exchange_three_players.py.
+THREE = [
+    "AS KS QS JS TS 9S AH KH QH JH AD KD QD AC KC QC",
+    "8S 7S 6S 5S TH 9H 8H 7H JD TD 9D 8D JC TC 9C 8C",
+    "4S 3S 2S 6H 5H 4H 3H 2H 7D 6D 5D 4D 7C 6C 5C 4C",
+]
+THREE_KITTY = "JK 3D 2D 3C 2C"
+
+# hand-file.md's output example, made real: seat 4 deals, seat 0 (left of the dealer)
+# bids 13 S, discards the kitty 2C 4D 5H, changes to NT (14), calls AH (seat 4's). Each
+# seat's hand is the column of its cards in SPEC_LINE below.
+SPEC = [
+    "KH 2D 6D AS KS AC KC QH QS JC",
+    "2H KD 7D 3S 6S 3C 7C 4H JS QC",
+    "JK 3D 8D 4S 7S 4C 8C 6H TS TH",
+    "3H 5D 9D 5S 8S 5C 9C 7H 9H JH",
+    "AH AD QD 2S 9S 6C TC 8H JD TD",
+]
+SPEC_KITTY = "2C 4D 5H"
+
 # ---------------------------------------------------------------- lines of play
 
 # Seat 0 declares hearts, discards the kitty and wins every trick but the last with top
@@ -159,6 +179,18 @@ FOUR_LINE = [
     "9S 7H 7D 8C", "8S 6H 6D 7C", "7S 5H 5D 6C", "6S 4H 4D 5C", "5S 3H 3D 4C", "4S AD 2D 3C",
 ]
 FOUR_WINNERS = [0] * 11 + [1]
+
+# The example's line, no trump. Trick 1 is the example's own: KH 2H JK 3H AH, the Joker
+# powerless in trick 1, the friend's AH wins (2 points, and reveals seat 4). Seat 4 then
+# cashes AD (AD KD: 2) and QD (1); its 2S lets seat 0's Mighty in (AS: 1); seat 0 runs
+# KS (1), AC (1), KC (KC TC: 2), QH (1), and QS, which seats 3 and 4, out of spades,
+# cannot beat (QS JS TS JD: 4). The last trick: JC led, seat 1's QC wins JC QC TH JH TD (5).
+# Side: 2 + 2 + 1 + 1 + 1 + 1 + 2 + 1 + 4 = 15, defenders 5; the discards hold no points.
+SPEC_LINE = [
+    "KH 2H JK 3H AH", "AD 2D KD 3D 5D", "QD 6D 7D 8D 9D", "2S AS 3S 4S 5S", "KS 6S 7S 8S 9S",
+    "AC 3C 4C 5C 6C", "KC 7C 8C 9C TC", "QH 4H 6H 7H 8H", "QS JS TS 9H JD", "JC QC TH JH TD",
+]
+SPEC_WINNERS = [4, 4, 4, 0, 0, 0, 0, 0, 0, 1]
 
 # mighty-3-short, spades trump (the Mighty is AD, the Ripper 7C — discarded). Seat 0 leads
 # its two top hearts (no trump on the first trick), then spades; seat 2's Joker wins trick 9
@@ -256,10 +288,36 @@ def rejected(index: int, seat: int | None, code: str, phase: str, **more: Any) -
     return {"exit": 3, "phase": phase, "rejected": {"index": index, "seat": seat, "code": code}, **more}
 
 
+def three(commands: list[dict[str, Any]], expect: dict[str, Any], note: str) -> dict[str, Any]:
+    return hand_file(rules="mighty-3", hands=THREE, kitty=THREE_KITTY, commands=commands,
+                     expect=expect, note=note)
+
+
+def eight(commands: list[dict[str, Any]], expect: dict[str, Any], note: str) -> dict[str, Any]:
+    return hand_file(rules="mighty-8", hands=EIGHT, kitty=EIGHT_KITTY, commands=commands,
+                     expect=expect, note=note)
+
+
+def play(seat: int, card: str, **more: Any) -> dict[str, Any]:
+    return {"seat": seat, "type": "play", "card": card, **more}
+
+
+def swap(seat: int, take: str, discard: str) -> dict[str, Any]:
+    """mighty-3: a non-declarer's kitty exchange."""
+    return {"seat": seat, "type": "exchange", "take": take, "discard": discard}
+
+
 # ---------------------------------------------------------------- the corpus
 
 AUCTION_13H = auction(0, 5, 0, 13, "H")
 PLAY_13H_QH = AUCTION_13H + exchange(0, "4C 2C KD", "QH")  # play starts, seat 0 to lead
+# mighty-3, seat 0 bids 10 S (the minimum), keeps JK 3D 2C of the kitty, discards QC KC 2C:
+# commands 0-3; 2D and 3C are left for seats 1 then 2
+THREE_DISCARDED = auction(0, 3, 0, 10, "S") + [
+    {"seat": 0, "type": "discard", "cards": ["QC", "KC", "2C"], "take": ["JK", "3D", "2C"]}]
+# mighty-8, seat 0 bids 25 H and discards the kitty: commands 0-8, the call is index 9
+EIGHT_DISCARDED = auction(0, 8, 0, 25, "H") + [
+    {"seat": 0, "type": "discard", "cards": split(EIGHT_KITTY)}]
 
 
 def complete_hands() -> dict[str, dict[str, Any]]:
@@ -358,6 +416,13 @@ def complete_hands() -> dict[str, dict[str, Any]]:
         # penalty tally by default; b = 13 - 10 = 3; made: each defender -3
         expect=finished(0, 13, "S", None, 17, True, [0, -3, -3], THREE_SHORT_WINNERS),
         note="mighty-3-short: the declarer alone, the penalty tally, b = C - 10.")
+    files["complete-spec-example"] = hand_file(
+        hands=SPEC, kitty=SPEC_KITTY, dealer=4, options={"first_bidder": "left_of_dealer"},
+        commands=auction(0, 5, 0, 13, "S") + exchange(0, SPEC_KITTY, "AH", trump="NT")
+        + plays(0, 5, SPEC_LINE, SPEC_WINNERS),
+        # 13 S -> NT is 14 (b = 2); P = 15 >= 14, made with a friend: +2b / +b / -b
+        expect=finished(0, 14, "NT", 4, 15, True, [4, -2, -2, -2, 2], SPEC_WINNERS),
+        note="hand-file.md's output example, replayed: the same result and the same first trick.")
     files.update(large_hands())
     return files
 
@@ -438,6 +503,14 @@ def stopped_early() -> dict[str, dict[str, Any]]:
         expect={"exit": 0, "phase": "play", "to_act": 0, "winners": [0],
                 "result": {"declarer": 0, "contract": contract(12, "H")}},
         note="mighty-4-short: bids from 12; the Mighty may lead the first trick.")
+    files["stopped-mighty-3-in-exchange"] = three(
+        THREE_DISCARDED,
+        # the declarer kept JK 3D 2C and discarded QC KC 2C; 2D 3C are left; seat 1, on the
+        # declarer's left, takes one first
+        {"exit": 0, "phase": "exchange", "to_act": 1,
+         "result": {"declarer": 0, "contract": contract(10, "S")}, "absent": ["friend", "tricks"],
+         "events_include": [{"type": "cards_discarded", "seat": 0, "taken": ["JK", "3D", "2C"]}]},
+        "mighty-3: after the declarer's discard, the others exchange, clockwise from its left.")
     return files
 
 
@@ -602,11 +675,116 @@ def rejections() -> dict[str, dict[str, Any]]:
     files["reject-malformed-missing-field"] = standard(
         [{"seat": 0, "type": "bid", "trump": "H"}], rejected(0, 0, "malformed_command", "bidding"),
         "A bid needs its points.")
+    files.update(more_rejections())
     files["reject-after-finished"] = standard(
         AUCTION_13H + exchange(0, STANDARD_KITTY, "none") + plays(0, 5, LINE, LINE_WINNERS)
         + [{"seat": 1, "type": "play", "card": "AS"}],
         rejected(57, 1, "wrong_phase", "finished", result={"scores": [4, -1, -1, -1, -1]}),
         "After the last trick any command is wrong_phase.")
+    return files
+
+
+def more_rejections() -> dict[str, dict[str, Any]]:
+    """Each refusal case hand-file.md names, and its order of precedence when several apply."""
+    files: dict[str, dict[str, Any]] = {}
+    discarded = AUCTION_13H + [{"seat": 0, "type": "discard", "cards": ["4C", "2C", "KD"]}]
+    # bad_discard: "Every discard fault (wrong count, a card not held, a card twice)"
+    files["reject-discard-wrong-count"] = standard(
+        AUCTION_13H + [{"seat": 0, "type": "discard", "cards": ["4C", "2C"]}],
+        rejected(5, 0, "bad_discard", "exchange", to_act=0), "A discard of 2 cards, not 3.")
+    files["reject-discard-card-not-held"] = standard(
+        AUCTION_13H + [{"seat": 0, "type": "discard", "cards": ["4C", "2C", "9S"]}],
+        # seat 0 holds its ten cards and the kitty 4C 3C 2C; 9S is seat 1's
+        rejected(5, 0, "bad_discard", "exchange", to_act=0), "9S is not the declarer's.")
+    # bad_trump_change: "a second trump change"
+    files["reject-second-trump-change"] = standard(
+        discarded + [{"seat": 0, "type": "change_trump", "trump": "S"},
+                     {"seat": 0, "type": "change_trump", "trump": "D"}],
+        # 13 H -> S is 15, accepted; a second change is refused whatever it would cost
+        rejected(7, 0, "bad_trump_change", "exchange", result={"contract": contract(15, "S")}),
+        "Trump may be changed once.")
+    # bidding order: malformed_command, wrong_phase, already_passed, not_your_turn,
+    # bid_out_of_range, bid_too_low
+    files["reject-order-malformed-before-wrong-phase"] = standard(
+        AUCTION_13H + [{"seat": 1, "type": "bid", "points": 14, "trump": "X"}],
+        rejected(5, 1, "malformed_command", "exchange"),
+        "A bid with a trump that is not one, after the auction: malformed_command comes first.")
+    files["reject-order-not-your-turn-before-out-of-range"] = standard(
+        [bid(1, 21, "H")], rejected(0, 1, "not_your_turn", "bidding", to_act=0),
+        "Seat 1 bids 21 before the dealer: not_your_turn comes before bid_out_of_range.")
+    files["reject-order-out-of-range-before-too-low"] = standard(
+        [bid(0, 15, "H"), bid(1, 12, "NT")], rejected(1, 1, "bid_out_of_range", "bidding", to_act=1),
+        "12 is both below 13 and below the standing 15: bid_out_of_range comes first.")
+    # playing order: wrong_phase, not_your_turn, card_not_in_hand, joker_suit_required,
+    # illegal_first_lead, must_play_joker, must_follow_suit
+    files["reject-order-wrong-phase-before-not-your-turn"] = standard(
+        AUCTION_13H + [play(3, "3S")], rejected(5, 3, "wrong_phase", "exchange", to_act=0),
+        "A play by the wrong seat before the friend call: wrong_phase comes first.")
+    files["reject-order-not-your-turn-before-card-not-in-hand"] = standard(
+        PLAY_13H_QH + [play(1, "AS")], rejected(7, 1, "not_your_turn", "play", to_act=0),
+        "Seat 1 plays a card it does not hold while seat 0 is to lead: not_your_turn.")
+    files["reject-order-card-not-in-hand-before-joker-suit"] = standard(
+        PLAY_13H_QH + [play(0, "JK")], rejected(7, 0, "card_not_in_hand", "play", to_act=0),
+        "Seat 0 leads the Joker (seat 4's) with no suit, to trick 1: card_not_in_hand first.")
+    files["reject-order-joker-suit-before-illegal-first-lead"] = standard(
+        auction(0, 5, 4, 13, "H") + exchange(4, STANDARD_KITTY, "none") + [play(4, "JK")],
+        # seat 4 declares, holds diamonds and clubs besides the Joker: the Joker may not lead
+        # trick 1, and leading it names a suit; joker_suit_required comes first
+        rejected(7, 4, "joker_suit_required", "play", to_act=4),
+        "The Joker led to trick 1 without a suit by a leader holding other cards.")
+    files["reject-order-illegal-first-lead-with-suit"] = standard(
+        auction(0, 5, 4, 13, "H") + exchange(4, STANDARD_KITTY, "none") + [play(4, "JK", suit="D")],
+        rejected(7, 4, "illegal_first_lead", "play", to_act=4),
+        "The same lead naming a suit: illegal_first_lead.")
+    files["reject-order-must-play-joker-before-must-follow"] = standard(
+        PLAY_13H_QH + plays(0, 5, ["AC KC JC 9C 7C", "3C QC TC 8C"], [0]) + [play(4, "3H")],
+        # seat 4 holds JK and clubs (6C 5C) and plays a heart to the Ripper lead
+        rejected(16, 4, "must_play_joker", "play", to_act=4),
+        "Both must_play_joker and must_follow_suit apply: must_play_joker comes first.")
+    # mighty-3: the kitty exchange (hand-file.md)
+    files["reject-mighty-3-exchange-out-of-turn"] = three(
+        THREE_DISCARDED + [swap(2, "3C", "4S")], rejected(4, 2, "not_your_turn", "exchange", to_act=1),
+        "mighty-3: seat 1, on the declarer's left, exchanges before seat 2.")
+    files["reject-mighty-3-exchange-before-the-discard"] = three(
+        auction(0, 3, 0, 10, "S") + [swap(1, "3C", "8S")],
+        rejected(3, 1, "not_your_turn", "exchange", to_act=0),
+        "mighty-3: nobody exchanges before the declarer has discarded.")
+    files["reject-mighty-3-take-not-left"] = three(
+        THREE_DISCARDED + [swap(1, "JK", "8S")], rejected(4, 1, "bad_discard", "exchange", to_act=1),
+        "mighty-3: the declarer kept JK; only 2D and 3C are left to take.")
+    files["reject-mighty-3-exchange-discard-not-held"] = three(
+        THREE_DISCARDED + [swap(1, "3C", "4S")], rejected(4, 1, "bad_discard", "exchange", to_act=1),
+        "mighty-3: 4S is seat 2's, not seat 1's.")
+    files["reject-mighty-3-trump-change-before-exchanges"] = three(
+        THREE_DISCARDED + [{"seat": 0, "type": "change_trump", "trump": "H"}],
+        rejected(4, 0, "not_your_turn", "exchange", to_act=1),
+        "mighty-3: the declarer changes trump only after every exchange.")
+    files["reject-mighty-3-call-before-exchanges"] = three(
+        THREE_DISCARDED + [swap(1, "3C", "8S"), {"seat": 0, "type": "call_friend", "friend": "none"}],
+        rejected(5, 0, "not_your_turn", "exchange", to_act=2),
+        "mighty-3: the declarer calls only after every exchange; seat 2 has not exchanged.")
+    # friend lists (hand-file.md; mighty-large.md §7)
+    files["reject-friend-list-in-mighty-5"] = standard(
+        discarded + [{"seat": 0, "type": "call_friend", "friend": ["QH", "JH"]}],
+        rejected(6, 0, "malformed_command", "exchange"),
+        "A list of calls in a one-pack variant stays malformed_command.")
+    call = {"seat": 0, "type": "call_friend"}
+    files["reject-mighty-8-three-calls"] = eight(
+        EIGHT_DISCARDED + [dict(call, friend=["KH#2", "QD#1", "QD#2"])],
+        rejected(9, 0, "bad_friend_call", "exchange"), "mighty-8: a list of calls has two entries.")
+    files["reject-mighty-8-none-in-a-list"] = eight(
+        EIGHT_DISCARDED + [dict(call, friend=["KH#2", "none"])],
+        rejected(9, 0, "bad_friend_call", "exchange"), "mighty-8: none is not a list entry.")
+    files["reject-mighty-8-call-not-in-deck"] = eight(
+        EIGHT_DISCARDED + [dict(call, friend="2D#2")],
+        rejected(9, 0, "bad_friend_call", "exchange"), "mighty-8 has no 2D#2.")
+    files["reject-mighty-8-plain-name"] = eight(
+        EIGHT_DISCARDED + [dict(call, friend="none"), play(0, "AS")],
+        rejected(10, 0, "malformed_command", "play", to_act=0),
+        "mighty-8: AS is not a card name there (AS#1 is).")
+    files["reject-mighty-8-play-not-in-deck"] = eight(
+        EIGHT_DISCARDED + [dict(call, friend="none"), play(0, "2D#2")],
+        rejected(10, 0, "card_not_in_hand", "play", to_act=0), "mighty-8 has no 2D#2.")
     return files
 
 
@@ -642,6 +820,10 @@ def broken() -> dict[str, tuple[str | dict[str, Any], dict[str, Any]]]:
         "broken-first-bidder-not-a-seat": bad("First bidder 7 is not a seat", first_bidder=7),
         "broken-not-an-object": ("[1, 2, 3]\n", {"exit": 2, "error": "not well formed"}),
         "broken-field-of-wrong-type": bad("not well formed", dealer="north"),
+        "broken-mighty-8-plain-name": bad(
+            "AS is not in the mighty-8 deck", rules="mighty-8",
+            hands=[["AS", *split(EIGHT[0])[1:]], *[split(h) for h in EIGHT[1:]]],
+            kitty=split(EIGHT_KITTY), commands=[]),
     }
     return files
 

@@ -64,6 +64,12 @@ def test_the_corpus_covers_every_kind_of_file() -> None:
         "must_follow_suit", "illegal_first_lead", "must_play_joker", "joker_suit_required",
         "malformed_command", "misdeal_not_allowed",
     }
+    # hand-file.md's mighty-3 exchange refusals and the two-pack variants' codes have files too
+    by_rules = Counter((json.loads(p.read_text()).get("rules"), expectation(p).get("rejected", {}).get("code"))
+                       for p in FILES if p.name.startswith("reject-"))
+    assert by_rules[("mighty-3", "not_your_turn")] >= 3 and by_rules[("mighty-3", "bad_discard")] >= 2
+    assert {"malformed_command", "card_not_in_hand", "bad_friend_call"} <= {
+        code for (variant, code) in by_rules if variant == "mighty-8"}
 
 
 def test_the_corpus_is_what_its_generator_writes() -> None:
@@ -168,3 +174,110 @@ def test_replay_as_a_seat_that_does_not_exist_is_refused(capsys: pytest.CaptureF
 def test_a_file_that_cannot_be_read_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = replay_in_process(tmp_path / "missing.json", capsys)
     assert code == 2 and out == "" and "cannot read" in err
+
+
+# ---------------------------------------------------------------- conformance to hand-file.md
+
+def _standard_file(commands: list[dict[str, Any]], **changes: Any) -> bytes:
+    """The corpus's standard mighty-5 deal (``complete-alone.json``) with other commands."""
+    document = json.loads((HANDS / "complete-alone.json").read_text())
+    document.update(commands=commands, **changes)
+    return json.dumps(document).encode()
+
+
+def _replay_document(data: bytes) -> dict[str, Any]:
+    from domain.handfile import output_of, parse
+    from domain.handfile import replay as replay_file
+
+    hand_file, rules = parse(data)
+    document: dict[str, Any] = output_of(replay_file(hand_file, rules))
+    return document
+
+
+def test_the_result_fields_come_in_the_order_hand_file_md_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    """hand-file.md's output example lists declarer, contract, friend,
+    declarer_side_points, made, scores, tricks; extra fields may follow."""
+    code, out, _ = replay_in_process(HANDS / "complete-friend-card.json", capsys)
+    assert code == 0
+    document = json.loads(out)
+    assert list(document)[:2] == ["phase", "result"] and list(document)[-1] == "events"
+    assert list(document["result"]) == ["declarer", "contract", "friend", "declarer_side_points",
+                                        "made", "scores", "tricks"]
+    assert list(document["result"]["tricks"][0])[:3] == ["leader", "cards", "winner"]
+
+
+_AUCTION = [{"seat": 0, "type": "bid", "points": 13, "trump": "H"}] + [
+    {"seat": s, "type": "pass"} for s in range(1, 5)]
+_CALLED = _AUCTION + [{"seat": 0, "type": "discard", "cards": ["4C", "3C", "2C"]},
+                      {"seat": 0, "type": "call_friend", "friend": "QH"}]
+
+
+@pytest.mark.parametrize("command", [
+    {"seat": 0, "type": "play", "card": "KS", "suit": 5},           # suit: only a joker lead uses it
+    {"seat": 0, "type": "play", "card": "KS", "suit": ["S"]},
+    {"seat": 0, "type": "play", "card": "KS", "joker_call": "yes"},  # joker_call = on_ripper_lead
+    {"seat": 0, "type": "play", "card": "KS", "v": "one"},           # not a hand-file field at all
+], ids=["suit-int", "suit-list", "joker-call-string", "v-string"])
+def test_a_field_a_play_does_not_use_is_ignored_whatever_its_type(command: dict[str, Any]) -> None:
+    """hand-file.md: "Fields a command does not use are ignored." A field of the wrong type
+    is malformed only where the command uses it."""
+    document = _replay_document(_standard_file(_CALLED + [command]))
+    assert "rejected" not in document, document.get("rejected")
+    assert document["events"][-1] == {"type": "card_played", "seat": 0, "card": "KS", "suit": None,
+                                      "joker_call": False, "v": 1}
+
+
+@pytest.mark.parametrize("take", [5, ["ZZ"], "4C"], ids=["int", "not-a-card", "string"])
+def test_take_in_a_one_kitty_variant_discard_is_ignored(take: object) -> None:
+    """`take` belongs to mighty-3's discard; in mighty-5 a discard does not use it."""
+    discard = {"seat": 0, "type": "discard", "cards": ["4C", "3C", "2C"], "take": take}
+    document = _replay_document(_standard_file(_AUCTION + [discard]))
+    assert "rejected" not in document, document.get("rejected")
+    assert document["events"][-1]["type"] == "cards_discarded"
+
+
+@pytest.mark.parametrize(("command", "field"), [
+    ({"seat": 0, "type": "play", "card": "3C", "joker_call": "yes"}, "joker_call"),
+    ({"seat": 0, "type": "play", "card": "KS", "suit": 5}, "suit"),
+], ids=["joker-call", "suit"])
+def test_a_used_field_of_the_wrong_type_is_still_malformed(command: dict[str, Any], field: str) -> None:
+    """Where a command does use a field, a wrong type stays ``malformed_command``: joker_call
+    on a lead with option joker_call = declared, suit on a joker lead."""
+    if field == "joker_call":  # seat 0 keeps the Ripper, wins trick 1 and leads it
+        called = _AUCTION + [{"seat": 0, "type": "discard", "cards": ["4C", "2C", "KD"]},
+                             {"seat": 0, "type": "call_friend", "friend": "none"}]
+        trick = [{"seat": s, "type": "play", "card": c}
+                 for s, c in ((0, "AC"), (1, "KC"), (2, "JC"), (3, "9C"), (4, "7C"))]
+        data = _standard_file(called + trick + [command], options={"joker_call": "declared"})
+    else:
+        lead = {"seat": 0, "type": "play", "card": "KS"}
+        follow = [{"seat": s, "type": "play", "card": c} for s, c in ((1, "9S"), (2, "6S"), (3, "3S"), (4, "2H"))]
+        data = _standard_file(_CALLED + [lead, *follow, dict(command, seat=4, card="JK")])
+    document = _replay_document(data)
+    assert document["rejected"]["code"] == "malformed_command"
+    assert field in document["rejected"]["message"]
+
+
+def test_the_output_example_of_hand_file_md_replays_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    """``complete-spec-example.json`` completes the spec's example (its input shows the
+    command shapes with elided hands): the printed result is the example's, field for field
+    and in its order, and the first trick is the example's trick (plus our ``points``)."""
+    example: dict[str, Any] = {
+        "declarer": 0,
+        "contract": {"points": 14, "trump": "NT"},
+        "friend": 4,
+        "declarer_side_points": 15,
+        "made": True,
+        "scores": [4, -2, -2, -2, 2],
+        "tricks": [{"leader": 0, "cards": ["KH", "2H", "JK", "3H", "AH"], "winner": 4}],
+    }
+    code, out, _ = replay_in_process(HANDS / "complete-spec-example.json", capsys)
+    assert code == 0
+    document = json.loads(out)
+    assert list(document) == ["phase", "result", "events"] and document["phase"] == "finished"
+    result = document["result"]
+    assert list(result) == list(example)
+    assert {k: v for k, v in result.items() if k != "tricks"} == {k: v for k, v in example.items() if k != "tricks"}
+    first = result["tricks"][0]
+    assert {k: first[k] for k in ("leader", "cards", "winner")} == example["tricks"][0]
+    assert first["points"] == 2
