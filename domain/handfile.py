@@ -116,7 +116,12 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
             new = decide(state, command)
         except RuleError as error:
             seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-            return Replay(state, events, Rejection(index, seat_no, error.code, error.message), steps)
+            message = error.message
+            if as_seat is not None and seat_no != as_seat:
+                # the message may name the command's cards ("Seat 0 does not hold QH"):
+                # another seat learns only that it was refused, and why in a word
+                message = f"A command of seat {seat_no} was refused ({error.code})."
+            return Replay(state, events, Rejection(index, seat_no, error.code, message), steps)
         for event in new:
             state = evolve(state, event)
         events.extend(new)

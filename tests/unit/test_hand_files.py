@@ -166,6 +166,21 @@ def test_replay_as_a_seat_prints_what_that_seat_saw_step_by_step(capsys: pytest.
     assert steps[-1]["view"]["scores"] == [2, 1, -1, -1, -1]
 
 
+def test_replay_as_another_seat_does_not_print_the_refused_commands_cards(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = HANDS / "reject-card-not-in-hand.json"
+    refused_by = json.loads(path.read_text())["expect"]["rejected"]["seat"]
+    _, out, _ = replay_in_process(path, capsys, "--as", str(refused_by))
+    own = json.loads(out.splitlines()[-1])["rejected"]
+    played = json.loads(path.read_text())["commands"][own["index"]]["card"]
+    assert played in own["message"]  # the seat that sent it is told which card
+    other = (refused_by + 1) % 5
+    code, out, _ = replay_in_process(path, capsys, "--as", str(other))
+    rejected = json.loads(out.splitlines()[-1])["rejected"]
+    assert code == 3 and rejected["code"] == own["code"] == "card_not_in_hand"
+    assert played not in rejected["message"] and rejected["message"].startswith(f"A command of seat {refused_by}")
+
+
 def test_replay_as_a_seat_that_does_not_exist_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = replay_in_process(HANDS / "complete-alone.json", capsys, "--as", "5")
     assert code == 2 and out == "" and "--as 5" in err
