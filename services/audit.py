@@ -273,16 +273,37 @@ def _store(args: argparse.Namespace) -> EventStore:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    stored = _store(args).read(args.table)
-    if not stored:
-        sys.stderr.write(f"mighty verify: table {args.table} has no events\n")
+    store = _store(args)
+    if args.all == (args.table is not None):
+        sys.stderr.write("mighty verify: name one TABLE, or --all\n")
         return 2
-    verdict = verify_events(args.table, stored)
-    report = {"table": args.table, "events": verdict.events, "hands": verdict.hands, "ok": verdict.ok}
+    if not args.all:
+        stored = store.read(args.table)
+        if not stored:
+            sys.stderr.write(f"mighty verify: table {args.table} has no events\n")
+            return 2
+        report = _verify_report(args.table, stored)
+        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+        return 0 if report["ok"] else 1
+    bad: list[str] = []
+    tables = store.table_ids()
+    for table_id in tables:  # one line per table as it is checked, then the summary
+        report = _verify_report(table_id, store.read(table_id))
+        if not report["ok"]:
+            bad.append(table_id)
+        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+        sys.stdout.flush()
+    summary = {"tables": len(tables), "ok": len(tables) - len(bad), "bad": bad}
+    sys.stdout.write(msgspec.json.encode(summary).decode() + "\n")
+    return 0 if not bad else 1
+
+
+def _verify_report(table_id: str, stored: list[StoredEvent]) -> dict[str, Any]:
+    verdict = verify_events(table_id, stored)
+    report: dict[str, Any] = {"table": table_id, "events": verdict.events, "hands": verdict.hands, "ok": verdict.ok}
     if verdict.finding:
         report["first_bad"] = {"version": verdict.finding.version, "problem": verdict.finding.problem}
-    sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
-    return 0 if verdict.ok else 1
+    return report
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -314,7 +335,11 @@ def register(sub: Any) -> None:
         ("log", cmd_log, "print a table's events readably"),
     ):
         parser = sub.add_parser(name, help=text)
-        parser.add_argument("table")
+        if name == "verify":
+            parser.add_argument("table", nargs="?", default=None)
+            parser.add_argument("--all", action="store_true", help="every table in the store, one line each")
+        else:
+            parser.add_argument("table")
         parser.add_argument("--redis-url", default=url, help="default: $REDIS_URL")
         if name == "export":
             parser.add_argument("--hand", type=int, default=None, help="hand number (default: last)")

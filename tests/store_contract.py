@@ -47,6 +47,13 @@ class StoreContract:
         assert store.read("nobody") == []
         assert store.outcome_of("nobody", "c1") is None
 
+    def test_table_ids_lists_every_table_with_events_sorted(self, store: EventStore) -> None:
+        assert store.table_ids() == []
+        for table_id in ("t-b", "t-a", "t_c"):
+            append(store, table_id, b"x", at=EMPTY_HEAD, cid="c1")
+        store.head("t-none")  # reading a table does not create it
+        assert store.table_ids() == ["t-a", "t-b", "t_c"]
+
     def test_an_append_numbers_and_chains_its_events(self, store: EventStore) -> None:
         head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
         events = store.read("t1")

@@ -110,6 +110,10 @@ class EventStore(Protocol):
         """Feed entries after the entry id ``after``, oldest first."""
         ...
 
+    def table_ids(self) -> list[str]:
+        """Every table with at least one event, sorted (for audits over the whole store)."""
+        ...
+
 
 def event_hash(prev_hash: str, data: bytes) -> str:
     digest = hashlib.sha256(prev_hash.encode("ascii"))

@@ -83,6 +83,10 @@ class InMemoryEventStore:
             events = [] if table is None else table.events[max(after_version, 0) : to_version]
         return list(events)
 
+    def table_ids(self) -> list[str]:
+        with self._lock:
+            return sorted(t for t, table in self._tables.items() if table.events)
+
     def head(self, table_id: str) -> Head:
         check_table_id(table_id)
         with self._lock:

@@ -163,6 +163,21 @@ class RedisEventStore:
                 start = events[-1].version + 1
         return events
 
+    def table_ids(self) -> list[str]:
+        """SCAN each partition's table heads (``…:t:<id>:meta``, written with the first
+        append); a scan never blocks the server, and on a cluster each partition's
+        pattern names one slot."""
+        found: set[str] = set()
+        with _redis_errors():
+            for partition in range(self.keys.partitions):
+                prefix = f"{self.keys.namespace}:{self.keys.tag(partition)}:t:"
+                pattern = prefix + "*:meta"  # braces are not glob characters
+                for key in self.client.scan_iter(match=pattern, count=1000):
+                    table_id = key.decode()[len(prefix):-len(":meta")]
+                    if self.keys.partition_of(table_id) == partition:
+                        found.add(table_id)
+        return sorted(found)
+
     def head(self, table_id: str) -> Head:
         key = self.keys.table(table_id).meta
         with _redis_errors():

@@ -92,6 +92,32 @@ def test_verify_names_reordered_events(redis_server: PrivateRedis, redis_client:
     assert json.loads(done.stdout)["first_bad"]["version"] == k + 2
 
 
+def test_verify_all_checks_every_table_and_names_the_bad_ones(
+        redis_server: PrivateRedis, redis_client: redis.Redis, played: tuple[str, list]) -> None:
+    play(redis_client, "audit2", hands=1)
+    play(redis_client, "audit3", hands=1)
+    done = mighty(redis_server, "verify", "--all")
+    assert done.returncode == 0, done.stderr
+    *lines, summary = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["table"] for line in lines] == ["audit1", "audit2", "audit3"]
+    assert all(line["ok"] for line in lines) and summary == {"tables": 3, "ok": 3, "bad": []}
+
+    key = KeySpace().table("audit2").events
+    entries = redis_client.xrange(key)
+    redis_client.xdel(key, entries[10][0])
+    done = mighty(redis_server, "verify", "--all")
+    assert done.returncode == 1
+    *lines, summary = [json.loads(line) for line in done.stdout.splitlines()]
+    assert summary == {"tables": 3, "ok": 2, "bad": ["audit2"]}
+    assert [line["first_bad"]["version"] for line in lines if not line["ok"]] == [12]
+
+
+def test_verify_wants_one_table_or_all(redis_server: PrivateRedis) -> None:
+    for args in ([], ["t1", "--all"]):
+        done = mighty(redis_server, "verify", *args)
+        assert done.returncode == 2 and "name one TABLE, or --all" in done.stderr
+
+
 def test_exported_hand_replays_to_the_same_result(redis_server: PrivateRedis, played: tuple[str, list], tmp_path: Path) -> None:
     out = tmp_path / "hand.json"
     done = mighty(redis_server, "export", "audit1", "--hand", "0", "-o", str(out))
