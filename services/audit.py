@@ -214,8 +214,17 @@ def _check_commitment(event: TableEvent, version: int,
     return None
 
 
-def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None) -> dict[str, Any]:
-    """A hand file (rules/hand-file.md) for one stored hand: the last one by default."""
+class HandInProgress(LookupError):
+    """The hand asked for has not ended: its cards are still secret (mighty.md §8)."""
+
+
+def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
+                *, in_progress: bool = False) -> dict[str, Any]:
+    """A hand file (rules/hand-file.md) for one stored hand: the last one by default.
+
+    A hand file holds every seat's cards, so a hand is exported once it has ended (its
+    deal revealed, or its table closed): before that, §8 keeps the hands secret.
+    ``in_progress`` is the operator's override."""
     events = [decode_event(e.data) for e in stored]
     starts = [i for i, e in enumerate(events) if isinstance(e, HandDealt)]
     if not starts:
@@ -229,6 +238,11 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None) -
         index = found[0]
     dealt = events[index]
     assert isinstance(dealt, HandDealt)
+    over = any(isinstance(e, TableClosed) or (isinstance(e, DealRevealed) and e.hand_no == dealt.hand_no)
+               for e in events[index + 1:])
+    if not over and not in_progress:
+        raise HandInProgress(f"hand {dealt.hand_no} of table {table_id} has not ended: its cards stay "
+                             "secret until it does (--in-progress exports it anyway)")
     commands: list[dict[str, Any]] = []
     for event in events[index + 1:]:
         if isinstance(event, HandDealt):
@@ -308,7 +322,8 @@ def _verify_report(table_id: str, stored: list[StoredEvent]) -> dict[str, Any]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     try:
-        document = export_hand(args.table, _store(args).read(args.table), args.hand)
+        document = export_hand(args.table, _store(args).read(args.table), args.hand,
+                               in_progress=args.in_progress)
     except LookupError as error:
         sys.stderr.write(f"mighty export: {error}\n")
         return 2
@@ -344,4 +359,6 @@ def register(sub: Any) -> None:
         if name == "export":
             parser.add_argument("--hand", type=int, default=None, help="hand number (default: last)")
             parser.add_argument("-o", "--output", default=None)
+            parser.add_argument("--in-progress", action="store_true",
+                                help="export a hand that has not ended (it shows every seat's cards)")
         parser.set_defaults(run=run)

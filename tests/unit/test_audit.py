@@ -8,9 +8,11 @@ from dataclasses import replace
 import msgspec
 import pytest
 
+from domain.codec import decode_event
+from domain.events import HandDealt
 from domain.handfile import output_of, parse, replay
 from domain.table import CreateTable, Submission
-from services.audit import export_hand, verify_events
+from services.audit import HandInProgress, export_hand, verify_events
 from services.players import next_submission, seating
 from services.store.base import GENESIS, StoredEvent, event_hash
 from services.store.memory import InMemoryEventStore
@@ -121,3 +123,13 @@ def test_an_exported_hand_replays_to_the_stored_result(stored: list[StoredEvent]
     printed = output_of(outcome)
     assert printed["result"].get("scores") == stored_scores(stored, hand_no)
     assert printed["phase"] in ("finished", "redeal")
+
+
+def test_a_hand_still_being_played_is_not_exported_unless_the_operator_insists(stored: list[StoredEvent]) -> None:
+    deals = [i for i, e in enumerate(stored) if isinstance(decode_event(e.data), HandDealt)]
+    mid_hand = stored[:deals[-1] + 12]  # the last hand, a few commands in
+    with pytest.raises(HandInProgress, match="has not ended"):
+        export_hand("t1", mid_hand, None)
+    document = export_hand("t1", mid_hand, None, in_progress=True)
+    assert len(document["commands"]) >= 1
+    assert export_hand("t1", mid_hand, 0)["hands"]  # an earlier hand, ended, still exports
