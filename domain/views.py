@@ -56,6 +56,10 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     friends: tuple[int, ...] | msgspec.UnsetType = msgspec.UNSET
     trick: TrickView | None = None
     led_suit: str | None = None
+    # §5 `joker_call = declared`: whether the current trick's lead called the Joker, a
+    # choice made aloud (§8). UNSET (left out) under the default, where the lead card
+    # alone says it, so those views stay as they were byte for byte.
+    joker_call: bool | msgspec.UnsetType = msgspec.UNSET
     tricks: tuple[TrickView, ...] = ()
     # Point cards each seat won in tricks: public, since every played card is (§5, §8).
     face_up_points: tuple[int, ...] = ()
@@ -125,6 +129,8 @@ def _public(state: HandState) -> HandView:
     if isinstance(state, Playing):
         base.update(trick=TrickView(state.leader, state.trick) if state.trick else None,
                     led_suit=state.led_suit)
+        if state.trick and state.rules.joker_call == "declared":
+            base["joker_call"] = state.joker_call_made
         return HandView(**base)
     scored = state.scored
     base.update(scores=scored.scores, declarer_side_points=scored.declarer_side_points,

@@ -1,0 +1,40 @@
+"""Rules audit (mighty.md §1-§8, mighty-large.md): behaviours pinned while checking the
+engine against the rule text, each named after what the rules say."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.events import HandEvent
+from domain.views import seat_view, spectator_view
+from tests.unit.helpers import given, play_cards, ready_to_play, rules, standard_deal
+
+# Seat 0 declares 13 H, keeps the Ripper (3C) and discards 4C 2C KD; seat 4 holds the
+# Joker (see tests/unit/test_play.py for the hands).
+
+
+def declared_play() -> list[HandEvent]:
+    return ready_to_play(standard_deal(rules(joker_call="declared")), discards="4C 2C KD")
+
+
+# ---------------------------------------------------------------- §5 joker call, §8 views
+
+
+def test_a_declared_joker_call_is_public_while_its_trick_is_played() -> None:
+    """§5 `joker_call = declared`: the leader chooses whether the Ripper lead calls the
+    Joker; the choice is part of the play everybody sees (§8), not only the Joker's holder."""
+    called = play_cards(declared_play(), "AC KC JC 9C 7C", "3C!")
+    quiet = play_cards(declared_play(), "AC KC JC 9C 7C", "3C?")
+    for events, expected in ((called, True), (quiet, False)):
+        state = given(events).state
+        for view in (spectator_view(state), *(seat_view(state, s) for s in range(5))):
+            assert view.joker_call is expected
+
+
+def test_a_joker_call_field_appears_only_where_the_leader_declares_it() -> None:
+    """With the default `joker_call = on_ripper_lead` every Ripper lead outside trick 1
+    calls: the view stays as it was, without the field."""
+    events = play_cards(ready_to_play(standard_deal(), discards="4C 2C KD"),
+                        "AC KC JC 9C 7C", "3C")
+    state = given(events).state
+    assert b"joker_call" not in msgspec.json.encode(spectator_view(state))
