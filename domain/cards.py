@@ -105,8 +105,14 @@ def rippers(trump: str, rank: str = "3", packs: int = 1) -> frozenset[Card]:
 TWO_PACK_NAMES: Final = frozenset(c for c in ALL_CARDS if "#" in c or (c.startswith("JK") and c != "JK"))
 
 
+ONE_PACK_NAMES: Final = ALL_CARDS - TWO_PACK_NAMES
+
+
 def card_names(packs: int) -> frozenset[Card]:
-    return ALL_CARDS if packs == 1 else TWO_PACK_NAMES
+    """The names that are cards in a game of ``packs`` packs: plain names (``AS``, ``JK``)
+    with one pack, pack-numbered names (``AS#1``, ``JK3``) with two (mighty-large.md §1).
+    A name of the other kind is "a string that is not a card" (hand-file.md)."""
+    return ONE_PACK_NAMES if packs == 1 else TWO_PACK_NAMES
 
 
 def full_pack() -> tuple[Card, ...]:

@@ -4,10 +4,11 @@ engine against the rule text, each named after what the rules say."""
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from domain.events import HandEvent
 from domain.views import seat_view, spectator_view
-from tests.unit.helpers import given, play_cards, ready_to_play, rules, standard_deal
+from tests.unit.helpers import given, play, play_cards, ready_to_play, rules, standard_deal
 
 # Seat 0 declares 13 H, keeps the Ripper (3C) and discards 4C 2C KD; seat 4 holds the
 # Joker (see tests/unit/test_play.py for the hands).
@@ -38,3 +39,13 @@ def test_a_joker_call_field_appears_only_where_the_leader_declares_it() -> None:
                         "AC KC JC 9C 7C", "3C")
     state = given(events).state
     assert b"joker_call" not in msgspec.json.encode(spectator_view(state))
+
+
+@pytest.mark.parametrize("name", ["AS#1", "JK1", "KH#2"])
+def test_a_two_pack_name_is_not_a_card_in_a_one_pack_game(name: str) -> None:
+    """hand-file.md: "a string that is not a card" is malformed_command; mighty-large.md §1
+    makes the pack-numbered names the cards of two-pack games only, as plain names are
+    not cards there."""
+    events = ready_to_play(standard_deal(), discards="4C 2C KD")
+    error = given(events).when(play(0, name)).refused("malformed_command")
+    assert name in error.message
