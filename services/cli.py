@@ -11,8 +11,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
+import redis
 
-EXIT_OK, EXIT_BROKEN_FILE, EXIT_REJECTED = 0, 2, 3
+from domain.errors import MightyError
+from services.store.errors import StoreUnavailable
+
+EXIT_OK, EXIT_BROKEN_FILE, EXIT_REJECTED, EXIT_UNAVAILABLE, EXIT_INTERRUPTED = 0, 2, 3, 4, 130
 
 
 def _write_json(value: object) -> None:
@@ -84,7 +88,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     _load_extensions()
     args = build_parser().parse_args(argv)
     run: Callable[[argparse.Namespace], int] = args.run
-    return run(args)
+    try:
+        return run(args)
+    except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError) as error:
+        message = error.message if isinstance(error, StoreUnavailable) else f"Redis is unreachable: {error}"
+        sys.stderr.write(f"mighty {args.command}: {message} (is REDIS_URL right?)\n")
+        return EXIT_UNAVAILABLE
+    except MightyError as error:  # a bad table id, command id, …: the typed refusal, no traceback
+        sys.stderr.write(f"mighty {args.command}: {error.code}: {error.message}\n")
+        return EXIT_BROKEN_FILE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
 
 
 def _load_extensions() -> None:

@@ -9,8 +9,9 @@ command id it has already seen and answers with the first outcome.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import resources
 from typing import Any, Final
 
@@ -101,8 +102,10 @@ class RedisEventStore:
         self.client = client
         self.keys = keys or KeySpace()
         self._script = script
-        with _redis_errors():
-            self._sha: str = self._load_script()
+        self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers
+        # preload; a Redis that is down now gets it on the first NOSCRIPT instead
+        with suppress(redis.ConnectionError, redis.TimeoutError):
+            self._sha = self._load_script()
 
     @property
     def script_sha(self) -> str:

@@ -124,6 +124,27 @@ def test_workers_ride_out_a_redis_restart_and_converge_on_a_rebuild(
         assert [line.scores for line in ledger.hands] == [h.scores for h in hands], "no hand twice, none missed"
 
 
+def test_a_worker_started_while_redis_is_down_waits_for_it(redis_server: Any, tmp_path: Path) -> None:
+    redis_server.kill(signal.SIGKILL)
+    log = tmp_path / "views.log"
+    process = start_worker(redis_server.url, "views", logs=log)
+    try:
+        time.sleep(2)
+        assert process.poll() is None, "the worker waits, it does not exit"
+        redis_server.start()
+        client = connect(redis_server.url)
+        tables = Tables(client, SPACE, seed=10)
+        tables.open(ids("w", 4))
+        tables.play(hands=1)
+        wait_until(client, SPACE, "views", timeout_s=60, check=lambda: _alive([process]))
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+    assert process.returncode == 0
+    events = [json.loads(line)["event"] for line in log.read_text().splitlines() if line.startswith("{")]
+    assert events.count("redis unreachable") == 1 and "redis reachable again" in events
+
+
 def _alive(processes: list[subprocess.Popen[bytes]]) -> None:
     dead = [p.args for p in processes if p.poll() is not None]
     assert not dead, f"worker died: {dead}"
