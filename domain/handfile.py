@@ -55,6 +55,17 @@ class Replay(msgspec.Struct):
     steps: list[Step] | None = None
 
 
+def rules_named(data: bytes) -> object:
+    """The ``rules`` field of a hand file, or None when it cannot be read: the CLI routes
+    a ``"mitigati"`` file to ``domain.mitigati.handfile`` and everything else here, so a
+    broken file keeps the message ``parse`` gives it."""
+    try:
+        document = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return None
+    return document.get("rules") if isinstance(document, dict) else None
+
+
 def parse(data: bytes) -> tuple[HandFile, RuleSet]:
     """Read and check a hand file; anything broken raises ``HandFileError`` (exit 2)."""
     try:
