@@ -1,7 +1,10 @@
 """`mighty bench domain`: complete random hands through the pure domain, one process.
 
 Each step asks ``legal_commands`` for the seat to act, picks one at random, decides it and
-folds the events, exactly as a bot would. Prints one JSON object.
+folds the events, exactly as a bot would. Prints one JSON object. ``--variant mitigati``
+plays Mitigati hands (``domain.mitigati``); there the pick is first a kind of command
+(pass, continue, pay, sell; or the discard, declaration or play), then one of that kind,
+since the 2 × 129 listed amounts would otherwise strike a bargain in nearly every hand.
 """
 
 from __future__ import annotations
@@ -11,9 +14,21 @@ import json
 import platform
 import random
 import time
+from collections.abc import Sequence
 
 from domain.hand import deal_event, decide, evolve
 from domain.legal import legal_commands
+from domain.mitigati.cards import DECK as MITIGATI_DECK
+from domain.mitigati.commands import Bargain, MitigatiCommand
+from domain.mitigati.decider import deal_event as mitigati_deal
+from domain.mitigati.decider import decide as mitigati_decide
+from domain.mitigati.decider import evolve as mitigati_evolve
+from domain.mitigati.legal import legal_commands as mitigati_legal
+from domain.mitigati.rules import ROUNDS as MITIGATI_ROUNDS
+from domain.mitigati.rules import make_rules as mitigati_rules
+from domain.mitigati.rules import packet_size
+from domain.mitigati.state import Abandoned, MitigatiState, Packets, is_terminal
+from domain.mitigati.state import to_act as mitigati_to_act
 from domain.rules import RuleSet, make_rules
 from domain.state import Finished, HandState, Redeal, to_act
 
@@ -41,21 +56,68 @@ def play_random_hand(rng: random.Random, rules: RuleSet) -> tuple[HandState, int
     return state, commands
 
 
+def random_packets(rng: random.Random, dealer: int) -> Packets:
+    """A shuffled tarot deck cut into mitigati-hand-file.md §2's packets."""
+    deck = list(MITIGATI_DECK)
+    rng.shuffle(deck)
+    rows, at = [], 0
+    for r in range(MITIGATI_ROUNDS):
+        row = []
+        for seat in range(3):
+            size = packet_size(r, seat, dealer)
+            row.append(tuple(deck[at:at + size]))
+            at += size
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def pick_by_kind(rng: random.Random, legal: Sequence[MitigatiCommand]) -> MitigatiCommand:
+    """A kind of command at random, then one of that kind: bargains by their action."""
+    if not isinstance(legal[0], Bargain):
+        return legal[int(rng.random() * len(legal))]
+    kinds: dict[str, list[MitigatiCommand]] = {}
+    for command in legal:
+        assert isinstance(command, Bargain)
+        kinds.setdefault(command.action, []).append(command)
+    kind = list(kinds.values())[int(rng.random() * len(kinds))]
+    return kind[int(rng.random() * len(kind))]
+
+
+def play_random_mitigati(rng: random.Random) -> tuple[MitigatiState, int]:
+    """Deal a random Mitigati hand and play random legal commands until it ends."""
+    dealer = rng.randrange(3)
+    state: MitigatiState = mitigati_evolve(None, mitigati_deal(
+        mitigati_rules(), dealer=dealer, packets=random_packets(rng, dealer)))
+    commands = 0
+    while not is_terminal(state):
+        seat = mitigati_to_act(state)
+        assert seat is not None
+        command = pick_by_kind(rng, mitigati_legal(state, seat))
+        for event in mitigati_decide(state, command):
+            state = mitigati_evolve(state, event)
+        commands += 1
+    return state, commands
+
+
 def run(hands: int, seed: int, variant: str) -> dict[str, object]:
     rng = random.Random(seed)
-    rules = make_rules(variant)
+    rules = None if variant == "mitigati" else make_rules(variant)
     commands = redeals = 0
     started = time.perf_counter()
     for _ in range(hands):
-        state, count = play_random_hand(rng, rules)
+        if rules is None:
+            ended, count = play_random_mitigati(rng)
+            redeals += isinstance(ended, Abandoned)
+        else:
+            state, count = play_random_hand(rng, rules)
+            redeals += isinstance(state, Redeal)
         commands += count
-        redeals += isinstance(state, Redeal)
     elapsed = time.perf_counter() - started
     return {
         "bench": "domain",
         "variant": variant,
         "hands": hands,
-        "redeals": redeals,
+        "redeals" if variant != "mitigati" else "abandoned": redeals,
         "commands": commands,
         "seconds": round(elapsed, 3),
         "hands_per_s": round(hands / elapsed, 1),

@@ -106,6 +106,24 @@ class JokerSuitRequired(RuleError):
     code = "joker_suit_required"
 
 
+class MustTrump(RuleError):
+    """Mitigati (mitigati-hand-file.md §10): void in the suit to follow, holding a trump."""
+
+    code = "must_trump"
+
+
+class BadBargain(RuleError):
+    """Mitigati §4/§10: an offer or ask the bargaining rules refuse."""
+
+    code = "bad_bargain"
+
+
+class BadDeclaration(RuleError):
+    """Mitigati §6/§10: a name twice, tarocchi not held, an honour part not the best set."""
+
+    code = "bad_declaration"
+
+
 class TableError(RuleError):
     """Refusals of the table aggregate (seats, start, deal)."""
 
@@ -120,5 +138,6 @@ RULE_ERRORS: dict[str, type[RuleError]] = {
         MalformedCommand, WrongPhase, NotYourTurn, AlreadyPassed, BidOutOfRange, BidTooLow,
         MisdealNotAllowed, CardNotInHand, BadDiscard, BadTrumpChange, BadFriendCall,
         MustFollowSuit, IllegalFirstLead, MustPlayJoker, JokerSuitRequired,
+        MustTrump, BadBargain, BadDeclaration,
     )
 }

@@ -16,7 +16,7 @@ from domain.errors import HandFileError, RuleError, RuleSetError
 from domain.events import HandEvent, HandScored
 from domain.hand import deal_event, decide, evolve
 from domain.play import ripper_cards
-from domain.rules import RuleSet, make_rules
+from domain.rules import VARIANTS, RuleSet, make_rules
 from domain.state import Bidding, Finished, HandState, Playing, Redeal, phase_name, to_act
 from domain.views import HandView, seat_view
 
@@ -55,11 +55,26 @@ class Replay(msgspec.Struct):
     steps: list[Step] | None = None
 
 
+def rules_named(data: bytes) -> object:
+    """The ``rules`` field of a hand file, or None when it cannot be read: the CLI routes
+    a ``"mitigati"`` file to ``domain.mitigati.handfile`` and everything else here, so a
+    broken file keeps the message ``parse`` gives it."""
+    try:
+        document = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return None
+    return document.get("rules") if isinstance(document, dict) else None
+
+
 def parse(data: bytes) -> tuple[HandFile, RuleSet]:
     """Read and check a hand file; anything broken raises ``HandFileError`` (exit 2)."""
     try:
         hand_file = msgspec.json.decode(data, type=HandFile)
     except msgspec.ValidationError as error:  # a subclass of DecodeError: catch it first
+        named = rules_named(data)
+        if isinstance(named, str) and named not in VARIANTS:  # e.g. a misspelt "mitigati"
+            known = ", ".join([*VARIANTS, "mitigati"])
+            raise HandFileError(f"Unknown rules {named!r}; known: {known}.") from None
         raise HandFileError(f"The hand file is not well formed: {error}.") from None
     except msgspec.DecodeError as error:
         raise HandFileError(f"The hand file is not valid JSON: {error}.") from None

@@ -25,13 +25,15 @@ def _write_json(value: object) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from domain.errors import HandFileError
-    from domain.handfile import output_of, parse, replay
+    from domain.handfile import output_of, parse, replay, rules_named
 
     try:
         data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
     except OSError as error:
         sys.stderr.write(f"mighty replay: cannot read {args.file}: {error.strerror}\n")
         return EXIT_BROKEN_FILE
+    if rules_named(data) == "mitigati":
+        return _replay_mitigati(args, data)
     try:
         hand_file, rules = parse(data)
     except HandFileError as error:
@@ -41,14 +43,38 @@ def cmd_replay(args: argparse.Namespace) -> int:
         sys.stderr.write(f"mighty replay: --as {args.as_seat} is not a seat of {rules.variant}\n")
         return EXIT_BROKEN_FILE
     outcome = replay(hand_file, rules, as_seat=args.as_seat)
-    if outcome.steps is not None:
-        for step in outcome.steps:
-            sys.stdout.write(msgspec.json.encode(step).decode() + "\n")
-        if outcome.rejected is not None:
-            sys.stdout.write(msgspec.json.encode({"rejected": outcome.rejected}).decode() + "\n")
-    else:
-        _write_json(output_of(outcome))
+    _print_replay(outcome.steps, outcome.rejected, lambda: output_of(outcome))
     return EXIT_REJECTED if outcome.rejected is not None else EXIT_OK
+
+
+def _replay_mitigati(args: argparse.Namespace, data: bytes) -> int:
+    """The same command for a ``"rules": "mitigati"`` file (mitigati-hand-file.md §9)."""
+    from domain.errors import HandFileError
+    from domain.mitigati.handfile import output_of, parse, replay, seats
+
+    try:
+        hand_file, rules = parse(data)
+    except HandFileError as error:
+        sys.stderr.write(f"mighty replay: {args.file}: {error.message}\n")
+        return EXIT_BROKEN_FILE
+    if args.as_seat is not None and not 0 <= args.as_seat < seats(rules):
+        sys.stderr.write(f"mighty replay: --as {args.as_seat} is not a seat of {rules.variant}\n")
+        return EXIT_BROKEN_FILE
+    outcome = replay(hand_file, rules, as_seat=args.as_seat)
+    _print_replay(outcome.steps, outcome.rejected, lambda: output_of(outcome))
+    return EXIT_REJECTED if outcome.rejected is not None else EXIT_OK
+
+
+def _print_replay(steps: Sequence[object] | None, rejected: object | None,
+                  document: Callable[[], object]) -> None:
+    """--as: one line per step, then the refusal; otherwise the whole outcome."""
+    if steps is not None:
+        for step in steps:
+            sys.stdout.write(msgspec.json.encode(step).decode() + "\n")
+        if rejected is not None:
+            sys.stdout.write(msgspec.json.encode({"rejected": rejected}).decode() + "\n")
+    else:
+        _write_json(document())
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
