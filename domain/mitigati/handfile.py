@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from domain.errors import HandFileError, MalformedCommand, RuleError, RuleSetError
+from domain.handfile import Rejection  # the same `rejected` object as Mighty's (hand-file.md)
 from domain.mitigati.cards import CARDS, DECK
 from domain.mitigati.commands import MitigatiCommand
 from domain.mitigati.decider import deal_event, decide, evolve
@@ -38,13 +39,6 @@ class HandFile(msgspec.Struct, kw_only=True):
     hands: list[list[str]] | None = None
     commands: list[Any] = []
     options: dict[str, Any] = {}
-
-
-class Rejection(msgspec.Struct):
-    index: int
-    seat: int | None
-    code: str
-    message: str
 
 
 class Step(msgspec.Struct):
