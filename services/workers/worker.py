@@ -26,6 +26,7 @@ import structlog
 
 from domain.codec import decode_event
 from services.store.base import FeedEntry
+from services.store.errors import StoreUnavailable
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
 from services.workers.keys import ProjectionKeys
@@ -35,8 +36,9 @@ from services.workers.store import Applied, Batch, Checkpoint, ProjectionStore, 
 log = structlog.get_logger("mighty.workers")
 
 # What a Redis that is down, restarting or loading its data raises (BusyLoadingError is
-# a ConnectionError) once the client's own retries are spent.
-UNREACHABLE = (redis.ConnectionError, redis.TimeoutError)
+# a ConnectionError) once the client's own retries are spent; StoreUnavailable is the same
+# thing said by the event store, which a views worker reads tables' streams through.
+UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, StoreUnavailable)
 
 
 @dataclass
