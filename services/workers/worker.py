@@ -224,6 +224,13 @@ class Worker:
             self.stats.record_lag(fresh, result.server_ms)
         elif result.status == "lease":
             self._drop(partition, "lease lost", holder=result.stored)
+        elif result.status == "gap":
+            # Entries the batch would pass over are pending elsewhere (read by a worker
+            # that had lost its lease, or left by a refused batch of ours). Take the
+            # partition again (the lease is still ours): claim them and re-read in order.
+            self.log.warning("pending entries outside the batch", partition=partition, entry=result.stored)
+            self._drop(partition, "gap")
+            self._next_maintain = 0.0
         elif batch.applied:  # done or stale: what we folded is not what is stored: start over
             self.log.warning("checkpoint moved under us", partition=partition, status=result.status,
                              stored=result.stored, expected=batch.expected)
