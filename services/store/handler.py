@@ -160,8 +160,12 @@ class CommandHandler(Generic[S, C, E]):
             try:
                 return self._append(table_id, snapshot, events, command_id)
             except ChainMismatch:
+                # The table is at the cached version with another head: the store lost
+                # what this process saw and took other events since. Start over from it.
                 self._forget(table_id)
-                raise
+                if attempt + 1 == self.max_attempts:
+                    raise
+                snapshot, current = self._reload(table_id, snapshot, "store diverged from cache"), True
             except VersionConflict as conflict:
                 if attempt + 1 == self.max_attempts:
                     raise
@@ -176,12 +180,10 @@ class CommandHandler(Generic[S, C, E]):
             return self._catch_up(table_id, snapshot)
         # The store is behind what this process saw: writes were lost (a failover to a
         # replica that lagged, a restore). Start over from what the store holds now.
-        self._log().warning(
-            "store behind cache",
-            table=table_id,
-            cached=snapshot.head.version,
-            stored=conflict.actual,
-        )
+        return self._reload(table_id, snapshot, "store behind cache", stored=conflict.actual)
+
+    def _reload(self, table_id: str, snapshot: _Snapshot[S], why: str, **details: int) -> _Snapshot[S]:
+        self._log().warning(why, table=table_id, cached=snapshot.head.version, **details)
         self._forget(table_id)
         return self._catch_up(table_id, self._empty(table_id))
 
@@ -227,7 +229,14 @@ class CommandHandler(Generic[S, C, E]):
         stored = self.store.read(table_id, snapshot.head.version)
         if not stored:
             return snapshot
-        head = verify_chain(snapshot.head, stored)
+        try:
+            head = verify_chain(snapshot.head, stored)
+        except StoreCorrupt:
+            if snapshot.head.version == 0:
+                raise  # the stream itself is broken
+            # What follows does not continue the cached head: the store lost events this
+            # process saw, then took others. Only a chain broken from the start is corrupt.
+            return self._reload(table_id, snapshot, "store diverged from cache")
         state = self._fold(snapshot.state, stored)
         caught_up = _Snapshot(state, head)
         self._remember(table_id, caught_up)

@@ -238,3 +238,22 @@ def test_a_store_that_lost_writes_is_reloaded_from_scratch() -> None:
     )
     result = h.handle("t1", Add(1, 1), command_id="c2")
     assert (result.version, result.events) == (2, (Added(1, 1, 1),))
+
+
+@pytest.mark.parametrize("moved_on", [1, 2])
+def test_a_store_that_lost_writes_then_took_others_is_reloaded_from_scratch(moved_on: int) -> None:
+    """The store lost this process's last append (a failover, an OS crash under
+    ``everysec``), then other processes appended: at the cached version (another head
+    hash) or past it (a chain that does not continue the cached head). Neither is
+    corruption, and neither may refuse a legal command or stick to the table."""
+    h = opened(InMemoryEventStore())
+    h.handle("t1", Add(0, 5), command_id="c1")  # cached at version 2, then lost
+    replica = InMemoryEventStore()
+    other = opened(replica)
+    for i in range(moved_on):
+        other.handle("t1", Add(1, 1), command_id=f"o{i}")
+    h.store = replica
+    result = h.handle("t1", Add(2, 1), command_id="c2")
+    assert (result.version, result.events) == (2 + moved_on, (Added(2, 1, moved_on + 1),))
+    assert h.state_of("t1") == other.state_of("t1")
+
