@@ -14,6 +14,7 @@ from domain.errors import MalformedCommand, NotYourTurn, TableError
 from services.store import (
     BadTableId,
     CommandHandler,
+    CommandIdReused,
     EventStore,
     Head,
     InMemoryEventStore,
@@ -30,6 +31,7 @@ from services.store.counter import (
     CounterDecider,
     Event,
     Note,
+    Noted,
     Open,
     Opened,
     Play,
@@ -257,3 +259,18 @@ def test_a_store_that_lost_writes_then_took_others_is_reloaded_from_scratch(move
     assert (result.version, result.events) == (2 + moved_on, (Added(2, 1, moved_on + 1),))
     assert h.state_of("t1") == other.state_of("t1")
 
+
+def test_a_command_id_reused_for_another_command_is_not_answered_with_the_first(store: EventStore) -> None:
+    """A command id names one command. Sent again with another command (another seat's
+    client picking the same id, ids made from the version both saw), it must not be
+    answered with the first command's events: that would drop the second command while
+    reporting it done, and hand one seat's events (here a private note) to another."""
+    h = opened(store)
+    h.handle("t1", Note(0, "seat 0's secret"), command_id="c1")
+    with pytest.raises(CommandIdReused):
+        handler(store).handle("t1", Note(1, "hello"), command_id="c1")
+    with pytest.raises(NotYourTurn):  # refused by the rules: the refusal, not c1's events
+        handler(store).handle("t1", Play(2), command_id="c1")
+    again = handler(store).handle("t1", Note(0, "seat 0's secret"), command_id="c1")
+    assert again.duplicate and again.events == (Noted(0, "seat 0's secret"),)
+    assert [e.command_id for e in store.read("t1")] == ["open", "c1"]
