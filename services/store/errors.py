@@ -56,6 +56,12 @@ class ChainMismatch(StoreError):
     code = "chain_mismatch"
 
 
+class CommandIdReused(StoreError):
+    """The command id was used before for another command: choose a new id."""
+
+    code = "command_id_reused"
+
+
 class StoreCorrupt(StoreError):
     """Stored data breaks an invariant (a key of the wrong type, a broken hash chain)."""
 

@@ -9,6 +9,7 @@ current, so a stale cache never refuses a legal command.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import threading
 import time
@@ -21,7 +22,13 @@ import structlog
 
 from domain.errors import MightyError
 from services.store.base import EMPTY_HEAD, EventStore, Head, StoredEvent, verify_chain
-from services.store.errors import ChainMismatch, StoreCorrupt, StoreUnavailable, VersionConflict
+from services.store.errors import (
+    ChainMismatch,
+    CommandIdReused,
+    StoreCorrupt,
+    StoreUnavailable,
+    VersionConflict,
+)
 from services.store.keys import check_command_id, check_table_id
 
 S = TypeVar("S")
@@ -66,13 +73,25 @@ class _Snapshot(msgspec.Struct, Generic[S], frozen=True):
 
 
 class _Outcome(msgspec.Struct, frozen=True):
-    """Stored per command id: which versions its events got."""
+    """Stored per command id: which versions its events got, and a fingerprint of the
+    command (absent in outcomes stored before it was recorded)."""
 
     first: int
     last: int
+    command: str | None = None
 
 
 _decode_outcome = msgspec.json.Decoder(_Outcome).decode
+_encode_command = msgspec.json.Encoder().encode
+
+
+def _fingerprint(command: object) -> str:
+    """What one command id must always name: the command with its sender, hashed."""
+    try:
+        data = _encode_command(command)
+    except (TypeError, msgspec.EncodeError):
+        data = repr(command).encode()
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def _inner(command: object) -> object:
@@ -156,12 +175,16 @@ class CommandHandler(Generic[S, C, E]):
                 if not current:
                     snapshot, current = self._catch_up(table_id, snapshot), True
                     continue
-                return self._duplicate_or_raise(table_id, command_id, refusal)
+                return self._duplicate_or_raise(table_id, command, command_id, refusal)
             try:
-                return self._append(table_id, snapshot, events, command_id)
+                return self._append(table_id, snapshot, command, events, command_id)
             except ChainMismatch:
+                # The table is at the cached version with another head: the store lost
+                # what this process saw and took other events since. Start over from it.
                 self._forget(table_id)
-                raise
+                if attempt + 1 == self.max_attempts:
+                    raise
+                snapshot, current = self._reload(table_id, snapshot, "store diverged from cache"), True
             except VersionConflict as conflict:
                 if attempt + 1 == self.max_attempts:
                     raise
@@ -176,28 +199,34 @@ class CommandHandler(Generic[S, C, E]):
             return self._catch_up(table_id, snapshot)
         # The store is behind what this process saw: writes were lost (a failover to a
         # replica that lagged, a restore). Start over from what the store holds now.
-        self._log().warning(
-            "store behind cache",
-            table=table_id,
-            cached=snapshot.head.version,
-            stored=conflict.actual,
-        )
+        return self._reload(table_id, snapshot, "store behind cache", stored=conflict.actual)
+
+    def _reload(self, table_id: str, snapshot: _Snapshot[S], why: str, **details: int) -> _Snapshot[S]:
+        self._log().warning(why, table=table_id, cached=snapshot.head.version, **details)
         self._forget(table_id)
         return self._catch_up(table_id, self._empty(table_id))
 
     def _append(
-        self, table_id: str, snapshot: _Snapshot[S], events: Sequence[E], command_id: str
+        self, table_id: str, snapshot: _Snapshot[S], command: C, events: Sequence[E], command_id: str
     ) -> CommandResult[E]:
         if not events:
             return CommandResult(table_id, snapshot.head.version, ())
         version = snapshot.head.version
-        outcome = b'{"first":%d,"last":%d}' % (version + 1, version + len(events))
+        fingerprint = _fingerprint(command)
+        outcome = b'{"first":%d,"last":%d,"command":"%s"}' % (
+            version + 1, version + len(events), fingerprint.encode()
+        )
         data = [self.decider.encode_event(event) for event in events]
         appended = self.store.append(
             table_id, data, expected=snapshot.head, command_id=command_id, outcome=outcome
         )
         if appended.duplicate:
-            return self._replay(table_id, appended.outcome)
+            first = self._outcome(appended.outcome)
+            if first.command not in (None, fingerprint):
+                raise CommandIdReused(
+                    f"command id {command_id} was used for another command; send this one with a new id"
+                )
+            return self._replay(table_id, first)
         state = snapshot.state
         for event in events:
             state = self.decider.evolve(state, event)
@@ -205,20 +234,27 @@ class CommandHandler(Generic[S, C, E]):
         return CommandResult(table_id, appended.head.version, tuple(events))
 
     def _duplicate_or_raise(
-        self, table_id: str, command_id: str, refusal: MightyError
+        self, table_id: str, command: C, command_id: str, refusal: MightyError
     ) -> CommandResult[E]:
-        """A refusal on a current state stands, unless this command id already appended:
-        a retried command is answered with its first outcome, not refused by its own effect."""
+        """A refusal on a current state stands, unless this command already appended under
+        this id: a retried command is answered with its first outcome, not refused by its
+        own effect. An id first used for another command does not answer for this one."""
         stored = self.store.outcome_of(table_id, command_id)
         if stored is None:
             raise refusal
-        return self._replay(table_id, stored)
+        first = self._outcome(stored)
+        if first.command not in (None, _fingerprint(command)):
+            raise refusal
+        return self._replay(table_id, first)
 
-    def _replay(self, table_id: str, stored: bytes) -> CommandResult[E]:
+    @staticmethod
+    def _outcome(stored: bytes) -> _Outcome:
         try:
-            outcome = _decode_outcome(stored)
-        except msgspec.ValidationError as error:
+            return _decode_outcome(stored)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
             raise StoreCorrupt(f"a stored outcome is not readable: {error}") from error
+
+    def _replay(self, table_id: str, outcome: _Outcome) -> CommandResult[E]:
         events = self.store.read(table_id, outcome.first - 1, outcome.last)
         decoded = tuple(self.decider.decode_event(event.data) for event in events)
         return CommandResult(table_id, outcome.last, decoded, duplicate=True)
@@ -227,7 +263,14 @@ class CommandHandler(Generic[S, C, E]):
         stored = self.store.read(table_id, snapshot.head.version)
         if not stored:
             return snapshot
-        head = verify_chain(snapshot.head, stored)
+        try:
+            head = verify_chain(snapshot.head, stored)
+        except StoreCorrupt:
+            if snapshot.head.version == 0:
+                raise  # the stream itself is broken
+            # What follows does not continue the cached head: the store lost events this
+            # process saw, then took others. Only a chain broken from the start is corrupt.
+            return self._reload(table_id, snapshot, "store diverged from cache")
         state = self._fold(snapshot.state, stored)
         caught_up = _Snapshot(state, head)
         self._remember(table_id, caught_up)

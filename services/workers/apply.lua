@@ -18,6 +18,9 @@
 --          {'stale', stored}                the checkpoint moved since the batch was
 --                                           folded: nothing written, reload
 --          {'lease', holder}                this worker no longer owns the partition
+--          {'gap', id}                      an entry between the checkpoint and this
+--                                           batch's last id is pending outside the
+--                                           batch: nothing written, claim and re-read
 --
 -- Every check precedes the first write, so a refusal writes nothing.
 
@@ -52,6 +55,19 @@ if compare(stored, new) >= 0 then
   return {'done', stored}
 end
 if stored ~= expected then return {'stale', stored} end
+
+-- Moving the checkpoint from expected to new passes over every entry between them, so
+-- each one pending in the group must be one this batch holds. Another consumer's (a
+-- worker that lost its lease and read once more after this one took the partition) or
+-- one of ours left unacknowledged by a refused batch would be skipped for good.
+if acks > 0 then
+  local mine = {}
+  for i = 7, 6 + acks do mine[ARGV[i]] = true end
+  local between = redis.call('XPENDING', KEYS[3], ARGV[2], '(' .. expected, new, acks + 1)
+  for _, entry in ipairs(between) do
+    if not mine[entry[1]] then return {'gap', entry[1]} end
+  end
+end
 
 for i = 7 + acks, #ARGV, 4 do
   local code, key, field, value = ARGV[i], KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3]

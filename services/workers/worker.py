@@ -26,6 +26,7 @@ import structlog
 
 from domain.codec import decode_event
 from services.store.base import FeedEntry
+from services.store.errors import StoreUnavailable
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
 from services.workers.keys import ProjectionKeys
@@ -35,8 +36,9 @@ from services.workers.store import Applied, Batch, Checkpoint, ProjectionStore, 
 log = structlog.get_logger("mighty.workers")
 
 # What a Redis that is down, restarting or loading its data raises (BusyLoadingError is
-# a ConnectionError) once the client's own retries are spent.
-UNREACHABLE = (redis.ConnectionError, redis.TimeoutError)
+# a ConnectionError) once the client's own retries are spent; StoreUnavailable is the same
+# thing said by the event store, which a views worker reads tables' streams through.
+UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, StoreUnavailable)
 
 
 @dataclass
@@ -222,6 +224,13 @@ class Worker:
             self.stats.record_lag(fresh, result.server_ms)
         elif result.status == "lease":
             self._drop(partition, "lease lost", holder=result.stored)
+        elif result.status == "gap":
+            # Entries the batch would pass over are pending elsewhere (read by a worker
+            # that had lost its lease, or left by a refused batch of ours). Take the
+            # partition again (the lease is still ours): claim them and re-read in order.
+            self.log.warning("pending entries outside the batch", partition=partition, entry=result.stored)
+            self._drop(partition, "gap")
+            self._next_maintain = 0.0
         elif batch.applied:  # done or stale: what we folded is not what is stored: start over
             self.log.warning("checkpoint moved under us", partition=partition, status=result.status,
                              stored=result.stored, expected=batch.expected)

@@ -14,6 +14,7 @@ from domain.errors import MalformedCommand, NotYourTurn, TableError
 from services.store import (
     BadTableId,
     CommandHandler,
+    CommandIdReused,
     EventStore,
     Head,
     InMemoryEventStore,
@@ -30,6 +31,7 @@ from services.store.counter import (
     CounterDecider,
     Event,
     Note,
+    Noted,
     Open,
     Opened,
     Play,
@@ -238,3 +240,37 @@ def test_a_store_that_lost_writes_is_reloaded_from_scratch() -> None:
     )
     result = h.handle("t1", Add(1, 1), command_id="c2")
     assert (result.version, result.events) == (2, (Added(1, 1, 1),))
+
+
+@pytest.mark.parametrize("moved_on", [1, 2])
+def test_a_store_that_lost_writes_then_took_others_is_reloaded_from_scratch(moved_on: int) -> None:
+    """The store lost this process's last append (a failover, an OS crash under
+    ``everysec``), then other processes appended: at the cached version (another head
+    hash) or past it (a chain that does not continue the cached head). Neither is
+    corruption, and neither may refuse a legal command or stick to the table."""
+    h = opened(InMemoryEventStore())
+    h.handle("t1", Add(0, 5), command_id="c1")  # cached at version 2, then lost
+    replica = InMemoryEventStore()
+    other = opened(replica)
+    for i in range(moved_on):
+        other.handle("t1", Add(1, 1), command_id=f"o{i}")
+    h.store = replica
+    result = h.handle("t1", Add(2, 1), command_id="c2")
+    assert (result.version, result.events) == (2 + moved_on, (Added(2, 1, moved_on + 1),))
+    assert h.state_of("t1") == other.state_of("t1")
+
+
+def test_a_command_id_reused_for_another_command_is_not_answered_with_the_first(store: EventStore) -> None:
+    """A command id names one command. Sent again with another command (another seat's
+    client picking the same id, ids made from the version both saw), it must not be
+    answered with the first command's events: that would drop the second command while
+    reporting it done, and hand one seat's events (here a private note) to another."""
+    h = opened(store)
+    h.handle("t1", Note(0, "seat 0's secret"), command_id="c1")
+    with pytest.raises(CommandIdReused):
+        handler(store).handle("t1", Note(1, "hello"), command_id="c1")
+    with pytest.raises(NotYourTurn):  # refused by the rules: the refusal, not c1's events
+        handler(store).handle("t1", Play(2), command_id="c1")
+    again = handler(store).handle("t1", Note(0, "seat 0's secret"), command_id="c1")
+    assert again.duplicate and again.events == (Noted(0, "seat 0's secret"),)
+    assert [e.command_id for e in store.read("t1")] == ["open", "c1"]

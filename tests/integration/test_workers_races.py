@@ -1,0 +1,108 @@
+"""Worker races driven step by step in this process, against a real redis-server: a
+worker that lost its lease reading once more, and an outage met mid-fold."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from services.store.keys import KeySpace
+from services.store.redis_store import RedisEventStore, connect
+from services.workers.read import wait_until
+from services.workers.rebuild import rebuild
+from services.workers.worker import Worker
+from tests.integration.workers.support import (
+    Tables,
+    applied,
+    assert_identical_to_a_rebuild,
+    feed_length,
+    pending,
+    store_of,
+    wait_for,
+)
+
+pytestmark = pytest.mark.integration
+ONE = KeySpace(1)  # one partition: every table's entries share a feed
+SPACE = KeySpace(16)
+
+
+def _worker(client: Any, kind: str, space: KeySpace = ONE) -> Worker:
+    # a long lease: maintain() runs on the first step only, unless a test asks again
+    return Worker(client, kind, space=space, lease_ms=60_000, linger_ms=0, block_ms=10)
+
+
+def test_entries_read_by_a_worker_that_lost_its_lease_are_not_skipped_by_the_new_owner(
+    redis_client: Any,
+) -> None:
+    tables = Tables(redis_client, ONE, seed=21)
+    tables.open(["s000"])
+    first = _worker(redis_client, "directory")
+    while applied(redis_client, ONE, "directory") < feed_length(redis_client, ONE):
+        first.step()
+    # A rebuild fences the owner and frees the lease; a second worker, under its share,
+    # takes the partition before the first one's next maintain() notices.
+    rebuild(store_of(redis_client, ONE, "directory"), 0)
+    second = _worker(redis_client, "directory")
+    second.maintain()
+    assert 0 in second.owned and 0 in first.owned
+    tables.open(["s001"])
+    first.step()  # still thinks it owns the partition: reads s001's entries, is fenced
+    assert 0 not in first.owned and pending(redis_client, ONE, "directory") > 0
+    tables.open(["s002"])
+    for _ in range(5):
+        second.step()
+    assert applied(redis_client, ONE, "directory") == feed_length(redis_client, ONE), "every entry, once"
+    assert pending(redis_client, ONE, "directory") == 0
+    assert_identical_to_a_rebuild(redis_client, ONE, ("directory",))
+    second.shutdown()
+
+
+def test_a_views_worker_rides_out_an_outage_met_while_reading_a_table_stream(redis_client: Any) -> None:
+    tables = Tables(redis_client, SPACE, seed=22)
+    tables.open([f"u{i:03d}" for i in range(4)])
+    earlier = Worker(redis_client, "views", space=SPACE, linger_ms=0, block_ms=10)
+    while applied(redis_client, SPACE, "views") < feed_length(redis_client, SPACE):
+        earlier.step()
+    earlier.shutdown()
+    tables.play(hands=1, steps=2)  # a worker meeting these restores the tables from their streams
+    worker = Worker(redis_client, "views", space=SPACE, linger_ms=0, block_ms=10)
+    views: Any = worker.kind
+    reachable = views.events
+    # Redis is gone just when the worker reads a table's stream to restore its state.
+    views.events = RedisEventStore(connect("redis://127.0.0.1:1/0", retries=0), keys=SPACE)
+    met = threading.Event()
+    lose = worker._lose_everything
+
+    def lose_and_tell() -> None:
+        met.set()
+        lose()
+
+    worker._lose_everything = lose_and_tell  # type: ignore[method-assign]
+    stop = threading.Event()
+    died: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            worker.run(stop)
+        except BaseException as error:
+            died.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        wait_for(lambda: met.is_set() or not thread.is_alive(), what="the worker to meet the outage")
+        assert not died, f"the worker died: {died!r}"
+        views.events = reachable  # Redis is back
+        wait_until(redis_client, SPACE, "views", timeout_s=30, check=lambda: _alive(thread, died))
+    finally:
+        stop.set()
+        thread.join(timeout=15)
+    assert not died
+    assert_identical_to_a_rebuild(redis_client, SPACE, ("views",))
+
+
+def _alive(thread: threading.Thread, died: list[BaseException]) -> None:
+    assert thread.is_alive() and not died, f"the worker died: {died!r}"
+
