@@ -11,6 +11,7 @@ and drops anything not newer than what it already gave.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,9 +41,10 @@ def follow(
     view if it is newer than ``cursor``. Runs until the caller stops iterating."""
     channel = channel_of(space, table_id, reader)
     raw: Any = client  # bytes replies; redis-py's annotations say otherwise
-    pubsub = raw.pubsub(ignore_subscribe_messages=True)
+    pubsub = raw.pubsub()
     pubsub.ssubscribe(channel)
     try:
+        _await_subscribed(pubsub, poll_s)  # only then is a change after the GET sure to reach us
         stored = raw.get(channel)
         if stored is not None and _version(stored).version > cursor:
             cursor = _version(stored).version
@@ -58,3 +60,15 @@ def follow(
                 yield data
     finally:
         pubsub.close()
+
+
+def _await_subscribed(pubsub: Any, poll_s: float, timeout_s: float = 10.0) -> None:
+    """Wait for the server's confirmation of SSUBSCRIBE: redis-py sends the command
+    without waiting, and a GET on another connection could otherwise run first, leaving
+    a change published in between unseen until the next one."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        message = pubsub.get_sharded_message(timeout=poll_s)
+        if message is not None and message.get("type") == "ssubscribe":
+            return
+    raise TimeoutError("the server did not confirm the subscription")

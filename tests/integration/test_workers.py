@@ -368,6 +368,40 @@ def test_a_reader_resumes_from_its_cursor(redis_server: Any, redis_client: Any) 
         stream.close()
 
 
+class _Spy:
+    """A client that notes, when the stored view is read, whether the server had
+    confirmed the subscription by then (all else goes to the real client)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client, self.confirmed, self.confirmed_before_get = client, False, None
+
+    def pubsub(self, **options: Any) -> Any:
+        spy, real = self, self.client.pubsub(**options)
+
+        class PubSub:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(real, name)
+
+            def get_sharded_message(self, **kwargs: Any) -> Any:
+                message = real.get_sharded_message(**kwargs)
+                spy.confirmed |= message is not None and message.get("type") == "ssubscribe"
+                return message
+        return PubSub()
+
+    def get(self, key: str) -> Any:
+        self.confirmed_before_get = self.confirmed
+        return self.client.get(key)
+
+
+def test_a_follower_reads_the_stored_view_only_once_its_subscription_is_confirmed(redis_client: Any) -> None:
+    spy = _Spy(redis_client)
+    stream = follow(spy, SPACE, "s000", "1", cursor=0, poll_s=0.05)  # type: ignore[arg-type]
+    redis_client.set(channel_of(SPACE, "s000", "1"), b'{"version": 3}')
+    assert msgspec.json.decode(next(stream))["version"] == 3
+    stream.close()
+    assert spy.confirmed_before_get is True
+
+
 def test_the_demo_runs_with_no_redis_configured_or_on_the_path(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["PATH"] = str(Path(sys.executable).parent)  # the venv: no redis-server there
