@@ -126,10 +126,15 @@ class Worker:
             while not stop.is_set():
                 try:
                     self.step(stop)
-                except UNREACHABLE as error:
+                except (*UNREACHABLE, redis.ResponseError) as error:
+                    # Unreachable, or refusing (out of memory, a read-only replica after a
+                    # failover, a group deleted mid-take): the same ride-out, logged as such.
                     self._lose_everything()
                     if outage.failed() == 1:
-                        self.log.warning("redis unreachable", error=str(error))
+                        if isinstance(error, redis.ResponseError):
+                            self.log.error("redis refused", error=str(error))
+                        else:
+                            self.log.warning("redis unreachable", error=str(error))
                     stop.wait(outage.delay_s())
                     continue
                 if outage.failures:

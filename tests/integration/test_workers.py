@@ -145,6 +145,28 @@ def test_a_worker_started_while_redis_is_down_waits_for_it(redis_server: Any, tm
     assert events.count("redis unreachable") == 1 and "redis reachable again" in events
 
 
+def test_a_worker_rides_out_a_redis_that_refuses_writes(redis_server: Any, redis_client: Any, tmp_path: Path) -> None:
+    tables = Tables(redis_client, SPACE, seed=12)
+    tables.open(ids("m", 4))
+    tables.play(hands=1)  # a backlog the worker will fail to store
+    log = tmp_path / "ledger.log"
+    redis_client.config_set("maxmemory", 1)  # noeviction: every write is refused now
+    process = start_worker(redis_server.url, "ledger", logs=log)
+    try:
+        wait_for(lambda: "redis refused" in log.read_text(), what="the worker to meet the refusal")
+        time.sleep(0.5)
+        assert process.poll() is None, "the worker is still there"
+        assert applied(redis_client, SPACE, "ledger") == 0
+        redis_client.config_set("maxmemory", 0)
+        wait_until(redis_client, SPACE, "ledger", timeout_s=60, check=lambda: _alive([process]))
+    finally:
+        redis_client.config_set("maxmemory", 0)
+        process.terminate()
+        process.wait(timeout=15)
+    assert process.returncode == 0
+    assert_identical_to_a_rebuild(redis_client, SPACE, ("ledger",))
+
+
 def _alive(processes: list[subprocess.Popen[bytes]]) -> None:
     dead = [p.args for p in processes if p.poll() is not None]
     assert not dead, f"worker died: {dead}"
