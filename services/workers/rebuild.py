@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import redis
@@ -34,9 +34,12 @@ class Difference:
     rebuilt: bytes | None
 
 
-def entries_upto(store: ProjectionStore, partition: int, upto: str | None) -> Iterator[FeedEntry]:
+def entries_upto(store: ProjectionStore, partition: int, upto: str | None,
+                 every_chunk: Callable[[], None] | None = None) -> Iterator[FeedEntry]:
     after = START
     while True:
+        if every_chunk is not None:
+            every_chunk()
         chunk = store.feed_after(partition, after, _CHUNK)
         for entry in chunk:
             if upto is not None and id_key(entry.id) > id_key(upto):
@@ -47,13 +50,14 @@ def entries_upto(store: ProjectionStore, partition: int, upto: str | None) -> It
         after = chunk[-1].id
 
 
-def compute(store: ProjectionStore, partition: int, upto: str | None) -> tuple[dict[DocKey, bytes], Checkpoint]:
+def compute(store: ProjectionStore, partition: int, upto: str | None,
+            every_chunk: Callable[[], None] | None = None) -> tuple[dict[DocKey, bytes], Checkpoint]:
     """The documents of a partition folded from its feed's start up to ``upto`` (None: all)."""
     last = Checkpoint()
 
     def events() -> Iterator[tuple[str, int, object]]:
         nonlocal last
-        for entry in entries_upto(store, partition, upto):
+        for entry in entries_upto(store, partition, upto, every_chunk):
             last = Checkpoint(entry.id, last.count + 1)
             yield entry.table_id, entry.version, decode_event(entry.data)
 
@@ -77,17 +81,28 @@ def check(store: ProjectionStore, partition: int, attempts: int = 20) -> list[Di
     raise RuntimeError(f"partition {partition} kept moving; stop its workers to check it")
 
 
+class RebuildInterrupted(RuntimeError):
+    """The partition's lease was taken while the rebuild ran: nothing was written."""
+
+
 def rebuild(store: ProjectionStore, partition: int) -> Checkpoint:
     """Recompute a partition's documents from its feed and store them with the checkpoint.
 
     The rebuild takes the partition's lease from whichever worker holds it (that
-    worker's next write is refused, and it starts over from the new checkpoint).
+    worker's next write is refused, and it starts over from the new checkpoint), renews
+    it at every chunk of the feed it reads, and writes only if it still holds it (WATCH
+    on the lease, then one MULTI), so a rebuild that outlived its lease writes nothing.
     """
     token = f"rebuild-{secrets.token_hex(4)}"
     store.take_over(partition, token, _REBUILD_LEASE_MS)
+
+    def keep_lease() -> None:
+        if not store.renew([partition], token, _REBUILD_LEASE_MS)[0]:
+            raise RebuildInterrupted(f"partition {partition}: the lease was taken during the rebuild; run it again")
+
     try:
-        docs, checkpoint = compute(store, partition, None)
-        _write(store, partition, docs, checkpoint)
+        docs, checkpoint = compute(store, partition, None, every_chunk=keep_lease)
+        _write(store, partition, docs, checkpoint, token)
     finally:
         store.release(partition, token)
     log.info("partition rebuilt", kind=store.keys.kind, partition=partition, docs=len(docs),
@@ -95,10 +110,16 @@ def rebuild(store: ProjectionStore, partition: int) -> Checkpoint:
     return checkpoint
 
 
-def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], checkpoint: Checkpoint) -> None:
+def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], checkpoint: Checkpoint,
+           token: str) -> None:
     keys = store.keys
     stale = store.docs(partition).keys() - docs.keys()
     pipe = store.client.pipeline(transaction=True)
+    pipe.watch(keys.lease(partition))
+    if pipe.get(keys.lease(partition)) != token.encode():
+        pipe.reset()
+        raise RebuildInterrupted(f"partition {partition}: the lease was taken during the rebuild; run it again")
+    pipe.multi()
     for doc in stale:
         if doc.field is None:
             pipe.delete(keys.key_of(partition, doc))
@@ -110,7 +131,10 @@ def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], ch
         else:
             pipe.hset(keys.key_of(partition, doc), doc.field, data)
     pipe.hset(keys.checkpoint(partition), mapping={"id": checkpoint.id, "n": checkpoint.count})
-    pipe.execute()
+    try:
+        pipe.execute()
+    except redis.WatchError:
+        raise RebuildInterrupted(f"partition {partition}: the lease was taken during the rebuild; run it again") from None
     if not store.ensure_group(partition, checkpoint.id):
         store.client.xgroup_setid(keys.feed(partition), keys.group, checkpoint.id)
 

@@ -106,3 +106,38 @@ def test_a_views_worker_rides_out_an_outage_met_while_reading_a_table_stream(red
 def _alive(thread: threading.Thread, died: list[BaseException]) -> None:
     assert thread.is_alive() and not died, f"the worker died: {died!r}"
 
+
+
+@pytest.mark.parametrize("when", ["while reading the feed", "just before the write"])
+def test_a_rebuild_whose_lease_was_taken_writes_nothing(redis_client: Any, monkeypatch: pytest.MonkeyPatch,
+                                                         when: str) -> None:
+    from services.workers import rebuild as module
+
+    tables = Tables(redis_client, ONE, seed=23)
+    tables.open(["r000", "r001"])
+    store = store_of(redis_client, ONE, "ledger")
+    worker = _worker(redis_client, "ledger")
+    while applied(redis_client, ONE, "ledger") < feed_length(redis_client, ONE):
+        worker.step()
+    worker.shutdown()
+    doc = next(iter(store.docs(0)))  # stored differently from what a rebuild makes, so a write would show
+    if doc.field is None:
+        redis_client.set(store.keys.key_of(0, doc), b"tampered")
+    else:
+        redis_client.hset(store.keys.key_of(0, doc), doc.field, b"tampered")
+    before = (store.checkpoint(0), store.docs(0))
+    lease = store.keys.lease(0)
+
+    def steal() -> None:
+        redis_client.set(lease, "another-worker", px=60_000)
+
+    if when == "while reading the feed":
+        real_renew = store.renew
+        monkeypatch.setattr(store, "renew", lambda *a, **k: (steal(), real_renew(*a, **k))[1])
+    else:
+        real_compute = module.compute
+        monkeypatch.setattr(module, "compute", lambda *a, **k: (real_compute(*a, **k), steal())[0])
+    with pytest.raises(module.RebuildInterrupted, match="lease was taken"):
+        rebuild(store, 0)
+    assert (store.checkpoint(0), store.docs(0)) == before
+    assert redis_client.get(lease) == b"another-worker", "the rebuild does not release another's lease"
