@@ -125,24 +125,29 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
     state = evolve(None, dealt)
     steps = [Step(None, None, "deal", seat_view(state, as_seat))] if as_seat is not None else None
     for index, raw in enumerate(hand_file.commands):
-        seat = raw.get("seat") if isinstance(raw, dict) else None
         try:
             command = decode_hand_command(used_fields(state, raw))
             new = decide(state, command)
         except RuleError as error:
-            seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-            message = error.message
-            if as_seat is not None and seat_no != as_seat:
-                # the message may name the command's cards ("Seat 0 does not hold QH"):
-                # another seat learns only that it was refused, and why in a word
-                message = f"A command of seat {seat_no} was refused ({error.code})."
-            return Replay(state, events, Rejection(index, seat_no, error.code, message), steps)
+            return Replay(state, events, rejection(index, raw, error, as_seat), steps)
         for event in new:
             state = evolve(state, event)
         events.extend(new)
         if steps is not None and as_seat is not None:
             steps.append(Step(index, command.seat, str(raw.get("type")), seat_view(state, as_seat)))
     return Replay(state, events, None, steps)
+
+
+def rejection(index: int, raw: object, error: RuleError, as_seat: int | None) -> Rejection:
+    """The ``rejected`` object for the command at ``index`` (both games). Replayed as a
+    seat, another seat's refusal says only its code: the message may name the command's
+    cards ("Seat 0 does not hold QH")."""
+    seat = raw.get("seat") if isinstance(raw, dict) else None
+    seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+    message = error.message
+    if as_seat is not None and seat_no != as_seat:
+        message = f"A command of seat {seat_no} was refused ({error.code})."
+    return Rejection(index, seat_no, error.code, message)
 
 
 def used_fields(state: HandState, raw: object) -> object:

@@ -10,7 +10,10 @@ from typing import Any
 import msgspec
 
 from domain.errors import HandFileError, MalformedCommand, RuleError, RuleSetError
-from domain.handfile import Rejection  # the same `rejected` object as Mighty's (hand-file.md)
+from domain.handfile import (  # one `rejected` object for both games (hand-file.md)
+    Rejection,
+    rejection,
+)
 from domain.mitigati.cards import CARDS, DECK
 from domain.mitigati.commands import MitigatiCommand
 from domain.mitigati.decider import deal_event, decide, evolve
@@ -119,16 +122,11 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
     state = evolve(None, dealt)
     steps = [Step(None, None, "deal", seat_view(state, as_seat))] if as_seat is not None else None
     for index, raw in enumerate(hand_file.commands):
-        seat = raw.get("seat") if isinstance(raw, dict) else None
         try:
             command = decode_command(raw)
             new = decide(state, command)
         except RuleError as error:
-            seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-            message = error.message
-            if as_seat is not None and seat_no != as_seat:
-                message = f"A command of seat {seat_no} was refused ({error.code})."
-            return Replay(state, events, Rejection(index, seat_no, error.code, message), steps)
+            return Replay(state, events, rejection(index, raw, error, as_seat), steps)
         for event in new:
             state = evolve(state, event)
         events.extend(new)
