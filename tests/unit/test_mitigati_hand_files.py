@@ -14,25 +14,13 @@ from typing import Any
 import pytest
 
 from domain.mitigati.cards import DECK, POINTS
-from services.cli import main
+from tests.unit.test_hand_files import expectation, replay_in_process
 
 HANDS = Path(__file__).resolve().parents[1] / "hands" / "mitigati"
 FILES = sorted(p for p in HANDS.glob("*.json") if not p.name.endswith(".expect.json"))
 
 
-def expectation(path: Path) -> dict[str, Any]:
-    sibling = path.with_name(path.stem + ".expect.json")
-    if sibling.exists():
-        expect: dict[str, Any] = json.loads(sibling.read_text())
-        return expect
-    expect = json.loads(path.read_text())["expect"]
-    return expect
-
-
-def replay(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["replay", str(path), *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+replay = replay_in_process
 
 
 def test_the_corpus_covers_every_code_and_every_ending() -> None:
