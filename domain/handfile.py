@@ -12,7 +12,7 @@ import msgspec
 
 from domain.cards import is_card, is_joker
 from domain.codec import decode_hand_command
-from domain.errors import HandFileError, RuleError, RuleSetError
+from domain.errors import HandFileError, RuleError, RuleSetError, refusal_told_to_another_seat
 from domain.events import HandEvent, HandScored
 from domain.hand import deal_event, decide, evolve
 from domain.play import ripper_cards
@@ -131,12 +131,13 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
             new = decide(state, command)
         except RuleError as error:
             seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-            message = error.message
+            code, message = error.code, error.message
             if as_seat is not None and seat_no != as_seat:
-                # the message may name the command's cards ("Seat 0 does not hold QH"):
-                # another seat learns only that it was refused, and why in a word
-                message = f"A command of seat {seat_no} was refused ({error.code})."
-            return Replay(state, events, Rejection(index, seat_no, error.code, message), steps)
+                # the message may name the command's cards ("Seat 0 does not hold QH"), and
+                # some codes what the seat holds (must_play_joker): another seat learns
+                # that it was refused, and why in a word only when that reveals no card
+                code, message = refusal_told_to_another_seat(error, seat_no)
+            return Replay(state, events, Rejection(index, seat_no, code, message), steps)
         for event in new:
             state = evolve(state, event)
         events.extend(new)

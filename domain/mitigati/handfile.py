@@ -9,7 +9,13 @@ from typing import Any
 
 import msgspec
 
-from domain.errors import HandFileError, MalformedCommand, RuleError, RuleSetError
+from domain.errors import (
+    HandFileError,
+    MalformedCommand,
+    RuleError,
+    RuleSetError,
+    refusal_told_to_another_seat,
+)
 from domain.handfile import Rejection  # the same `rejected` object as Mighty's (hand-file.md)
 from domain.mitigati.cards import CARDS, DECK
 from domain.mitigati.commands import MitigatiCommand
@@ -125,10 +131,10 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
             new = decide(state, command)
         except RuleError as error:
             seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-            message = error.message
+            code, message = error.code, error.message
             if as_seat is not None and seat_no != as_seat:
-                message = f"A command of seat {seat_no} was refused ({error.code})."
-            return Replay(state, events, Rejection(index, seat_no, error.code, message), steps)
+                code, message = refusal_told_to_another_seat(error, seat_no)
+            return Replay(state, events, Rejection(index, seat_no, code, message), steps)
         for event in new:
             state = evolve(state, event)
         events.extend(new)
