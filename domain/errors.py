@@ -141,3 +141,24 @@ RULE_ERRORS: dict[str, type[RuleError]] = {
         MustTrump, BadBargain, BadDeclaration,
     )
 }
+
+# Codes that tell another seat nothing of the refused seat's cards: they turn on the
+# public state (whose turn, the phase, the auction, the contract) or on the command alone
+# (card_not_in_hand does not say which card). The rest would: must_follow_suit says the
+# seat holds the led suit, must_play_joker and joker_suit_required that it holds a joker,
+# illegal_first_lead that it holds a card it may lead, misdeal_not_allowed that its hand
+# is worth more than ½, must_trump that it holds a trump, bad_declaration what it lacks.
+PUBLIC_REFUSALS = frozenset({
+    MalformedCommand.code, WrongPhase.code, NotYourTurn.code, AlreadyPassed.code,
+    BidOutOfRange.code, BidTooLow.code, CardNotInHand.code, BadDiscard.code,
+    BadTrumpChange.code, BadFriendCall.code, BadBargain.code,
+})
+PRIVATE_REFUSAL = "refused"  # the code another seat is given for any other refusal
+
+
+def refusal_told_to_another_seat(error: RuleError, seat: int | None) -> tuple[str, str]:
+    """The code and message a seat other than the sender may be told (mighty.md §8): the
+    message may name the command's cards, and some codes reveal what the sender holds."""
+    if error.code in PUBLIC_REFUSALS:
+        return error.code, f"A command of seat {seat} was refused ({error.code})."
+    return PRIVATE_REFUSAL, f"A command of seat {seat} was refused."

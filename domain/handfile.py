@@ -12,7 +12,7 @@ import msgspec
 
 from domain.cards import is_card, is_joker
 from domain.codec import decode_hand_command
-from domain.errors import HandFileError, RuleError, RuleSetError
+from domain.errors import HandFileError, RuleError, RuleSetError, refusal_told_to_another_seat
 from domain.events import HandEvent, HandScored
 from domain.hand import deal_event, decide, evolve
 from domain.play import ripper_cards
@@ -140,14 +140,16 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
 
 def rejection(index: int, raw: object, error: RuleError, as_seat: int | None) -> Rejection:
     """The ``rejected`` object for the command at ``index`` (both games). Replayed as a
-    seat, another seat's refusal says only its code: the message may name the command's
+    seat, another seat's refusal never carries its message, which may name the command's
     cards ("Seat 0 does not hold QH")."""
     seat = raw.get("seat") if isinstance(raw, dict) else None
     seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-    message = error.message
+    code, message = error.code, error.message
     if as_seat is not None and seat_no != as_seat:
-        message = f"A command of seat {seat_no} was refused ({error.code})."
-    return Rejection(index, seat_no, error.code, message)
+        # some codes also say what the sender holds (must_play_joker): another seat
+        # learns why in a word only when that reveals no card
+        code, message = refusal_told_to_another_seat(error, seat_no)
+    return Rejection(index, seat_no, code, message)
 
 
 def used_fields(state: HandState, raw: object) -> object:

@@ -120,6 +120,9 @@ def _table_view(
 ) -> TableView:
     table = state.table
     rules = table.rules
+    if table.status == "closed" and hand is not None and hand.to_act is not None:
+        # closed mid-hand: every command is refused now (table_closed), so nobody is to act
+        hand = replace(hand, to_act=None, legal=(), discard_count=None)
     return TableView(
         table_id=table.table_id, version=state.version, reader=reader, name=state.name,
         variant=None if rules is None else rules.variant,

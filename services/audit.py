@@ -257,20 +257,41 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
     return to_hand_file(dealt.rules, dealt, commands)
 
 
+# Card fields ``mighty log`` never prints (mighty.md §8): the deal (each hand, the kitty),
+# the kitty when it was not turned up, every discard and what was kept from the kitty
+# (mighty-3); cards are shown as a count. The salt is hidden too. `mighty export` shows a
+# hand once it has ended.
+_SECRET_CARDS: dict[str, tuple[str, ...]] = {
+    "hand_dealt": ("hands", "kitty"),
+    "cards_discarded": ("cards", "taken"),
+    "kitty_exchanged": ("take", "discard"),
+}
+
+
 def describe(entry: StoredEvent) -> str:
     """One readable line per event for ``mighty log``."""
     event = to_builtins(decode_event(entry.data))
     kind = event.pop("type")
     event.pop("v", None)
-    for secret in ("hands", "salt"):
-        if secret in event:
-            event[secret] = "…" if secret == "salt" else [len(h) for h in event[secret]]
-    fields = " ".join(f"{k}={_short(v)}" for k, v in event.items() if v not in (None, "", []))
+    secret: tuple[str, ...] = _SECRET_CARDS.get(kind, ())
+    if kind == "kitty_taken" and not event.get("shown"):
+        secret = ("cards",)
+    for name in secret:
+        value = event.get(name)
+        if isinstance(value, str):
+            event[name] = "…"
+        elif name == "hands":
+            event[name] = [len(h) for h in value]
+        elif value is not None:
+            event[name] = f"{len(value)} cards"
+    if "salt" in event:
+        event["salt"] = "…"
+    fields = " ".join(f"{k}={_short(v)}" for k, v in event.items() if v not in (None, "", [], ()))
     return f"{entry.version:>5}  {kind:<16} {fields}"
 
 
 def _short(value: Any) -> str:
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return ",".join(_short(v) for v in value)
     if isinstance(value, dict):
         return "{" + ",".join(f"{k}:{_short(v)}" for k, v in value.items()) + "}"

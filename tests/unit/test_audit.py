@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 
 import msgspec
 import pytest
 
-from domain.codec import decode_event
-from domain.events import HandDealt
+from domain.codec import decode_event, encode_event
+from domain.events import CardsDiscarded, HandDealt, KittyExchanged, KittyTaken
 from domain.handfile import output_of, parse, replay
-from domain.table import CreateTable, Submission
-from services.audit import HandInProgress, export_hand, verify_events
+from domain.table import CreateTable, Submission, TableEvent
+from services.audit import HandInProgress, describe, export_hand, verify_events
 from services.players import next_submission, seating
 from services.store.base import GENESIS, StoredEvent, event_hash
 from services.store.memory import InMemoryEventStore
@@ -133,3 +134,26 @@ def test_a_hand_still_being_played_is_not_exported_unless_the_operator_insists(s
     document = export_hand("t1", mid_hand, None, in_progress=True)
     assert len(document["commands"]) >= 1
     assert export_hand("t1", mid_hand, 0)["hands"]  # an earlier hand, ended, still exports
+
+
+CARD_TOKEN = re.compile(r"(?<![0-9A-Za-z])(?:[2-9TJQKA][SHDC](?:#\d)?|JK\d?)(?![0-9A-Za-z])")
+
+
+def logged(event: TableEvent) -> str:
+    return describe(StoredEvent(version=1, data=encode_event(event), hash="", prev_hash="", command_id=""))
+
+
+def test_the_log_never_shows_the_kitty_or_any_discard(stored: list[StoredEvent]) -> None:
+    """operations.md: `mighty log` hides the deal; the kitty is part of it and the discards
+    are the declarer's alone until the hand ends (mighty.md §8)."""
+    lines = [describe(e) for e in stored]
+    for kind in ("hand_dealt", "cards_discarded"):
+        found = [line for line in lines if f" {kind} " in line]
+        assert found
+        for line in found:
+            assert not CARD_TOKEN.findall(line), line
+    hidden_kitty = KittyTaken(seat=0, cards=("8D", "4S", "7D"), shown=False)
+    assert not CARD_TOKEN.findall(logged(hidden_kitty))
+    assert "8D" in logged(msgspec.structs.replace(hidden_kitty, shown=True))  # turned face up: public
+    assert not CARD_TOKEN.findall(logged(KittyExchanged(seat=1, take="8D", discard="2C")))
+    assert not CARD_TOKEN.findall(logged(CardsDiscarded(seat=0, cards=("2C", "4D", "5H"), taken=("8D", "4S", "7D"))))

@@ -181,6 +181,24 @@ def test_replay_as_another_seat_does_not_print_the_refused_commands_cards(
     assert played not in rejected["message"] and rejected["message"].startswith(f"A command of seat {refused_by}")
 
 
+@pytest.mark.parametrize("name", ["reject-must-play-joker", "reject-must-follow-suit",
+                                  "reject-joker-suit-required", "reject-illegal-first-lead"])
+def test_replay_as_another_seat_is_not_told_a_refusal_reason_that_reveals_the_seats_cards(
+        name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """must_play_joker says the seat holds the Joker, must_follow_suit that it holds the led
+    suit (§8: other hands are secret); live, nobody but the sender hears of a refusal."""
+    path = HANDS / f"{name}.json"
+    expected = json.loads(path.read_text())["expect"]["rejected"]
+    refused_by = expected["seat"]
+    _, out, _ = replay_in_process(path, capsys, "--as", str(refused_by))
+    assert json.loads(out.splitlines()[-1])["rejected"]["code"] == expected["code"]
+    other = (refused_by + 1) % 5
+    code, out, _ = replay_in_process(path, capsys, "--as", str(other))
+    rejected = json.loads(out.splitlines()[-1])["rejected"]
+    assert code == 3 and rejected["seat"] == refused_by
+    assert rejected["code"] == "refused" and expected["code"] not in rejected["message"]
+
+
 def test_replay_as_a_seat_that_does_not_exist_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = replay_in_process(HANDS / "complete-alone.json", capsys, "--as", "5")
     assert code == 2 and out == "" and "--as 5" in err

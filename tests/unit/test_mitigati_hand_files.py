@@ -126,6 +126,22 @@ def test_replay_as_another_seat_hides_the_refused_commands_cards(capsys: pytest.
     assert "KC" in json.loads(out.splitlines()[-1])["rejected"]["message"]
 
 
+@pytest.mark.parametrize("name", ["reject-must-trump", "reject-must-follow-suit",
+                                  "reject-bad-declaration-honours-not-held"])
+def test_replay_as_another_seat_is_not_told_a_refusal_reason_that_reveals_the_seats_cards(
+        name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """must_trump says the seat holds a trump; must_follow_suit, the suit led."""
+    path = HANDS / f"{name}.json"
+    expected = json.loads(path.read_text())["expect"]["rejected"]
+    refused_by = expected["seat"]
+    _, out, _ = replay(path, capsys, "--as", str(refused_by))
+    assert json.loads(out.splitlines()[-1])["rejected"]["code"] == expected["code"]
+    code, out, _ = replay(path, capsys, "--as", str((refused_by + 1) % 3))
+    rejected = json.loads(out.splitlines()[-1])["rejected"]
+    assert code == 3 and rejected["seat"] == refused_by
+    assert rejected["code"] == "refused" and expected["code"] not in rejected["message"]
+
+
 def test_replay_as_a_seat_mitigati_does_not_have_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = replay(HANDS / "stopped-discard.json", capsys, "--as", "3")
     assert code == 2 and out == "" and "--as 3" in err

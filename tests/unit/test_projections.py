@@ -23,6 +23,7 @@ from domain.table import (
     CloseTable,
     CreateTable,
     DealRevealed,
+    Resign,
     Submission,
     TableEvent,
     TableState,
@@ -326,3 +327,27 @@ def test_a_view_document_is_deterministic() -> None:
     assert msgspec.json.encode(render(state, "2")) == msgspec.json.encode(render(state, "2"))
     for reader, view in render_all(state).items():  # the workers' path: all readers at once
         assert msgspec.json.encode(view) == msgspec.json.encode(render(state, reader))
+
+
+def test_a_table_closed_mid_hand_leaves_no_view_saying_whose_turn_it_is_or_what_is_legal() -> None:
+    """After a resignation every command is refused (table_closed): a bot or client reading
+    its view must not be told it is to act, nor offered commands."""
+    entries = play_table("t1", ["ana", "bo", "cy", "di", "ed"], 1, random.Random(3), close=False)
+    state = evolve(initial_state("t1"), entries[0][2])
+    for _, _, event in entries[1:]:
+        state = evolve(state, event)
+    rng = random.Random(1)
+    for _ in range(8):  # into the next hand
+        submission = next_submission(state, rng)
+        assert submission is not None
+        for event in decide(state, submission):
+            state = evolve(state, event)
+            entries.append(("t1", len(entries) + 1, event))
+    for event in decide(state, Submission(command=Resign(seat=0), player="ana")):
+        entries.append(("t1", len(entries) + 1, event))
+    docs = replay(ViewsProjection(), entries)
+    for reader in [*map(str, range(5)), SPECTATOR]:
+        view = msgspec.json.decode(docs[DocKey(view_name("t1", reader))])
+        assert view["status"] == "closed"
+        assert view["hand"]["to_act"] is None and view["hand"]["legal"] == [], reader
+        assert view["hand"]["discard_count"] is None
