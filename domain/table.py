@@ -272,12 +272,27 @@ def _close(state: TableState, cmd: Resign | CloseTable, player: str | None) -> l
     if isinstance(cmd, CloseTable):
         if player is not None:
             raise TableError("not_allowed", "Only the service closes a table.")
-        return [TableClosed(reason=cmd.reason)]
+        return [*_reveal_if_dealt(state), TableClosed(reason=cmd.reason)]
     _seat_in_range(state, cmd.seat)
     if player is not None and state.seats[cmd.seat] != player:
         raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
     name = state.seats[cmd.seat] or ""
-    return [PlayerResigned(seat=cmd.seat, player=name), TableClosed(reason="resigned")]
+    return [PlayerResigned(seat=cmd.seat, player=name), *_reveal_if_dealt(state), TableClosed(reason="resigned")]
+
+
+def _reveal_if_dealt(state: TableState) -> list[TableEvent]:
+    """A hand cut short by the table closing has ended too: its deal is revealed (§2), so
+    its commitment can be checked and its audit view written, like any hand's."""
+    hand = state.hand
+    if hand is None or state.salt is None:  # no hand, or its deal already revealed
+        return []
+    return [_revealed(state, hand)]
+
+
+def _revealed(state: TableState, hand: HandState) -> DealRevealed:
+    assert state.salt is not None and state.commitment is not None
+    order = tuple(c for h in hand.dealt for c in h) + hand.kitty
+    return DealRevealed(hand_no=hand.hand_no, order=order, salt=state.salt, commitment=state.commitment)
 
 
 def _hand_command(state: TableState, cmd: HandCommand, player: str | None) -> list[TableEvent]:
@@ -291,10 +306,7 @@ def _hand_command(state: TableState, cmd: HandCommand, player: str | None) -> li
             raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
     events: list[TableEvent] = list(hand_decider.decide(hand, cmd))
     if isinstance(events[-1], HandScored | HandPassedOut | MisdealClaimed):
-        assert state.salt is not None and state.commitment is not None
-        order = tuple(c for h in hand.dealt for c in h) + hand.kitty
-        events.append(DealRevealed(hand_no=hand.hand_no, order=order, salt=state.salt,
-                                   commitment=state.commitment))
+        events.append(_revealed(state, hand))
     return events
 
 

@@ -91,14 +91,17 @@ def all_views(state: HandState) -> tuple[list[HandView], HandView]:
     return [_for_seat(state, public, seat) for seat in range(len(state.hands))], public
 
 
-def audit_view(state: HandState) -> HandView:
-    """Everything, but only once the hand is over (§8)."""
-    if not isinstance(state, Finished | Redeal):
+def audit_view(state: HandState, *, cut_short: bool = False) -> HandView:
+    """Everything, but only once the hand is over (§8): finished, redealt, or (``cut_short``)
+    ended where it stood by its table closing."""
+    if not (cut_short or isinstance(state, Finished | Redeal)):
         raise ValueError("The audit view exists only after the hand ends.")
     public = _public(state)
-    extra: dict[str, Any] = {"audit": True, "dealt": state.dealt, "kitty": state.kitty}
-    if isinstance(state, Finished):
-        extra.update(discards=state.discards, friend=state.friend, exchanges=state.exchanges)
+    extra: dict[str, Any] = {"audit": True, "dealt": state.dealt, "kitty": state.kitty, "to_act": None}
+    if isinstance(state, Exchange | Playing | Finished):
+        extra.update(discards=state.discards, exchanges=state.exchanges)
+    if isinstance(state, Playing | Finished):
+        extra["friend"] = state.friend
         if state.rules.spec.packs > 1:
             extra["friends"] = state.friends
     return replace(public, **extra)

@@ -112,7 +112,8 @@ def render_audit(state: ViewState) -> TableView | None:
     hand = state.table.hand
     if hand is None or state.revealed is None:
         return None
-    return _table_view(state, AUDIT, audit_view(hand), deal=state.revealed)
+    # a revealed deal means the hand is over: finished, redealt, or cut short by its table closing
+    return _table_view(state, AUDIT, audit_view(hand, cut_short=True), deal=state.revealed)
 
 
 def _table_view(

@@ -44,7 +44,7 @@ from projections.ledger import (
     decode_table,
     table_name,
 )
-from projections.views import SPECTATOR, ViewsProjection, render, render_all, view_name
+from projections.views import SPECTATOR, ViewsProjection, audit_name, render, render_all, view_name
 from services.players import next_submission, seating
 
 Entry = tuple[str, int, TableEvent]
@@ -351,3 +351,8 @@ def test_a_table_closed_mid_hand_leaves_no_view_saying_whose_turn_it_is_or_what_
         assert view["status"] == "closed"
         assert view["hand"]["to_act"] is None and view["hand"]["legal"] == [], reader
         assert view["hand"]["discard_count"] is None
+    # the hand cut short has ended too: its deal is revealed and its audit view written
+    assert state.hand is not None
+    audit = msgspec.json.decode(docs[DocKey(audit_name("t1", state.hand.hand_no))])
+    assert audit["hand"]["audit"] is True and audit["hand"]["to_act"] is None
+    assert audit["deal"]["salt"] and len(audit["hand"]["dealt"]) == 5

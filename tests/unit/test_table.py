@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from domain.codec import decode_event, encode_event
-from domain.commands import HandCommand
+from domain.commands import Bid, HandCommand
 from domain.errors import RuleError
 from domain.events import HandDealt, HandPassedOut, HandScored, MisdealClaimed
 from domain.hand import evolve as hand_evolve
@@ -365,6 +365,25 @@ def test_a_resignation_closes_the_table() -> None:
     assert table.send(Resign(seat=1), "bob") == [PlayerResigned(seat=1, player="bob"),
                                                    TableClosed(reason="resigned")]
     table.refuse(JoinSeat(seat=0), "zed", "table_closed")
+
+
+@pytest.mark.parametrize("close", ["resign", "service"])
+def test_a_hand_cut_short_by_the_table_closing_has_its_deal_revealed(close: str) -> None:
+    table = started()
+    dealt = deal_standard(table)
+    table.send(Bid(seat=0, points=13, trump="H"), "ann")  # the hand is under way
+    events = table.send(Resign(seat=2), "cy") if close == "resign" else table.send(CloseTable(reason="idle"))
+    [revealed] = [e for e in events if isinstance(e, DealRevealed)]
+    assert isinstance(events[-1], TableClosed) and events.index(revealed) == len(events) - 2
+    assert revealed.order == ORDER and revealed.salt == SALT and revealed.hand_no == dealt.hand_no
+    assert revealed.commitment == dealt.commitment == deal_commitment(revealed.order, revealed.salt)
+    assert table.state.salt is None
+
+
+def test_a_table_closed_between_hands_reveals_nothing_twice() -> None:
+    table = started()
+    play_standard_hand(table)  # its deal is revealed as it ends
+    assert not any(isinstance(e, DealRevealed) for e in table.send(CloseTable(reason="idle")))
 
 
 def test_only_the_service_closes_a_table() -> None:
