@@ -18,7 +18,7 @@ from collections.abc import Iterable
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import HandDealt, HandScored
+from domain.events import FriendRevealed, HandDealt, HandScored
 from domain.table import PlayerJoined, PlayerLeft, TableClosed, TableCreated, TableEvent
 from projections.docs import DocKey, Docs, encode
 
@@ -29,6 +29,7 @@ class HandLine(msgspec.Struct, frozen=True, kw_only=True):
     hand_no: int
     declarer: int
     friend: int | None
+    friends: tuple[int, ...] = ()  # every friend seat, sorted (two with two packs, mighty-large.md)
     contract: int
     trump: str
     made: bool
@@ -45,6 +46,7 @@ class TableLedger(msgspec.Struct, frozen=True, kw_only=True):
     score_rule: str | None = None
     seats: tuple[str | None, ...] = ()
     hand_no: int = 0  # the hand being played
+    revealed: tuple[int, ...] = ()  # friend seats revealed in it so far (public, §8)
     hands: tuple[HandLine, ...] = ()
     totals: tuple[int, ...] = ()
     closed: bool = False
@@ -67,7 +69,9 @@ def fold(ledger: TableLedger, version: int, event: TableEvent) -> TableLedger:
     if isinstance(event, HandScored):
         return _scored(ledger, version, event)
     if isinstance(event, HandDealt):
-        return replace(ledger, version=version, hand_no=event.hand_no)
+        return replace(ledger, version=version, hand_no=event.hand_no, revealed=())
+    if isinstance(event, FriendRevealed):
+        return replace(ledger, version=version, revealed=(*ledger.revealed, event.seat))
     if isinstance(event, PlayerJoined | PlayerLeft):
         who = event.player if isinstance(event, PlayerJoined) else None
         seats = ledger.seats[: event.seat] + (who,) + ledger.seats[event.seat + 1 :]
@@ -83,9 +87,10 @@ def fold(ledger: TableLedger, version: int, event: TableEvent) -> TableLedger:
 
 def _scored(ledger: TableLedger, version: int, event: HandScored) -> TableLedger:
     totals = tuple(t + s for t, s in zip(ledger.totals, event.scores, strict=True))
+    friends = {*ledger.revealed, *(() if event.friend is None else (event.friend,))}
     line = HandLine(
         hand_no=ledger.hand_no, declarer=event.declarer, friend=event.friend,
-        contract=event.points, trump=event.trump, made=event.made,
+        friends=tuple(sorted(friends)), contract=event.points, trump=event.trump, made=event.made,
         declarer_side_points=event.declarer_side_points, players=ledger.seats,
         scores=event.scores, totals=totals,
     )

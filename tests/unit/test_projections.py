@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -356,3 +357,34 @@ def test_a_table_closed_mid_hand_leaves_no_view_saying_whose_turn_it_is_or_what_
     audit = msgspec.json.decode(docs[DocKey(audit_name("t1", state.hand.hand_no))])
     assert audit["hand"]["audit"] is True and audit["hand"]["to_act"] is None
     assert audit["deal"]["salt"] and len(audit["hand"]["dealt"]) == 5
+
+
+@pytest.mark.parametrize("variant", ["mighty-5", "mighty-8"])
+def test_each_ledger_line_names_every_friend_of_its_hand(variant: str) -> None:
+    """With two packs there may be two friends and ``HandScored.friend`` is null: the
+    line's ``friends`` comes from the public reveals, and equals the hand's own partnership."""
+    n = 8 if variant == "mighty-8" else 5
+    players = [f"q{i}" for i in range(n)]
+    rng = random.Random(8)
+    state, entries, partnerships = initial_state("f1"), [], []
+
+    def send(submission: Submission) -> None:
+        nonlocal state
+        for event in decide(state, submission):
+            state = evolve(state, event)
+            entries.append(("f1", len(entries) + 1, event))
+            if isinstance(event, HandScored):
+                assert isinstance(state.hand, Finished)
+                partnerships.append(state.hand.friends or (() if state.hand.friend is None else (state.hand.friend,)))
+
+    send(Submission(command=CreateTable(variant=variant), player=players[0]))
+    for submission in seating(players):
+        send(submission)
+    while state.hands_scored < 12:
+        move = next_submission(state, rng)
+        assert move is not None
+        send(move)
+    ledger = decode_table(replay(LedgerProjection(), entries)[DocKey(table_name("f1"))])  # type: ignore[arg-type]
+    assert [line.friends for line in ledger.hands] == [tuple(sorted(p)) for p in partnerships]
+    if variant == "mighty-8":
+        assert any(len(line.friends) == 2 for line in ledger.hands), "a hand with two friends was played"
