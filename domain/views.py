@@ -60,6 +60,10 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     # choice made aloud (§8). UNSET (left out) under the default, where the lead card
     # alone says it, so those views stay as they were byte for byte.
     joker_call: bool | msgspec.UnsetType = msgspec.UNSET
+    # A thrown-in deal: why ("passed_out" or "misdeal") and who claimed the misdeal, both
+    # said aloud (§3). UNSET in every other phase.
+    redeal: str | msgspec.UnsetType = msgspec.UNSET
+    claimed_by: int | None | msgspec.UnsetType = msgspec.UNSET
     tricks: tuple[TrickView, ...] = ()
     # Point cards each seat won in tricks: public, since every played card is (§5, §8).
     face_up_points: tuple[int, ...] = ()
@@ -114,7 +118,9 @@ def _public(state: HandState) -> HandView:
         to_act=to_act(state), rules_fingerprint=state.rules.fingerprint(), hand=None,
         hand_sizes=tuple(len(h) for h in state.hands), auction=state.auction,
     )
-    if isinstance(state, Bidding | Redeal):
+    if isinstance(state, Redeal):
+        return HandView(**base, redeal=state.reason, claimed_by=state.claimed_by)
+    if isinstance(state, Bidding):
         return HandView(**base)
     base.update(declarer=state.declarer, contract=(state.points, state.trump))
     if state.kitty_shown:

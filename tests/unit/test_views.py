@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from domain.commands import CallFriend, Play
-from domain.events import HandEvent
+from domain.events import HandEvent, MisdealClaimed
 from domain.legal import legal_commands
 from domain.views import audit_view, seat_view, spectator_view
 from tests.unit.helpers import (
@@ -194,3 +194,14 @@ def test_the_declarer_is_told_how_many_cards_to_discard_not_every_set_of_them() 
     assert view.discard_count == 3 and view.legal == ()
     assert len(legal_commands(state, 0)) == 286  # C(13, 3): all of them stay in legal_commands
     assert seat_view(state, 1).discard_count is None
+
+
+def test_every_seat_and_the_spectator_see_why_a_deal_was_thrown_in_and_who_claimed_it() -> None:
+    dealt = standard_deal(rules(misdeal_claim=True), dealer=1)
+    claimed = given(dealt, MisdealClaimed(seat=4)).state
+    passed_out = given(run([standard_deal()], *[pass_(s % 5) for s in range(10)])).state
+    for state, reason, claimant in ((claimed, "misdeal", 4), (passed_out, "passed_out", None)):
+        for view in (*(seat_view(state, s) for s in range(5)), spectator_view(state)):
+            assert (view.phase, view.redeal, view.claimed_by) == ("redeal", reason, claimant)
+    bidding = msgspec.json.decode(msgspec.json.encode(spectator_view(given(dealt).state)))
+    assert "redeal" not in bidding and "claimed_by" not in bidding  # only a thrown-in deal says it
