@@ -2,6 +2,11 @@
 
 A command that does not decode (unknown ``type``, a missing field, a wrong type) is
 ``malformed_command`` with msgspec's own description of the fault.
+
+The event union holds every game's events (their tags never clash: Mitigati's start with
+``mitigati_``). Commands do clash (both games have ``discard`` and ``play``), so a command
+is decoded for one game: ``decode_command(data, game="mitigati")`` for a Mitigati table;
+Mighty's is the default.
 """
 
 from __future__ import annotations
@@ -12,13 +17,17 @@ import msgspec
 
 from domain.commands import HandCommand
 from domain.errors import MalformedCommand
+from domain.mitigati.commands import MitigatiCommand
 from domain.table import TableEvent, TableOnlyCommand
 from domain.upcasting import UPCASTERS, Upcaster, current_versions, upcast
 
 TableCommand = TableOnlyCommand | HandCommand
+MitigatiTableCommand = TableOnlyCommand | MitigatiCommand
+AnyTableCommand = TableOnlyCommand | HandCommand | MitigatiCommand
+COMMAND_UNIONS: dict[str, Any] = {"mighty": TableCommand, "mitigati": MitigatiTableCommand}
 
 _encoder = msgspec.json.Encoder()
-_command_decoder = msgspec.json.Decoder(TableCommand)
+_command_decoders = {game: msgspec.json.Decoder(union) for game, union in COMMAND_UNIONS.items()}
 
 
 def encode_event(event: TableEvent) -> bytes:
@@ -72,13 +81,16 @@ def to_builtins(value: object) -> Any:
     return msgspec.to_builtins(value)
 
 
-def decode_command(data: bytes | str | dict[str, Any]) -> TableCommand:
-    """Decode a command from JSON or from a dict; refuse anything malformed."""
+def decode_command(data: bytes | str | dict[str, Any], game: str = "mighty") -> AnyTableCommand:
+    """Decode a command from JSON or from a dict for a table of ``game`` (``mighty`` or
+    ``mitigati``); refuse anything malformed."""
+    if game not in COMMAND_UNIONS:
+        raise MalformedCommand(f"There is no game {game!r}; known: {', '.join(COMMAND_UNIONS)}.")
     try:
         if isinstance(data, dict):
-            command: TableCommand = msgspec.convert(data, TableCommand)
+            command: AnyTableCommand = msgspec.convert(data, COMMAND_UNIONS[game])
         else:
-            command = _command_decoder.decode(data)
+            command = _command_decoders[game].decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         raise MalformedCommand(f"The command is not well formed: {error}.") from None
     return command

@@ -15,7 +15,6 @@ from typing import Any, Literal, assert_never
 import msgspec
 from msgspec.structs import replace
 
-from domain import hand as hand_decider
 from domain.commands import HandCommand
 from domain.errors import MalformedCommand, RuleSetError, TableError, WrongPhase
 from domain.events import (
@@ -38,13 +37,32 @@ from domain.events import (
     TrickWon,
     TrumpChanged,
 )
-from domain.rules import RuleSet, make_rules
-from domain.state import Finished, HandState
+from domain.games import (
+    MIGHTY,
+    MITIGATI_GAME,
+    AnyHand,
+    AnyHandCommand,
+    AnyRules,
+    Game,
+    game_named,
+    game_of,
+)
+from domain.mitigati import events as mev
+from domain.mitigati.commands import MitigatiCommand
+from domain.mitigati.events import HandDealt as MitigatiHandDealt
+from domain.mitigati.events import MitigatiEvent
+from domain.mitigati.rules import RuleSet as MitigatiRuleSet
+from domain.rules import RuleSet
 
 HAND_EVENTS = (
     AuctionWon, BiddingReopened, BidMade, CardPlayed, CardsDiscarded, DeclarerAlone,
     FriendCalled, FriendRevealed, HandDealt, HandPassedOut, HandScored, KittyExchanged,
     KittyTaken, MisdealClaimed, Passed, TrickWon, TrumpChanged,
+)
+MITIGATI_EVENTS = (
+    mev.HandDealt, mev.Bargained, mev.SessionEnded, mev.PacketsDealt, mev.DealAbandoned,
+    mev.CardsDiscarded, mev.Declared, mev.CardPlayed, mev.TrickWon, mev.FoolCardOwed,
+    mev.FoolCardGiven, mev.HandScored,
 )
 
 # ---------------------------------------------------------------- commands
@@ -91,7 +109,7 @@ TableOnlyCommand = CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | 
 class Submission(msgspec.Struct, frozen=True):
     """A command and who sent it (``None``: the service itself)."""
 
-    command: TableOnlyCommand | HandCommand
+    command: TableOnlyCommand | HandCommand | MitigatiCommand
     player: str | None = None
 
 
@@ -105,6 +123,17 @@ class _TableEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 class TableCreated(_TableEvent, frozen=True, tag="table_created"):
     table_id: str
     rules: RuleSet
+    rules_fingerprint: str
+    name: str = ""
+    created_by: str | None = None
+
+
+class MitigatiTableCreated(_TableEvent, frozen=True, tag="mitigati_table_created"):
+    """``TableCreated`` for a Mitigati table. Its own tag because its rule set is
+    Mitigati's, and msgspec tells two untagged rule-set shapes apart by no field."""
+
+    table_id: str
+    rules: MitigatiRuleSet
     rules_fingerprint: str
     name: str = ""
     created_by: str | None = None
@@ -143,8 +172,11 @@ class TableClosed(_TableEvent, frozen=True, tag="table_closed"):
     reason: str
 
 
-TableOnlyEvent = TableCreated | PlayerJoined | PlayerLeft | TableStarted | DealRevealed | PlayerResigned | TableClosed
-TableEvent = TableOnlyEvent | HandEvent
+TableOnlyEvent = (
+    TableCreated | MitigatiTableCreated | PlayerJoined | PlayerLeft | TableStarted | DealRevealed
+    | PlayerResigned | TableClosed
+)
+TableEvent = TableOnlyEvent | HandEvent | MitigatiEvent
 
 # ---------------------------------------------------------------- state
 
@@ -154,11 +186,11 @@ Status = Literal["new", "open", "playing", "closed"]
 class TableState(msgspec.Struct, frozen=True, kw_only=True):
     table_id: str
     status: Status = "new"
-    rules: RuleSet | None = None
+    rules: AnyRules | None = None
     seats: tuple[str | None, ...] = ()
     dealer: int = 0
     hand_no: int = 0  # hands dealt so far
-    hand: HandState | None = None
+    hand: AnyHand | None = None
     previous_declarer: int | None = None
     totals: tuple[int, ...] = ()
     hands_scored: int = 0
@@ -167,7 +199,13 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def awaiting_deal(self) -> bool:
-        return self.status == "playing" and (self.hand is None or hand_decider.is_terminal(self.hand))
+        if self.status != "playing":
+            return False
+        return self.hand is None or self.game.is_terminal(self.hand)
+
+    @property
+    def game(self) -> Game:
+        return MIGHTY if self.rules is None else game_of(self.rules)
 
 
 def initial_state(table_id: str) -> TableState:
@@ -203,11 +241,12 @@ def _create(state: TableState, cmd: CreateTable, player: str | None) -> list[Tab
     if state.status != "new":
         raise TableError("table_exists", f"Table {state.table_id} already exists.")
     try:
-        rules = make_rules(cmd.variant, cmd.options)
+        rules = game_named(cmd.variant).make_rules(cmd.variant, cmd.options)
     except RuleSetError as error:
         raise TableError(error.code, error.message) from None
-    if not rules.spec.playable:
-        raise TableError("variant_not_playable", f"{rules.variant} cannot be played here yet.")
+    if isinstance(rules, MitigatiRuleSet):
+        return [MitigatiTableCreated(table_id=state.table_id, rules=rules, rules_fingerprint=rules.fingerprint(),
+                                     name=cmd.name[:80], created_by=player)]
     return [TableCreated(table_id=state.table_id, rules=rules, rules_fingerprint=rules.fingerprint(),
                          name=cmd.name[:80], created_by=player)]
 
@@ -251,21 +290,11 @@ def _deal(state: TableState, cmd: DealHand, player: str | None) -> list[TableEve
     if not state.awaiting_deal:
         raise WrongPhase("A hand is in progress or the table has not started; no deal now.")
     assert state.rules is not None
-    spec = state.rules.spec
-    if Counter(cmd.order) != Counter(spec.deck):
-        raise MalformedCommand(f"A deal must order the {len(spec.deck)} cards of {spec.name}, each once.")
-    size, n = spec.hand_size, spec.players
-    hands = tuple(cmd.order[i * size:(i + 1) * size] for i in range(n))
-    first = state.dealer
-    if state.rules.first_bidder == "left_of_dealer":
-        first = (state.dealer + 1) % n
-    elif state.rules.first_bidder == "previous_declarer" and state.previous_declarer is not None:
-        first = state.previous_declarer
-    dealt = hand_decider.deal_event(
-        state.rules, dealer=state.dealer, hands=hands, kitty=cmd.order[n * size:],
-        first_bidder=first, hand_no=state.hand_no, commitment=deal_commitment(cmd.order, cmd.salt),
-    )
-    return [replace(dealt, salt=cmd.salt)]
+    game = state.game
+    deck = game.deck(state.rules)
+    if Counter(cmd.order) != Counter(deck):
+        raise MalformedCommand(f"A deal must order the {len(deck)} cards of {state.rules.variant}, each once.")
+    return [game.deal(state, cmd.order, deal_commitment(cmd.order, cmd.salt), cmd.salt)]
 
 
 def _close(state: TableState, cmd: Resign | CloseTable, player: str | None) -> list[TableEvent]:
@@ -289,13 +318,13 @@ def _reveal_if_dealt(state: TableState) -> list[TableEvent]:
     return [_revealed(state, hand)]
 
 
-def _revealed(state: TableState, hand: HandState) -> DealRevealed:
+def _revealed(state: TableState, hand: AnyHand) -> DealRevealed:
     assert state.salt is not None and state.commitment is not None
-    order = tuple(c for h in hand.dealt for c in h) + hand.kitty
+    order = state.game.hand_order(hand)
     return DealRevealed(hand_no=hand.hand_no, order=order, salt=state.salt, commitment=state.commitment)
 
 
-def _hand_command(state: TableState, cmd: HandCommand, player: str | None) -> list[TableEvent]:
+def _hand_command(state: TableState, cmd: AnyHandCommand, player: str | None) -> list[TableEvent]:
     hand = state.hand
     if state.status != "playing" or hand is None:
         raise WrongPhase("No hand is being played at this table.")
@@ -304,8 +333,11 @@ def _hand_command(state: TableState, cmd: HandCommand, player: str | None) -> li
             raise MalformedCommand(f"Seat {cmd.seat} does not exist at a table of {len(state.seats)}.")
         if state.seats[cmd.seat] != player:
             raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
-    events: list[TableEvent] = list(hand_decider.decide(hand, cmd))
-    if isinstance(events[-1], HandScored | HandPassedOut | MisdealClaimed):
+    game = state.game
+    if not isinstance(cmd, game.command_types):
+        raise MalformedCommand(f"A {type(cmd).__name__} command is not a command of {game.name}.")
+    events: list[TableEvent] = list(game.decide(hand, cmd))
+    if game.ends_hand(events[-1]):
         events.append(_revealed(state, hand))
     return events
 
@@ -315,9 +347,11 @@ def _hand_command(state: TableState, cmd: HandCommand, player: str | None) -> li
 
 def evolve(state: TableState, event: TableEvent) -> TableState:
     if isinstance(event, HAND_EVENTS):
-        return _hand_event(state, event)
-    if isinstance(event, TableCreated):
-        n = event.rules.spec.players
+        return _hand_event(state, MIGHTY, event)
+    if isinstance(event, MITIGATI_EVENTS):
+        return _hand_event(state, MITIGATI_GAME, event)
+    if isinstance(event, TableCreated | MitigatiTableCreated):
+        n = game_of(event.rules).players(event.rules)
         return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n)
     if isinstance(event, PlayerJoined | PlayerLeft):
         who = event.player if isinstance(event, PlayerJoined) else None
@@ -334,22 +368,11 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
     assert_never(event)
 
 
-def _hand_event(state: TableState, event: HandEvent) -> TableState:
-    if isinstance(event, HandDealt):
-        return replace(state, hand=hand_decider.evolve(None, event), hand_no=state.hand_no + 1,
-                       salt=event.salt, commitment=event.commitment)
+def _hand_event(state: TableState, game: Game, event: HandEvent | MitigatiEvent) -> TableState:
+    if isinstance(event, HandDealt | MitigatiHandDealt):
+        salt = event.salt if isinstance(event.salt, str) else None
+        commitment = event.commitment if isinstance(event.commitment, str) else None
+        return replace(state, hand=game.evolve(None, event), hand_no=state.hand_no + 1,
+                       salt=salt, commitment=commitment)
     assert state.hand is not None
-    hand = hand_decider.evolve(state.hand, event)
-    if not isinstance(event, HandScored):
-        return replace(state, hand=hand)
-    assert state.rules is not None
-    n = len(state.seats)
-    dealer = (state.dealer + 1) % n
-    if state.rules.next_dealer == "friend":
-        # two packs: HandScored has no single friend; the lowest friend seat deals
-        friends = hand.friends if isinstance(hand, Finished) else ()
-        friend = event.friend if event.friend is not None else next(iter(friends), None)
-        dealer = friend if friend is not None else event.declarer
-    totals = tuple(t + s for t, s in zip(state.totals, event.scores, strict=True))
-    return replace(state, hand=hand, dealer=dealer, previous_declarer=event.declarer,
-                   totals=totals, hands_scored=state.hands_scored + 1)
+    return game.settle(state, game.evolve(state.hand, event), event)

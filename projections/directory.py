@@ -11,8 +11,10 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.events import HandPassedOut, HandScored, MisdealClaimed
+from domain.mitigati import events as mev
 from domain.rules import RuleSet
 from domain.table import (
+    MitigatiTableCreated,
     PlayerJoined,
     PlayerLeft,
     TableClosed,
@@ -30,11 +32,14 @@ class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     version: int = 0  # the table version of the entry's last change
     name: str = ""
     status: str = "new"  # open: seats free to take; playing; closed
-    rules: RuleSet | None = None
+    rules: RuleSet | None = None  # a Mighty table's rule set
     rules_fingerprint: str | None = None
     seats: tuple[str | None, ...] = ()
     open_seats: int = 0
-    hands_played: int = 0  # scored, passed out or thrown in
+    hands_played: int = 0  # scored, passed out or thrown in (Mitigati: played or abandoned)
+    # The game, for a table that is not Mighty's ("mitigati"; its rule set has no options,
+    # so ``rules`` stays None). UNSET, left out, for Mighty, whose entries keep their bytes.
+    variant: str | msgspec.UnsetType = msgspec.UNSET
 
 
 def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEntry:
@@ -43,12 +48,16 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
         who = event.player if isinstance(event, PlayerJoined) else None
         seats = entry.seats[: event.seat] + (who,) + entry.seats[event.seat + 1 :]
         return replace(entry, version=version, seats=seats, open_seats=seats.count(None))
-    if isinstance(event, HandScored | HandPassedOut | MisdealClaimed):
+    if isinstance(event, HandScored | HandPassedOut | MisdealClaimed | mev.HandScored | mev.DealAbandoned):
         return replace(entry, version=version, hands_played=entry.hands_played + 1)
     if isinstance(event, TableCreated):
         n = event.rules.spec.players
         return replace(entry, version=version, name=event.name, status="open", rules=event.rules,
                        rules_fingerprint=event.rules_fingerprint, seats=(None,) * n, open_seats=n)
+    if isinstance(event, MitigatiTableCreated):
+        return replace(entry, version=version, name=event.name, status="open",
+                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * 3, open_seats=3,
+                       variant=event.rules.variant)
     if isinstance(event, TableStarted):
         return replace(entry, version=version, status="playing")
     if isinstance(event, TableClosed):

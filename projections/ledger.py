@@ -3,6 +3,12 @@ per player, totals, hands played, contracts declared and made.
 
 The scores are facts of the ``HandScored`` event: nothing is recomputed here.
 
+A Mitigati table's ledger is a ``MitigatiTableLedger``: its lines are ``DealLine``s, one per
+hand of the match, played (``mitigati_hand_scored``: card points and declarations) or
+abandoned (``mitigati_deal_abandoned``: the bargain's payment is the hand's scores).
+Players' contributions are the same ``PlayerLedger`` for both games; a Mitigati hand
+declares no contract, so it adds to ``total`` and ``hands`` only.
+
 Documents of a partition:
 - ``ledger:t:<table>``: the table's ledger;
 - hash ``ledger:players``, one field per player: that player's totals **over the tables
@@ -19,7 +25,15 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.events import FriendRevealed, HandDealt, HandScored
-from domain.table import PlayerJoined, PlayerLeft, TableClosed, TableCreated, TableEvent
+from domain.mitigati import events as mev
+from domain.table import (
+    MitigatiTableCreated,
+    PlayerJoined,
+    PlayerLeft,
+    TableClosed,
+    TableCreated,
+    TableEvent,
+)
 from projections.docs import DocKey, Docs, encode
 
 PLAYERS_DOC = "ledger:players"
@@ -52,6 +66,43 @@ class TableLedger(msgspec.Struct, frozen=True, kw_only=True):
     closed: bool = False
 
 
+class Bargain(msgspec.Struct, frozen=True, kw_only=True):
+    """An abandoned Mitigati deal: the payer paid the seller ``amount`` in ``session``."""
+
+    session: int
+    payer: int
+    seller: int
+    amount: int
+
+
+class DealLine(msgspec.Struct, frozen=True, kw_only=True):
+    """One Mitigati hand of the match."""
+
+    hand_no: int
+    dealer: int
+    outcome: str  # "finished" or "abandoned"
+    points: tuple[int, ...] | None  # card points (finished only)
+    bargain: Bargain | None  # the deal's bargain (abandoned only)
+    players: tuple[str | None, ...]
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+class MitigatiTableLedger(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    version: int = 0
+    variant: str = "mitigati"
+    seats: tuple[str | None, ...] = ()
+    hand_no: int = 0
+    dealer: int = 0  # the dealer of the hand being played
+    hands: tuple[DealLine, ...] = ()
+    totals: tuple[int, ...] = ()
+    closed: bool = False
+
+
+AnyTableLedger = TableLedger | MitigatiTableLedger
+
+
 class PlayerLedger(msgspec.Struct, frozen=True, kw_only=True):
     player: str
     total: int = 0
@@ -64,8 +115,13 @@ def table_name(table_id: str) -> str:
     return f"ledger:t:{table_id}"
 
 
-def fold(ledger: TableLedger, version: int, event: TableEvent) -> TableLedger:
+def fold(ledger: AnyTableLedger, version: int, event: TableEvent) -> AnyTableLedger:
     """The table's ledger after ``event``; the very same object if nothing changed."""
+    if isinstance(ledger, MitigatiTableLedger):
+        return fold_mitigati(ledger, version, event)
+    if isinstance(event, MitigatiTableCreated):
+        return MitigatiTableLedger(table_id=ledger.table_id, version=version,
+                                   seats=(None,) * 3, totals=(0,) * 3)
     if isinstance(event, HandScored):
         return _scored(ledger, version, event)
     if isinstance(event, HandDealt):
@@ -85,6 +141,30 @@ def fold(ledger: TableLedger, version: int, event: TableEvent) -> TableLedger:
     return ledger
 
 
+def fold_mitigati(ledger: MitigatiTableLedger, version: int, event: TableEvent) -> MitigatiTableLedger:
+    if isinstance(event, mev.HandScored | mev.DealAbandoned):
+        totals = tuple(t + s for t, s in zip(ledger.totals, event.scores, strict=True))
+        if isinstance(event, mev.HandScored):
+            outcome, points, bargain = "finished", event.points, None
+        else:
+            outcome, points = "abandoned", None
+            bargain = Bargain(session=event.session, payer=event.payer, seller=event.seller,
+                              amount=event.amount)
+        line = DealLine(hand_no=ledger.hand_no, dealer=ledger.dealer, outcome=outcome,
+                        points=points, bargain=bargain, players=ledger.seats,
+                        scores=event.scores, totals=totals)
+        return replace(ledger, version=version, hands=(*ledger.hands, line), totals=totals)
+    if isinstance(event, mev.HandDealt):
+        return replace(ledger, version=version, hand_no=event.hand_no, dealer=event.dealer)
+    if isinstance(event, PlayerJoined | PlayerLeft):
+        who = event.player if isinstance(event, PlayerJoined) else None
+        seats = ledger.seats[: event.seat] + (who,) + ledger.seats[event.seat + 1 :]
+        return replace(ledger, version=version, seats=seats)
+    if isinstance(event, TableClosed):
+        return replace(ledger, version=version, closed=True)
+    return ledger
+
+
 def _scored(ledger: TableLedger, version: int, event: HandScored) -> TableLedger:
     totals = tuple(t + s for t, s in zip(ledger.totals, event.scores, strict=True))
     friends = {*ledger.revealed, *(() if event.friend is None else (event.friend,))}
@@ -97,7 +177,9 @@ def _scored(ledger: TableLedger, version: int, event: HandScored) -> TableLedger
     return replace(ledger, version=version, hands=(*ledger.hands, line), totals=totals)
 
 
-def credit(player: PlayerLedger, line: HandLine, seat: int) -> PlayerLedger:
+def credit(player: PlayerLedger, line: HandLine | DealLine, seat: int) -> PlayerLedger:
+    if isinstance(line, DealLine):  # Mitigati: no contract declared or made
+        return replace(player, total=player.total + line.scores[seat], hands=player.hands + 1)
     declared = seat == line.declarer
     return replace(
         player, total=player.total + line.scores[seat], hands=player.hands + 1,
@@ -115,10 +197,16 @@ def combine(name: str, parts: Iterable[PlayerLedger]) -> PlayerLedger:
 
 
 _decode_table = msgspec.json.Decoder(TableLedger).decode
+_decode_mitigati = msgspec.json.Decoder(MitigatiTableLedger).decode
 _decode_player = msgspec.json.Decoder(PlayerLedger).decode
+_MITIGATI_MARK = b'"variant":"mitigati"'  # a key and its value: no player name can hold it unescaped
 
 
-def decode_table(data: bytes) -> TableLedger:
+def decode_table(data: bytes) -> AnyTableLedger:
+    """A table's ledger document, of its game's shape (the two shapes share no tag, so
+    the variant says which)."""
+    if _MITIGATI_MARK in data:
+        return _decode_mitigati(data)
     return _decode_table(data)
 
 
@@ -132,7 +220,7 @@ class LedgerProjection:
     kind = "ledger"
 
     def __init__(self) -> None:
-        self.tables: dict[str, TableLedger] = {}
+        self.tables: dict[str, AnyTableLedger] = {}
         self.players: dict[str, PlayerLedger] = {}
         self._dirty_tables: dict[str, None] = {}
         self._dirty_players: dict[str, None] = {}
@@ -153,7 +241,7 @@ class LedgerProjection:
             return
         self.tables[table_id] = after
         self._dirty_tables[table_id] = None
-        if isinstance(event, HandScored):
+        if isinstance(event, HandScored | mev.HandScored | mev.DealAbandoned):
             line = after.hands[-1]
             for seat, name in enumerate(line.players):
                 if name is not None:

@@ -1,8 +1,9 @@
 """Per-seat views (rules/mighty.md §8): what each seat, a spectator and the audit may see.
 
 The projection keeps the domain's own ``TableState`` (folding ``domain.table.evolve``) and
-derives every document with ``domain.views``, which already hides what a reader may not
-see: no rule is re-implemented here. Documents, per table ``t``:
+derives every document with the game's views (``domain.views`` for Mighty,
+``domain.mitigati.views`` for Mitigati, through ``domain.games``), which already hide what
+a reader may not see: no rule is re-implemented here. Documents, per table ``t``:
 
 - ``view:<t>:<seat>`` for each seat, ``view:<t>:spectator``: the current hand as that
   reader sees it, with the table around it, at the table's version (the client's cursor);
@@ -18,8 +19,17 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.events import HandDealt
-from domain.table import DealRevealed, TableCreated, TableEvent, TableState, evolve, initial_state
-from domain.views import HandView, all_views, audit_view, seat_view, spectator_view
+from domain.games import AnyView
+from domain.mitigati.events import HandDealt as MitigatiHandDealt
+from domain.table import (
+    DealRevealed,
+    MitigatiTableCreated,
+    TableCreated,
+    TableEvent,
+    TableState,
+    evolve,
+    initial_state,
+)
 from projections.docs import DocKey, Docs, changed, encode
 
 SPECTATOR = "spectator"
@@ -48,7 +58,7 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     hands_scored: int
     totals: tuple[int, ...]
     commitment: str | None  # the current deal's commitment: public before bidding (§2)
-    hand: HandView | None
+    hand: AnyView | None  # a Mighty HandView or a MitigatiView, by the table's game
     deal: DealProof | None = None  # audit only
 
 
@@ -65,12 +75,12 @@ def initial(table_id: str) -> ViewState:
 
 def fold(state: ViewState, version: int, event: TableEvent) -> ViewState:
     table = evolve(state.table, event)
-    if isinstance(event, TableCreated):
+    if isinstance(event, TableCreated | MitigatiTableCreated):
         return replace(state, table=table, version=version, name=event.name)
     if isinstance(event, DealRevealed):
         proof = DealProof(order=event.order, salt=event.salt, commitment=event.commitment)
         return replace(state, table=table, version=version, revealed=proof)
-    if isinstance(event, HandDealt):
+    if isinstance(event, HandDealt | MitigatiHandDealt):
         return replace(state, table=table, version=version, revealed=None)
     return replace(state, table=table, version=version)
 
@@ -90,9 +100,10 @@ def audit_name(table_id: str, hand_no: int) -> str:
 def render(state: ViewState, reader: str) -> TableView:
     """The view of one reader: a seat number or ``spectator``."""
     hand = state.table.hand
-    shown: HandView | None = None
+    game = state.table.game
+    shown: AnyView | None = None
     if hand is not None:
-        shown = spectator_view(hand) if reader == SPECTATOR else seat_view(hand, int(reader))
+        shown = game.spectator_view(hand) if reader == SPECTATOR else game.seat_view(hand, int(reader))
     return _table_view(state, reader, shown)
 
 
@@ -101,7 +112,7 @@ def render_all(state: ViewState) -> dict[str, TableView]:
     hand = state.table.hand
     if hand is None:
         return {reader: _table_view(state, reader, None) for reader in readers(state)}
-    seats, spectator = all_views(hand)
+    seats, spectator = state.table.game.all_views(hand)
     views = {str(seat): _table_view(state, str(seat), view) for seat, view in enumerate(seats)}
     views[SPECTATOR] = _table_view(state, SPECTATOR, spectator)
     return views
@@ -113,11 +124,11 @@ def render_audit(state: ViewState) -> TableView | None:
     if hand is None or state.revealed is None:
         return None
     # a revealed deal means the hand is over: finished, redealt, or cut short by its table closing
-    return _table_view(state, AUDIT, audit_view(hand, cut_short=True), deal=state.revealed)
+    return _table_view(state, AUDIT, state.table.game.audit_view(hand, cut_short=True), deal=state.revealed)
 
 
 def _table_view(
-    state: ViewState, reader: str, hand: HandView | None, deal: DealProof | None = None
+    state: ViewState, reader: str, hand: AnyView | None, deal: DealProof | None = None
 ) -> TableView:
     table = state.table
     rules = table.rules

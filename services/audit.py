@@ -28,7 +28,6 @@ from domain.commands import (
     ClaimMisdeal,
     Discard,
     Exchange,
-    HandCommand,
     Pass,
     Play,
 )
@@ -44,7 +43,11 @@ from domain.events import (
     Passed,
     TrumpChanged,
 )
+from domain.games import MIGHTY, MITIGATI_GAME, AnyHandCommand
 from domain.handfile import to_hand_file
+from domain.mitigati import commands as mcmd
+from domain.mitigati import events as mev
+from domain.mitigati.commands import COMBINATIONS
 from domain.table import (
     CloseTable,
     CreateTable,
@@ -52,6 +55,7 @@ from domain.table import (
     DealRevealed,
     JoinSeat,
     LeaveSeat,
+    MitigatiTableCreated,
     PlayerJoined,
     PlayerLeft,
     PlayerResigned,
@@ -89,8 +93,10 @@ class Verdict:
         return self.finding is None
 
 
-def command_of(event: TableEvent) -> tuple[TableOnlyCommand | HandCommand, str | None] | None:
+def command_of(event: TableEvent) -> tuple[TableOnlyCommand | AnyHandCommand, str | None] | None:
     """The command (and sender) an event records, or None for a derived event."""
+    if isinstance(event, MITIGATI_GAME.hand_events):
+        return _mitigati_command_of(event)
     if isinstance(event, BidMade):
         return Bid(seat=event.seat, points=event.points, trump=event.trump), None
     if isinstance(event, Passed):
@@ -111,7 +117,33 @@ def command_of(event: TableEvent) -> tuple[TableOnlyCommand | HandCommand, str |
     return _table_command_of(event)
 
 
+_ACTIONS: dict[str, mcmd.Action] = {"pass": "pass", "pay": "pay", "sell": "sell", "continue": "continue"}
+
+
+def _mitigati_command_of(event: TableEvent) -> tuple[TableOnlyCommand | AnyHandCommand, str | None] | None:
+    """A Mitigati hand event's command: bargains, the discard, a seat's declarations (their
+    names in §9's order; ``decide`` reads them as a set), a card played; the deal."""
+    if isinstance(event, mev.Bargained):
+        action = _ACTIONS.get(event.action)
+        if action is None:
+            return None  # not a bargain any command makes: verify names the event
+        return mcmd.Bargain(seat=event.seat, action=action, amount=event.amount), None
+    if isinstance(event, mev.CardsDiscarded):
+        return mcmd.Discard(seat=event.seat, cards=event.cards), None
+    if isinstance(event, mev.Declared):
+        names = tuple(n for n in COMBINATIONS if any(d.name == n for d in event.declarations))
+        return mcmd.Declare(seat=event.seat, combinations=names), None
+    if isinstance(event, mev.CardPlayed):
+        return mcmd.Play(seat=event.seat, card=event.card), None
+    if isinstance(event, mev.HandDealt):
+        salt = event.salt if isinstance(event.salt, str) else ""
+        return DealHand(order=MITIGATI_GAME.deal_order(event), salt=salt), None
+    return None
+
+
 def _table_command_of(event: TableEvent) -> tuple[TableOnlyCommand, str | None] | None:
+    if isinstance(event, MitigatiTableCreated):
+        return CreateTable(variant=event.rules.variant, options={}, name=event.name), event.created_by
     if isinstance(event, TableCreated):
         options = {k: v for k, v in event.rules.options().items()}
         return CreateTable(variant=event.rules.variant, options=options, name=event.name), event.created_by
@@ -149,7 +181,7 @@ def verify_events(table_id: str, stored: list[StoredEvent]) -> Verdict:
     finding = check_chain(stored) or check_replay(table_id, stored)
     hands = 0
     for entry in stored:
-        hands += b'"type":"hand_dealt"' in entry.data
+        hands += b'"type":"hand_dealt"' in entry.data or b'"type":"mitigati_hand_dealt"' in entry.data
     return Verdict(table_id, len(stored), hands, finding)
 
 
@@ -203,8 +235,10 @@ def _first_difference(group: list[StoredEvent], events: list[TableEvent], derive
 def _check_commitment(event: TableEvent, version: int,
                       commitments: dict[int, tuple[str, tuple[str, ...]]]) -> Finding | None:
     if isinstance(event, HandDealt):
-        order = tuple(c for hand in event.hands for c in hand) + event.kitty
-        commitments[event.hand_no] = (event.commitment or "", order)
+        commitments[event.hand_no] = (event.commitment or "", MIGHTY.deal_order(event))
+    if isinstance(event, mev.HandDealt):
+        commitment = event.commitment if isinstance(event.commitment, str) else ""
+        commitments[event.hand_no] = (commitment, MITIGATI_GAME.deal_order(event))
     if isinstance(event, DealRevealed):
         published, order = commitments.get(event.hand_no, ("", ()))
         if event.commitment != published or event.order != order:
@@ -226,7 +260,7 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
     deal revealed, or its table closed): before that, §8 keeps the hands secret.
     ``in_progress`` is the operator's override."""
     events = [decode_event(e.data) for e in stored]
-    starts = [i for i, e in enumerate(events) if isinstance(e, HandDealt)]
+    starts = [i for i, e in enumerate(events) if isinstance(e, HandDealt | mev.HandDealt)]
     if not starts:
         raise LookupError(f"table {table_id} has dealt no hand")
     if hand_no is None:
@@ -237,7 +271,7 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
             raise LookupError(f"table {table_id} has no hand {hand_no}")
         index = found[0]
     dealt = events[index]
-    assert isinstance(dealt, HandDealt)
+    assert isinstance(dealt, HandDealt | mev.HandDealt)
     over = any(isinstance(e, TableClosed) or (isinstance(e, DealRevealed) and e.hand_no == dealt.hand_no)
                for e in events[index + 1:])
     if not over and not in_progress:
@@ -245,15 +279,19 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
                              "secret until it does (--in-progress exports it anyway)")
     commands: list[dict[str, Any]] = []
     for event in events[index + 1:]:
-        if isinstance(event, HandDealt):
+        if isinstance(event, HandDealt | mev.HandDealt):
             break
         recorded = command_of(event)
         if recorded is None or not hasattr(recorded[0], "seat") or isinstance(recorded[0], Resign):
             continue
         body = {k: v for k, v in to_builtins(recorded[0]).items() if v is not None and k != "v"}
-        if body.get("type") == "play" and dealt.rules.joker_call != "declared":
+        if isinstance(dealt, HandDealt) and body.get("type") == "play" and dealt.rules.joker_call != "declared":
             body.pop("joker_call", None)
         commands.append(body)
+    if isinstance(dealt, mev.HandDealt):
+        # mitigati-hand-file.md §2: the packets, no hands (they are optional), no options
+        return {"format": "mighty-hand/1", "rules": "mitigati", "dealer": dealt.dealer,
+                "packets": to_builtins(dealt.packets), "commands": commands}
     return to_hand_file(dealt.rules, dealt, commands)
 
 
@@ -263,6 +301,8 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
 # hand once it has ended.
 _SECRET_CARDS: dict[str, tuple[str, ...]] = {
     "hand_dealt": ("hands", "kitty"),
+    "mitigati_hand_dealt": ("packets",),
+    "mitigati_cards_discarded": ("cards",),
     "cards_discarded": ("cards", "taken"),
     "kitty_exchanged": ("take", "discard"),
 }
@@ -282,6 +322,8 @@ def describe(entry: StoredEvent) -> str:
             event[name] = "…"
         elif name == "hands":
             event[name] = [len(h) for h in value]
+        elif name == "packets":  # Mitigati: the cards each seat is dealt in all
+            event[name] = [sum(len(row[seat]) for row in value) for seat in range(len(value[0]))]
         elif value is not None:
             event[name] = f"{len(value)} cards"
     if "salt" in event:

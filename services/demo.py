@@ -1,6 +1,8 @@
 """``mighty demo``: tables of random players, end to end, and the ledger they leave.
 
-Tables are created and five players from a pool (``p01`` ...) seated at each; the table
+Tables are created (``--variant``: ``mighty-5`` by default, or any playable Mighty variant,
+or ``mitigati``) and as many players from a pool (``p01`` ...) as the game has seats
+seated at each; the table
 starts, the service deals (``services/dealer.py``) and the seat to act plays a random
 legal command (``services/players.py``), all through the command handler and the event
 store. The projection workers run as separate processes (``python -m services.workers``).
@@ -39,6 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo.add_argument("--tables", type=int, default=4, help="tables played at once (default 4)")
     demo.add_argument("--hands", type=int, default=3, help="scored hands per table (default 3)")
     demo.add_argument("--seed", type=int, default=None, help="seed the players' choices (not the deals)")
+    demo.add_argument("--variant", default="mighty-5",
+                      help="the game at every table: a Mighty variant (default mighty-5) or mitigati")
     demo.add_argument("--json", action="store_true", help="print one JSON object: hands and ledger")
     demo.set_defaults(run=cmd_demo)
 
@@ -69,7 +73,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.tables < 1 or args.hands < 1:
         sys.stderr.write("mighty demo: --tables and --hands are at least 1\n")
         return 2
-    result = run_demo(args.tables, args.hands, seed=args.seed)
+    from domain.errors import RuleSetError, TableError
+    from domain.games import game_named
+
+    try:
+        game_named(args.variant).make_rules(args.variant, {})
+    except (RuleSetError, TableError) as error:
+        sys.stderr.write(f"mighty demo: {error.message}\n")
+        return 2
+    result = run_demo(args.tables, args.hands, seed=args.seed, variant=args.variant)
     if args.json:
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
     else:
@@ -77,7 +89,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_demo(tables: int, hands: int, *, seed: int | None = None, progress: bool = True) -> dict[str, Any]:
+def run_demo(tables: int, hands: int, *, seed: int | None = None, progress: bool = True,
+             variant: str = "mighty-5") -> dict[str, Any]:
     from services.logs import configure_logging
     from services.redis_runtime import redis_url_for_run
     from services.store.keys import KeySpace
@@ -96,7 +109,8 @@ def run_demo(tables: int, hands: int, *, seed: int | None = None, progress: bool
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-demo-")))
         workers = stack.enter_context(_workers(url, namespace, logs))
         handler = table_handler(RedisEventStore(client, keys=space))
-        played = _play(handler, tables, hands, random.Random(seed), Progress(tables * hands) if progress else None)
+        played = _play(handler, tables, hands, random.Random(seed), Progress(tables * hands) if progress else None,
+                       variant)
         positions = feed_positions(client, space)
         for kind in KINDS:
             wait_until(client, space, kind, positions, timeout_s=120, check=lambda: _alive(workers))
@@ -138,9 +152,14 @@ def _alive(workers: list[subprocess.Popen[bytes]]) -> None:
             raise RuntimeError(f"the {kind} worker exited with {process.returncode}")
 
 
-def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: Progress | None) -> int:
+def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: Progress | None,
+          variant: str = "mighty-5") -> int:
+    from domain.games import game_named
     from domain.table import CloseTable, CreateTable, Submission, evolve, initial_state
     from services.players import next_submission, seating
+
+    game = game_named(variant)
+    seats = game.players(game.make_rules(variant, {}))
 
     players = [f"p{i:02d}" for i in range(1, max(_PLAYER_POOL, 5) + 1)]
     run = secrets.token_hex(3)
@@ -162,8 +181,9 @@ def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: P
         return sum(state.hands_scored for state, _ in states.values())
 
     for table_id in ids:
-        seated = rng.sample(players, 5)
-        send(table_id, Submission(command=CreateTable(name=f"demo table {table_id[-3:]}"), player=seated[0]))
+        seated = rng.sample(players, seats)
+        create = CreateTable(variant=variant, name=f"demo table {table_id[-3:]}")
+        send(table_id, Submission(command=create, player=seated[0]))
         for submission in seating(seated):
             send(table_id, submission)
     live = list(ids)

@@ -4,14 +4,20 @@
 happen: the service's deal when a hand is due, else a random legal command from the seat
 to act, sent in that seat's player's name. Seeded ``random`` is fine here (services may
 use randomness; only the deal must be unpredictable, and it comes from ``dealer``).
+
+Mighty's command is uniform over ``legal_commands``. Mitigati's is a kind of command
+first, then one of that kind (``pick_by_kind``, as ``bench/domain.py`` does): its
+bargaining lists up to 2 × 129 amounts beside ``pass`` and ``continue``, and a uniform
+pick would strike a bargain in nearly every hand.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
-from domain.legal import legal_commands
-from domain.state import to_act
+from domain.games import AnyHandCommand
+from domain.mitigati.commands import Bargain
 from domain.table import JoinSeat, StartTable, Submission, TableState
 from services.dealer import deal_command
 
@@ -25,11 +31,26 @@ def next_submission(state: TableState, rng: random.Random) -> Submission | None:
         return Submission(command=deal_command(state.rules))
     hand = state.hand
     assert hand is not None
-    seat = to_act(hand)
+    game = state.game
+    seat = game.to_act(hand)
     if seat is None:
         return None
-    command = rng.choice(legal_commands(hand, seat))
+    legal = game.legal_commands(hand, seat)
+    command = rng.choice(legal) if game.name == "mighty" else pick_by_kind(rng, legal)
     return Submission(command=command, player=state.seats[seat])
+
+
+def pick_by_kind(rng: random.Random, legal: Sequence[AnyHandCommand]) -> AnyHandCommand:
+    """A kind of command at random, then one of that kind: bargains by their action
+    (pass, continue, pay, sell); any other step has one kind."""
+    if not isinstance(legal[0], Bargain):
+        return legal[rng.randrange(len(legal))]
+    kinds: dict[str, list[AnyHandCommand]] = {}
+    for command in legal:
+        assert isinstance(command, Bargain)
+        kinds.setdefault(command.action, []).append(command)
+    kind = rng.choice(list(kinds.values()))
+    return rng.choice(kind)
 
 
 def seating(players: list[str]) -> list[Submission]:

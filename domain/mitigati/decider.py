@@ -27,7 +27,15 @@ from domain.mitigati.events import (
     SessionEnded,
     TrickWon,
 )
-from domain.mitigati.rules import PLAYERS, TRICKS, RuleSet, first_to_speak, right_of
+from domain.mitigati.rules import (
+    PLAYERS,
+    ROUNDS,
+    TRICKS,
+    RuleSet,
+    first_to_speak,
+    packet_size,
+    right_of,
+)
 from domain.mitigati.scoring import hand_scored
 from domain.mitigati.state import (
     Abandoned,
@@ -43,7 +51,8 @@ from domain.mitigati.state import (
     to_act,
 )
 
-__all__ = ["deal_event", "decide", "evolve", "initial_state", "is_terminal"]
+__all__ = ["deal_event", "decide", "deal_order", "evolve", "initial_state", "is_terminal",
+           "packets_from_order"]
 
 FIRST_SESSION_ROUNDS = 2  # rounds 1 and 2 are dealt when the hand starts (§4)
 
@@ -52,6 +61,25 @@ def deal_event(rules: RuleSet, *, dealer: int, packets: Packets, hand_no: int = 
     """The event that starts a hand. The deal is data: the service shuffles, not us."""
     return HandDealt(rules=rules, rules_fingerprint=rules.fingerprint(), dealer=dealer,
                      packets=packets, hand_no=hand_no)
+
+
+def packets_from_order(order: tuple[str, ...], dealer: int) -> Packets:
+    """A shuffled deck cut into §2's packets: round by round, in each round seat 0, 1, 2,
+    each taking its packet's size (5, or 8 for the dealer's last) off the top."""
+    rows, at = [], 0
+    for r in range(ROUNDS):
+        row = []
+        for seat in range(PLAYERS):
+            size = packet_size(r, seat, dealer)
+            row.append(tuple(order[at:at + size]))
+            at += size
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def deal_order(packets: Packets) -> tuple[str, ...]:
+    """The card order a deal was cut from (the inverse of ``packets_from_order``)."""
+    return tuple(c for row in packets for packet in row for c in packet)
 
 
 def initial_state(event: HandDealt) -> Bargaining:

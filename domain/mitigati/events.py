@@ -25,6 +25,11 @@ class HandDealt(_Event, frozen=True, tag="mitigati_hand_dealt"):
     dealer: int
     packets: tuple[tuple[tuple[str, ...], ...], ...]
     hand_no: int = 0
+    # At a table (domain/table.py): the deal's commitment, published before bargaining,
+    # and its salt, secret until ``DealRevealed``. UNSET (left out of the encoded event)
+    # in a hand file's replay, whose output stays as it was byte for byte.
+    commitment: str | msgspec.UnsetType = msgspec.UNSET
+    salt: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class Bargained(_Event, frozen=True, tag="mitigati_bargained"):

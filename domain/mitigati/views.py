@@ -112,11 +112,14 @@ def spectator_view(state: MitigatiState) -> MitigatiView:
     return MitigatiView(**base)
 
 
-def audit_view(state: MitigatiState) -> MitigatiView:
-    """Everything, but only once the hand is over."""
-    if not isinstance(state, Finished | Abandoned):
+def audit_view(state: MitigatiState, *, cut_short: bool = False) -> MitigatiView:
+    """Everything, but only once the hand is over: finished, abandoned, or (``cut_short``)
+    ended where it stood by its table closing."""
+    if not (cut_short or isinstance(state, Finished | Abandoned)):
         raise ValueError("The audit view exists only after the hand ends.")
     extra: dict[str, Any] = {"audit": True, "packets": state.packets}
-    if isinstance(state, Finished):
+    if isinstance(state, Declaring | Playing | Finished):
         extra["discards"] = state.discards
+    if not isinstance(state, Finished | Abandoned):
+        extra.update(to_act=None)
     return replace(spectator_view(state), **extra)

@@ -8,7 +8,7 @@ from typing import Any, Final, get_args
 import msgspec
 
 from domain import codec, table
-from domain.codec import TableCommand
+from domain.codec import AnyTableCommand
 from domain.errors import MalformedCommand
 from domain.table import Submission, TableEvent, TableState
 from services.store.base import EventStore
@@ -21,7 +21,7 @@ MAX_COMMAND_BYTES: Final = 16 * 1024  # the largest real command, a deal, is und
 _encode = msgspec.json.Encoder().encode
 
 
-_COMMAND_TYPES: Final = frozenset(get_args(TableCommand))
+_COMMAND_TYPES: Final = frozenset(get_args(AnyTableCommand))
 
 
 class TableDecider:
@@ -49,8 +49,10 @@ def table_handler(store: EventStore, **options: Any) -> TableHandler:
     return CommandHandler(store, TableDecider(), **options)
 
 
-def submission_from_wire(data: bytes | str | dict[str, Any], player: str | None) -> Submission:
-    """A command as a client sends it (JSON or a dict), checked, in ``player``'s name."""
+def submission_from_wire(data: bytes | str | dict[str, Any], player: str | None,
+                         game: str = "mighty") -> Submission:
+    """A command as a client sends it (JSON or a dict), checked, in ``player``'s name, for
+    a table of ``game`` (the command types of Mighty and Mitigati share tags)."""
     if isinstance(data, bytes | str):
         size = len(data)
     elif isinstance(data, dict):
@@ -62,4 +64,4 @@ def submission_from_wire(data: bytes | str | dict[str, Any], player: str | None)
         raise MalformedCommand(f"a command is a JSON object, not {type(data).__name__}")
     if size > MAX_COMMAND_BYTES:
         raise PayloadTooLarge(f"a command is {size} bytes, the limit is {MAX_COMMAND_BYTES}")
-    return Submission(command=codec.decode_command(data), player=player)
+    return Submission(command=codec.decode_command(data, game), player=player)

@@ -12,8 +12,8 @@ import redis
 from projections.directory import DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.ledger import (
     PLAYERS_DOC,
+    AnyTableLedger,
     PlayerLedger,
-    TableLedger,
     combine,
     decode_player,
     decode_table,
@@ -43,7 +43,7 @@ def player_ledgers(client: redis.Redis, space: KeySpace) -> list[PlayerLedger]:
     return [combine(name, parts[name]) for name in sorted(parts)]
 
 
-def table_ledger(client: redis.Redis, space: KeySpace, table_id: str) -> TableLedger | None:
+def table_ledger(client: redis.Redis, space: KeySpace, table_id: str) -> AnyTableLedger | None:
     keys = _keys(space, "ledger")
     data = client.get(keys.doc(space.partition_of(table_id), table_name(table_id)))
     return None if data is None else decode_table(bytes(data))  # type: ignore[arg-type]

@@ -43,11 +43,12 @@ class Tables:
             state = evolve(state, event)
         self.states[table_id] = (state, result.version)
 
-    def open(self, table_ids: list[str]) -> None:
+    def open(self, table_ids: list[str], variant: str | None = None) -> None:
         for table_id in table_ids:
             self.states[table_id] = (initial_state(table_id), 0)
-            seated = self.rng.sample(PLAYERS, 5)
-            self.send(table_id, Submission(command=CreateTable(name=table_id), player=seated[0]))
+            seated = self.rng.sample(PLAYERS, 3 if variant == "mitigati" else 5)
+            create = CreateTable(name=table_id) if variant is None else CreateTable(variant=variant, name=table_id)
+            self.send(table_id, Submission(command=create, player=seated[0]))
             for submission in seating(seated):
                 self.send(table_id, submission)
 
