@@ -2,7 +2,7 @@
 
 Each step asks ``legal_commands`` for the seat to act, picks one at random, decides it and
 folds the events, exactly as a bot would. Prints one JSON object. ``--variant mitigati``
-plays Mitigati hands (``domain.mitigati``); there the pick is first a kind of command
+plays Mitigati hands (``domain.mitigati``); there the pick (``services.players.pick_by_kind``) is first a kind of command
 (pass, continue, pay, sell; or the discard, declaration or play), then one of that kind,
 since the 2 × 129 listed amounts would otherwise strike a bargain in nearly every hand.
 """
@@ -14,12 +14,10 @@ import json
 import platform
 import random
 import time
-from collections.abc import Sequence
 
 from domain.hand import deal_event, decide, evolve
 from domain.legal import legal_commands
 from domain.mitigati.cards import DECK as MITIGATI_DECK
-from domain.mitigati.commands import Bargain, MitigatiCommand
 from domain.mitigati.decider import deal_event as mitigati_deal
 from domain.mitigati.decider import decide as mitigati_decide
 from domain.mitigati.decider import evolve as mitigati_evolve
@@ -31,6 +29,7 @@ from domain.mitigati.state import Abandoned, MitigatiState, Packets, is_terminal
 from domain.mitigati.state import to_act as mitigati_to_act
 from domain.rules import RuleSet, make_rules
 from domain.state import Finished, HandState, Redeal, to_act
+from services.players import pick_by_kind
 
 
 def play_random_hand(rng: random.Random, rules: RuleSet) -> tuple[HandState, int]:
@@ -69,18 +68,6 @@ def random_packets(rng: random.Random, dealer: int) -> Packets:
             at += size
         rows.append(tuple(row))
     return tuple(rows)
-
-
-def pick_by_kind(rng: random.Random, legal: Sequence[MitigatiCommand]) -> MitigatiCommand:
-    """A kind of command at random, then one of that kind: bargains by their action."""
-    if not isinstance(legal[0], Bargain):
-        return legal[int(rng.random() * len(legal))]
-    kinds: dict[str, list[MitigatiCommand]] = {}
-    for command in legal:
-        assert isinstance(command, Bargain)
-        kinds.setdefault(command.action, []).append(command)
-    kind = list(kinds.values())[int(rng.random() * len(kinds))]
-    return kind[int(rng.random() * len(kind))]
 
 
 def play_random_mitigati(rng: random.Random) -> tuple[MitigatiState, int]:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import TypeVar
 
-from domain.games import AnyHandCommand
 from domain.mitigati.commands import Bargain
 from domain.table import JoinSeat, StartTable, Submission, TableState
 from services.dealer import deal_command
+
+C = TypeVar("C")
 
 
 def next_submission(state: TableState, rng: random.Random) -> Submission | None:
@@ -40,17 +42,19 @@ def next_submission(state: TableState, rng: random.Random) -> Submission | None:
     return Submission(command=command, player=state.seats[seat])
 
 
-def pick_by_kind(rng: random.Random, legal: Sequence[AnyHandCommand]) -> AnyHandCommand:
+def pick_by_kind(rng: random.Random, legal: Sequence[C]) -> C:
     """A kind of command at random, then one of that kind: bargains by their action
-    (pass, continue, pay, sell); any other step has one kind."""
+    (pass, continue, pay, sell); any other step has one kind. (Picking from the whole
+    list would strike a bargain in nearly every Mitigati hand: 2 × 129 amounts are
+    listed.) `bench/domain.py` picks its random Mitigati commands with it too."""
     if not isinstance(legal[0], Bargain):
-        return legal[rng.randrange(len(legal))]
-    kinds: dict[str, list[AnyHandCommand]] = {}
+        return legal[int(rng.random() * len(legal))]  # uniform, cheaper than randrange
+    kinds: dict[str, list[C]] = {}
     for command in legal:
         assert isinstance(command, Bargain)
         kinds.setdefault(command.action, []).append(command)
-    kind = rng.choice(list(kinds.values()))
-    return rng.choice(kind)
+    kind = list(kinds.values())[int(rng.random() * len(kinds))]
+    return kind[int(rng.random() * len(kind))]
 
 
 def seating(players: list[str]) -> list[Submission]:
