@@ -21,10 +21,9 @@ from domain.mitigati.cards import DECK as MITIGATI_DECK
 from domain.mitigati.decider import deal_event as mitigati_deal
 from domain.mitigati.decider import decide as mitigati_decide
 from domain.mitigati.decider import evolve as mitigati_evolve
+from domain.mitigati.decider import packets_from_order
 from domain.mitigati.legal import legal_commands as mitigati_legal
-from domain.mitigati.rules import ROUNDS as MITIGATI_ROUNDS
 from domain.mitigati.rules import make_rules as mitigati_rules
-from domain.mitigati.rules import packet_size
 from domain.mitigati.state import Abandoned, MitigatiState, Packets, is_terminal
 from domain.mitigati.state import to_act as mitigati_to_act
 from domain.rules import RuleSet, make_rules
@@ -59,15 +58,7 @@ def random_packets(rng: random.Random, dealer: int) -> Packets:
     """A shuffled tarot deck cut into mitigati-hand-file.md §2's packets."""
     deck = list(MITIGATI_DECK)
     rng.shuffle(deck)
-    rows, at = [], 0
-    for r in range(MITIGATI_ROUNDS):
-        row = []
-        for seat in range(3):
-            size = packet_size(r, seat, dealer)
-            row.append(tuple(deck[at:at + size]))
-            at += size
-        rows.append(tuple(row))
-    return tuple(rows)
+    return packets_from_order(tuple(deck), dealer)
 
 
 def play_random_mitigati(rng: random.Random) -> tuple[MitigatiState, int]:

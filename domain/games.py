@@ -289,14 +289,3 @@ def game_of(rules: AnyRules) -> Game:
 def game_named(variant: str) -> Game:
     """The game of a ``CreateTable`` variant: ``mitigati``, else one of Mighty's."""
     return MITIGATI_GAME if variant == MITIGATI else MIGHTY
-
-
-def game_of_event(event: object) -> Game | None:
-    """The game a hand event belongs to, or None for a table event."""
-    if isinstance(event, MIGHTY.hand_events):
-        return MIGHTY
-    if isinstance(event, MITIGATI_GAME.hand_events):
-        return MITIGATI_GAME
-    return None
-
-

@@ -354,9 +354,7 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
         n = game_of(event.rules).players(event.rules)
         return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n)
     if isinstance(event, PlayerJoined | PlayerLeft):
-        who = event.player if isinstance(event, PlayerJoined) else None
-        seats = state.seats[:event.seat] + (who,) + state.seats[event.seat + 1:]
-        return replace(state, seats=seats)
+        return replace(state, seats=seated(state.seats, event))
     if isinstance(event, TableStarted):
         return replace(state, status="playing", dealer=event.first_dealer)
     if isinstance(event, DealRevealed):
@@ -366,6 +364,12 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
     if isinstance(event, TableClosed):
         return replace(state, status="closed")
     assert_never(event)
+
+
+def seated(seats: tuple[str | None, ...], event: PlayerJoined | PlayerLeft) -> tuple[str | None, ...]:
+    """``seats`` after a player takes or leaves one (the projections fold seats with it too)."""
+    who = event.player if isinstance(event, PlayerJoined) else None
+    return seats[:event.seat] + (who,) + seats[event.seat + 1:]
 
 
 def _hand_event(state: TableState, game: Game, event: HandEvent | MitigatiEvent) -> TableState:

@@ -12,6 +12,7 @@ from msgspec.structs import replace
 
 from domain.events import HandPassedOut, HandScored, MisdealClaimed
 from domain.mitigati import events as mev
+from domain.mitigati.rules import PLAYERS as MITIGATI_PLAYERS
 from domain.rules import RuleSet
 from domain.table import (
     MitigatiTableCreated,
@@ -21,6 +22,7 @@ from domain.table import (
     TableCreated,
     TableEvent,
     TableStarted,
+    seated,
 )
 from projections.docs import DocKey, Docs, encode
 
@@ -45,8 +47,7 @@ class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
 def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEntry:
     """The entry after ``event``; the very same object if nothing a lobby shows changed."""
     if isinstance(event, PlayerJoined | PlayerLeft):
-        who = event.player if isinstance(event, PlayerJoined) else None
-        seats = entry.seats[: event.seat] + (who,) + entry.seats[event.seat + 1 :]
+        seats = seated(entry.seats, event)
         return replace(entry, version=version, seats=seats, open_seats=seats.count(None))
     if isinstance(event, HandScored | HandPassedOut | MisdealClaimed | mev.HandScored | mev.DealAbandoned):
         return replace(entry, version=version, hands_played=entry.hands_played + 1)
@@ -56,7 +57,7 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
                        rules_fingerprint=event.rules_fingerprint, seats=(None,) * n, open_seats=n)
     if isinstance(event, MitigatiTableCreated):
         return replace(entry, version=version, name=event.name, status="open",
-                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * 3, open_seats=3,
+                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * MITIGATI_PLAYERS, open_seats=MITIGATI_PLAYERS,
                        variant=event.rules.variant)
     if isinstance(event, TableStarted):
         return replace(entry, version=version, status="playing")

@@ -26,6 +26,7 @@ from msgspec.structs import replace
 
 from domain.events import FriendRevealed, HandDealt, HandScored
 from domain.mitigati import events as mev
+from domain.mitigati.rules import PLAYERS as MITIGATI_PLAYERS
 from domain.table import (
     MitigatiTableCreated,
     PlayerJoined,
@@ -33,6 +34,7 @@ from domain.table import (
     TableClosed,
     TableCreated,
     TableEvent,
+    seated,
 )
 from projections.docs import DocKey, Docs, encode
 
@@ -121,7 +123,7 @@ def fold(ledger: AnyTableLedger, version: int, event: TableEvent) -> AnyTableLed
         return fold_mitigati(ledger, version, event)
     if isinstance(event, MitigatiTableCreated):
         return MitigatiTableLedger(table_id=ledger.table_id, version=version,
-                                   seats=(None,) * 3, totals=(0,) * 3)
+                                   seats=(None,) * MITIGATI_PLAYERS, totals=(0,) * MITIGATI_PLAYERS)
     if isinstance(event, HandScored):
         return _scored(ledger, version, event)
     if isinstance(event, HandDealt):
@@ -129,9 +131,7 @@ def fold(ledger: AnyTableLedger, version: int, event: TableEvent) -> AnyTableLed
     if isinstance(event, FriendRevealed):
         return replace(ledger, version=version, revealed=(*ledger.revealed, event.seat))
     if isinstance(event, PlayerJoined | PlayerLeft):
-        who = event.player if isinstance(event, PlayerJoined) else None
-        seats = ledger.seats[: event.seat] + (who,) + ledger.seats[event.seat + 1 :]
-        return replace(ledger, version=version, seats=seats)
+        return replace(ledger, version=version, seats=seated(ledger.seats, event))
     if isinstance(event, TableCreated):
         n = event.rules.spec.players
         return replace(ledger, version=version, variant=event.rules.variant,
@@ -157,9 +157,7 @@ def fold_mitigati(ledger: MitigatiTableLedger, version: int, event: TableEvent) 
     if isinstance(event, mev.HandDealt):
         return replace(ledger, version=version, hand_no=event.hand_no, dealer=event.dealer)
     if isinstance(event, PlayerJoined | PlayerLeft):
-        who = event.player if isinstance(event, PlayerJoined) else None
-        seats = ledger.seats[: event.seat] + (who,) + ledger.seats[event.seat + 1 :]
-        return replace(ledger, version=version, seats=seats)
+        return replace(ledger, version=version, seats=seated(ledger.seats, event))
     if isinstance(event, TableClosed):
         return replace(ledger, version=version, closed=True)
     return ledger

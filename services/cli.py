@@ -50,14 +50,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def _replay_mitigati(args: argparse.Namespace, data: bytes) -> int:
     """The same command for a ``"rules": "mitigati"`` file (mitigati-hand-file.md §9)."""
     from domain.errors import HandFileError
-    from domain.mitigati.handfile import output_of, parse, replay, seats
+    from domain.mitigati.handfile import output_of, parse, replay
+    from domain.mitigati.rules import PLAYERS
 
     try:
         hand_file, rules = parse(data)
     except HandFileError as error:
         sys.stderr.write(f"mighty replay: {args.file}: {error.message}\n")
         return EXIT_BROKEN_FILE
-    if args.as_seat is not None and not 0 <= args.as_seat < seats(rules):
+    if args.as_seat is not None and not 0 <= args.as_seat < PLAYERS:
         sys.stderr.write(f"mighty replay: --as {args.as_seat} is not a seat of {rules.variant}\n")
         return EXIT_BROKEN_FILE
     outcome = replay(hand_file, rules, as_seat=args.as_seat)

@@ -58,10 +58,6 @@ class Replay(msgspec.Struct):
     steps: list[Step] | None = None
 
 
-def seats(rules: RuleSet) -> int:
-    return PLAYERS
-
-
 def parse(data: bytes) -> tuple[HandFile, RuleSet]:
     """Read and check a hand file; anything broken raises ``HandFileError`` (exit 2)."""
     try:

@@ -13,6 +13,7 @@ from itertools import combinations
 from math import comb
 from typing import overload
 
+from domain.legal import nth_combination  # the unranking of Mighty's discard step
 from domain.mitigati.cards import TOTAL_POINTS, is_honour
 from domain.mitigati.commands import Bargain, Declare, Discard, MitigatiCommand, Play
 from domain.mitigati.declarations import legal_declarations
@@ -77,21 +78,7 @@ class DiscardChoices(Sequence[MitigatiCommand]):
             index += self._len
         if not 0 <= index < self._len:
             raise IndexError(index)
-        return Discard(seat=self.seat, cards=self._unrank(index))
-
-    def _unrank(self, index: int) -> tuple[str, ...]:
-        """The index-th combination in ``itertools.combinations`` order."""
-        chosen: list[str] = []
-        n, k, start = len(self.cards), DISCARD_COUNT, 0
-        while k:
-            for i in range(start, n):
-                block = comb(n - i - 1, k - 1)
-                if index < block:
-                    chosen.append(self.cards[i])
-                    start, k = i + 1, k - 1
-                    break
-                index -= block
-        return tuple(chosen)
+        return Discard(seat=self.seat, cards=nth_combination(self.cards, DISCARD_COUNT, index))
 
     def __iter__(self) -> Iterator[MitigatiCommand]:
         return (Discard(seat=self.seat, cards=c) for c in combinations(self.cards, DISCARD_COUNT))

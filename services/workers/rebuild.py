@@ -84,6 +84,9 @@ def check(store: ProjectionStore, partition: int, attempts: int = 20) -> list[Di
 class RebuildInterrupted(RuntimeError):
     """The partition's lease was taken while the rebuild ran: nothing was written."""
 
+    def __init__(self, partition: int) -> None:
+        super().__init__(f"partition {partition}: the lease was taken during the rebuild; run it again")
+
 
 def rebuild(store: ProjectionStore, partition: int) -> Checkpoint:
     """Recompute a partition's documents from its feed and store them with the checkpoint.
@@ -98,7 +101,7 @@ def rebuild(store: ProjectionStore, partition: int) -> Checkpoint:
 
     def keep_lease() -> None:
         if not store.renew([partition], token, _REBUILD_LEASE_MS)[0]:
-            raise RebuildInterrupted(f"partition {partition}: the lease was taken during the rebuild; run it again")
+            raise RebuildInterrupted(partition)
 
     try:
         docs, checkpoint = compute(store, partition, None, every_chunk=keep_lease)
@@ -118,7 +121,7 @@ def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], ch
     pipe.watch(keys.lease(partition))
     if pipe.get(keys.lease(partition)) != token.encode():
         pipe.reset()
-        raise RebuildInterrupted(f"partition {partition}: the lease was taken during the rebuild; run it again")
+        raise RebuildInterrupted(partition)
     pipe.multi()
     for doc in stale:
         if doc.field is None:
@@ -134,7 +137,7 @@ def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], ch
     try:
         pipe.execute()
     except redis.WatchError:
-        raise RebuildInterrupted(f"partition {partition}: the lease was taken during the rebuild; run it again") from None
+        raise RebuildInterrupted(partition) from None
     if not store.ensure_group(partition, checkpoint.id):
         store.client.xgroup_setid(keys.feed(partition), keys.group, checkpoint.id)
 
