@@ -158,3 +158,54 @@ def test_the_installed_mighty_script_replays_a_mitigati_file() -> None:
         "phase": "abandoned",
         "result": {"dealer": 2, "bargain": {"session": 3, "payer": 1, "seller": 0, "amount": 8},
                    "tricks": [], "scores": [8, -8, 0]}}
+
+
+def test_the_finished_output_example_of_mitigati_hand_file_md_replays_exactly(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """§2's input example completed into a whole hand: its replay is §9's finished example."""
+    path = HANDS / "complete-spec-example.json"
+    hand_file = json.loads(path.read_text())
+    # the input is §2's example wherever §2 shows it
+    assert hand_file["dealer"] == 0
+    assert hand_file["packets"][0] == [["1D", "2D", "3D", "4D", "TB"], ["5D", "6D", "7D", "8D", "6B"],
+                                       ["KD", "QD", "ND", "FD", "KB"]]
+    assert hand_file["packets"][4] == [["T19", "T18", "T17", "9D", "9C", "TC", "2S", "1S"],
+                                       ["T6", "T7", "T8", "1B", "2B"], ["T13", "T12", "T11", "TD", "2C"]]
+    assert [len(h) for h in hand_file["hands"]] == [28, 25, 25]
+    commands = hand_file["commands"]
+    assert commands[:13] == [
+        {"seat": 2, "type": "bargain", "action": "pay", "amount": 3},
+        {"seat": 1, "type": "bargain", "action": "sell", "amount": 10},
+        {"seat": 0, "type": "bargain", "action": "pass"},
+        {"seat": 2, "type": "bargain", "action": "continue"},
+        {"seat": 2, "type": "bargain", "action": "continue"},
+        {"seat": 2, "type": "bargain", "action": "pass"},
+        {"seat": 1, "type": "bargain", "action": "pass"},
+        {"seat": 0, "type": "bargain", "action": "pass"},
+        {"seat": 0, "type": "discard", "cards": ["TC", "2S", "1S"]},
+        {"seat": 2, "type": "declare", "combinations": ["honours"]},
+        {"seat": 1, "type": "declare", "combinations": []},
+        {"seat": 0, "type": "declare", "combinations": []},
+        {"seat": 2, "type": "play", "card": "KD"},
+    ]
+    assert len(commands) == 12 + 75  # "… 74 more plays …"
+
+    code, out, _ = replay(path, capsys)
+    assert code == 0
+    document = json.loads(out)
+    # §9, field by field in the spec's order
+    assert list(document)[:2] == ["phase", "result"] and "rejected" not in document
+    assert document["phase"] == "finished"
+    result = document["result"]
+    assert list(result) == ["dealer", "bargain", "discards", "declarations", "tricks", "fool",
+                            "points", "scores"]
+    assert result["dealer"] == 0
+    assert result["bargain"] is None
+    assert result["discards"] == ["TC", "2S", "1S"]
+    assert result["declarations"] == [{"seat": 2, "name": "honours", "value": 10}]
+    assert result["tricks"][0] == {"leader": 2, "cards": ["KD", "5D", "1D"], "winner": 2}
+    assert len(result["tricks"]) == 25  # "… 25 in all …"
+    assert all(t["winner"] != 1 for t in result["tricks"])  # seat 1 wins no trick
+    assert result["fool"] == {"seat": 2, "trick": 9, "to": 0, "card": "5D", "paid_in": 9}
+    assert result["points"] == [59, 0, 70]
+    assert result["scores"] == [6, -53, 47]

@@ -125,6 +125,90 @@ def complete_hands() -> dict[str, dict[str, Any]]:
     }
 
 
+# ------------------------------------------------ the spec's finished example (§2 in, §9 out)
+# mitigati-hand-file.md §2 fixes dealer 0 (R = 2, L = 1), the packets of rounds 1 and 5,
+# the bargaining, the discard TC 2S 1S, R's `honours` and the first lead KD; §9 shows
+# trick 0 (KD 5D 1D, R wins), the Fool (R's, trick 9, to the dealer, 5D, paid at once),
+# points [59, 0, 70] (L wins no trick) and scores [6, -53, 47]. Rounds 2-4 are ours.
+#
+# Every coin is placed by §2 already: the dealer 1D-4D 9D, L 5D-8D, R KD QD ND FD TD.
+# L must lose all 25 tricks, so it gets the lowest cards: batons 1-6, cups 4-8 (below
+# every cup of the others but 9C), swords 3-7 and trumps T4-T8, which R's opening trump
+# leads draw (T1-T3 go to the dealer to play under them). R's honours: KD KB (round 1),
+# the Fool (it plays it) and T20: h = 4, neither kings nor mitigati (no T1), so
+# `honours` 10 is its best and only set; 8 trumps + the Fool is no tarocchi. The dealer
+# keeps KC KS T1 (h = 3) and 8 trumps after the discard, L 5 trumps and no honour:
+# neither can declare anything, so their empty declarations are the only ones possible.
+#
+# Each seat's 25 cards (the dealer's 28) in packet order: rounds 1 and 5 as §2 writes
+# them, rounds 2-4 between.
+SPEC = [
+    "1D 2D 3D 4D TB  9B 8B 7B KC NC  FC KS QS NS FS  T1 T2 T3 T16 T21  T19 T18 T17 9D 9C TC 2S 1S",
+    "5D 6D 7D 8D 6B  3B 4B 5B 4C 5C  6C 7C 8C 3S 4S  5S 6S 7S T4 T5  T6 T7 T8 1B 2B",
+    "KD QD ND FD KB  QB NB FB QC 1C  3C TS 9S 8S T9  T10 T14 T15 T20 FOOL  T13 T12 T11 TD 2C",
+]
+# §2's bargaining: session 1, R pays 3, L asks 10, the dealer passes, R says continue (the
+# offer and the ask lapse); session 2, R says continue; session 3, three passes.
+SPEC_OPEN = [b(2, "pay", 3), b(1, "sell", 10), b(0, "pass"), b(2, "continue"), b(2, "continue"),
+             *passes(sessions=1), discard("TC 2S 1S"), d(2, "honours"), d(1), d(0)]
+# The 25 tricks, each from its leader (the previous winner), with the card points won:
+#  0 R   KD 5D 1D      R  5+1+1 = 7    §9's trick 0
+#  1 R   T20 T4 T1     R  5+1+5 = 11   the Angel wins; the dealer sheds the Bagatto
+#  2 R   T9 T5 T2      R  3
+#  3 R   T10 T6 T3     R  3
+#  4 R   T11 T7 T16    dealer 3        the dealer overtrumps and takes the lead
+#  5 D   T17 T12 T8    dealer 3        L's last trump
+#  6 D   T18 T13 5B    dealer 3        L, void in trumps, sheds
+#  7 D   T19 T14 6B    dealer 3
+#  8 D   T21 T15 8C    dealer 3        (T21 is below T20 only, which R has played)
+#  9 D   KS FOOL 3S    dealer 5+1 = 6  R plays the Fool; its first 1-point card won is 5D
+#                                      (trick 0: KD 5 points, then 5D): given at once
+# 10 D   QS 8S 4S      dealer 6
+# 11 D   NS 9S 5S      dealer 5
+# 12 D   FS TS 6S      dealer 4
+# 13 D   KC 1C 4C      dealer 7
+# 14 D   NC 2C 5C      dealer 5
+# 15 D   FC 3C 6C      dealer 4
+# 16 D   9C QC 7C      R  6            the dealer's 9C is below every cup: R takes the lead
+# 17 R   KB 1B TB      R  7
+# 18 R   QB 2B 9B      R  6
+# 19 R   NB 3B 8B      R  5
+# 20 R   FB 4B 7B      R  4
+# 21 R   QD 6D 2D      R  6
+# 22 R   ND 7D 3D      R  5
+# 23 R   FD 8D 4D      R  4
+# 24 R   TD 7S 9D      dealer 3        9D above TD (pips reversed); L, void, sheds 7S
+# Won: R 7+11+3+3 + 6+7+6+5+4+6+5+4 = 67; the dealer 5 x 3 + 6+6+5+4 + 7+5+4 + 3 = 55;
+# L nothing. 67 + 55 + the Fool's 4 = 126 = 129 - the 3 discarded (TC 2S 1S, 1 each).
+# points: the dealer 55 + 3 discarded + 5D given = 59; L 0; R 67 - 5D + the Fool 4 = 70.
+# scores (§8): R declared honours 10: the dealer 59 - 43 - 10 = 6; L 0 - 43 - 10 = -53;
+# R 70 - 43 + 2 x 10 = 47. Sum 0: exactly §9's [59, 0, 70] and [6, -53, 47].
+SPEC_TRICKS = [
+    (2, "KD 5D 1D"), (2, "T20 T4 T1"), (2, "T9 T5 T2"), (2, "T10 T6 T3"), (2, "T11 T7 T16"),
+    (0, "T17 T12 T8"), (0, "T18 T13 5B"), (0, "T19 T14 6B"), (0, "T21 T15 8C"), (0, "KS FOOL 3S"),
+    (0, "QS 8S 4S"), (0, "NS 9S 5S"), (0, "FS TS 6S"), (0, "KC 1C 4C"), (0, "NC 2C 5C"),
+    (0, "FC 3C 6C"), (0, "9C QC 7C"), (2, "KB 1B TB"), (2, "QB 2B 9B"), (2, "NB 3B 8B"),
+    (2, "FB 4B 7B"), (2, "QD 6D 2D"), (2, "ND 7D 3D"), (2, "FD 8D 4D"), (2, "TD 7S 9D"),
+]
+SPEC_WINNERS = [2, 2, 2, 2, *[0] * 12, *[2] * 8, 0]
+
+
+def spec_example() -> dict[str, dict[str, Any]]:
+    plays = [c for leader, played in SPEC_TRICKS for c in trick(leader, *played.split())]
+    hands = [h.split() for h in SPEC]  # §2 shows `hands` too: each seat's deal, in packet order
+    return {
+        "complete-spec-example": hand_file(SPEC, [*SPEC_OPEN, *plays], {
+            "exit": 0, "phase": "finished", "winners": SPEC_WINNERS,
+            "result": {"dealer": 0, "bargain": None, "discards": ["TC", "2S", "1S"],
+                       "declarations": [{"seat": 2, "name": "honours", "value": 10}],
+                       "fool": {"seat": 2, "trick": 9, "to": 0, "card": "5D", "paid_in": 9},
+                       "points": [59, 0, 70], "scores": [6, -53, 47]},
+            "result_keys": ["dealer", "bargain", "discards", "declarations", "tricks", "fool",
+                            "points", "scores"],
+            "first_trick": {"leader": 2, "cards": ["KD", "5D", "1D"], "winner": 2}}, hands=hands),
+    }
+
+
 def stopped_early() -> dict[str, dict[str, Any]]:
     c_open = [*passes(), discard("8C 9C TC"), d(2), d(1), d(0)]
     return {
@@ -300,7 +384,7 @@ def ok_with_hands() -> dict[str, dict[str, Any]]:
 
 
 def all_files() -> dict[str, dict[str, Any]]:
-    return {**complete_hands(), **stopped_early(), **abandoned(), **rejections(), **broken(),
+    return {**complete_hands(), **spec_example(), **stopped_early(), **abandoned(), **rejections(), **broken(),
             **ok_with_hands()}
 
 
