@@ -102,7 +102,9 @@ def test_workers_ride_out_a_redis_restart_and_converge_on_a_rebuild(
         wait_ready(client, SPACE, KINDS)
         tables.play(hands=1)
         server.kill(signal.SIGKILL)
-        time.sleep(3)  # longer than a client's own retries: the workers see the outage
+        for kind in KINDS:  # each worker meets the outage (past its client's own retries)
+            wait_for(lambda k=kind: "redis unreachable" in logs[k].read_text(), 60, f"{kind} to meet the outage")
+        time.sleep(0.5)
         assert all(p.poll() is None for p in processes), "no worker died with Redis"
         server.start()  # same dir, port and AOF
         tables.play(hands=2)
@@ -129,7 +131,8 @@ def test_a_worker_started_while_redis_is_down_waits_for_it(redis_server: Any, tm
     log = tmp_path / "views.log"
     process = start_worker(redis_server.url, "views", logs=log)
     try:
-        time.sleep(2)
+        wait_for(lambda: "redis unreachable" in log.read_text(), 60, "the worker to meet the outage")
+        time.sleep(0.5)
         assert process.poll() is None, "the worker waits, it does not exit"
         redis_server.start()
         client = connect(redis_server.url)
