@@ -15,8 +15,10 @@ import platform
 import random
 import time
 
-from domain.hand import deal_event, decide, evolve
-from domain.legal import legal_commands
+from domain.mighty.hand import deal_event, decide, evolve
+from domain.mighty.legal import legal_commands
+from domain.mighty.rules import RuleSet, make_rules
+from domain.mighty.state import Finished, HandState, Redeal, to_act
 from domain.mitigati.cards import DECK as MITIGATI_DECK
 from domain.mitigati.decider import deal_event as mitigati_deal
 from domain.mitigati.decider import decide as mitigati_decide
@@ -26,8 +28,6 @@ from domain.mitigati.legal import legal_commands as mitigati_legal
 from domain.mitigati.rules import make_rules as mitigati_rules
 from domain.mitigati.state import Abandoned, MitigatiState, Packets, is_terminal
 from domain.mitigati.state import to_act as mitigati_to_act
-from domain.rules import RuleSet, make_rules
-from domain.state import Finished, HandState, Redeal, to_act
 from services.players import pick_by_kind
 
 

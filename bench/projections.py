@@ -34,15 +34,15 @@ import msgspec
 
 from domain.table import CreateTable, Submission, TableState, evolve, initial_state
 from projections import KINDS
+from services.commands.tables import TableHandler, table_handler
 from services.players import next_submission, seating
+from services.projection.keys import ProjectionKeys
+from services.projection.read import feed_positions, wait_until
+from services.projection.rebuild import reset
+from services.projection.store import ProjectionStore
 from services.redis_runtime import redis_url_for_run
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
-from services.store.tables import TableHandler, table_handler
-from services.workers.keys import ProjectionKeys
-from services.workers.read import feed_positions, wait_until
-from services.workers.rebuild import reset
-from services.workers.store import ProjectionStore
 
 PLAYERS = [f"p{i:03d}" for i in range(1, 101)]
 
@@ -204,7 +204,7 @@ def _workers(url: str, space: KeySpace, logs: Path, kinds: tuple[str, ...], batc
     ids = {kind: f"bench-{kind}-{secrets.token_hex(3)}" for kind in kinds}
     processes = []
     for kind in kinds:
-        argv = [sys.executable, "-m", "services.workers", kind, "--redis-url", url, "--namespace",
+        argv = [sys.executable, "-m", "services.projection", kind, "--redis-url", url, "--namespace",
                 space.namespace, "--id", ids[kind], "--batch", str(batch)]
         with open(logs / f"{ids[kind]}.log", "wb") as log:
             processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))

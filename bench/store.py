@@ -33,12 +33,12 @@ import redis
 import structlog
 
 from domain.table import CreateTable, Submission
+from services.commands.tables import TableDecider, TableHandler, table_handler
 from services.players import next_submission, seating
 from services.redis_runtime import redis_url_for_run
 from services.store.base import GENESIS, StoredEvent, chain_hashes
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
-from services.store.tables import TableDecider, TableHandler, table_handler
 
 PLAYERS = ["ana", "bo", "cy", "di", "ed"]
 _encode = msgspec.json.Encoder().encode

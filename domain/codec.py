@@ -15,8 +15,8 @@ from typing import Any, get_args
 
 import msgspec
 
-from domain.commands import HandCommand
 from domain.errors import MalformedCommand
+from domain.mighty.commands import HandCommand
 from domain.mitigati.commands import MitigatiCommand
 from domain.table import TableEvent, TableOnlyCommand
 from domain.upcasting import UPCASTERS, Upcaster, current_versions, upcast

@@ -6,7 +6,7 @@ card order, decide and evolve the hand inside, say when a hand has ended, settle
 table after it (scores, the next dealer) and reveal its card order. The views projection
 and the audit ask the same object for views and for the order a deal was cut from.
 
-Two implementations: ``MIGHTY`` (``domain/hand.py`` and friends, every variant of
+Two implementations: ``MIGHTY`` (``domain/mighty/``, every variant of
 mighty.md) and ``MITIGATI`` (``domain/mitigati/``).
 """
 
@@ -17,13 +17,16 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from msgspec.structs import replace
 
-from domain import hand as mighty_hand
-from domain import legal as mighty_legal
-from domain import state as mighty_state
-from domain import views as mighty_views
-from domain.commands import HandCommand
 from domain.errors import TableError
-from domain.events import HandDealt, HandEvent, HandPassedOut, HandScored, MisdealClaimed
+from domain.mighty import hand as mighty_hand
+from domain.mighty import legal as mighty_legal
+from domain.mighty import state as mighty_state
+from domain.mighty import views as mighty_views
+from domain.mighty.commands import HandCommand
+from domain.mighty.events import HandDealt, HandEvent, HandPassedOut, HandScored, MisdealClaimed
+from domain.mighty.rules import RuleSet, make_rules
+from domain.mighty.state import Finished, HandState
+from domain.mighty.views import HandView
 from domain.mitigati import decider as mitigati_decider
 from domain.mitigati import legal as mitigati_legal
 from domain.mitigati import state as mitigati_state
@@ -40,9 +43,6 @@ from domain.mitigati.rules import make_rules as mitigati_rules
 from domain.mitigati.rules import right_of
 from domain.mitigati.state import MitigatiState
 from domain.mitigati.views import MitigatiView
-from domain.rules import RuleSet, make_rules
-from domain.state import Finished, HandState
-from domain.views import HandView
 
 if TYPE_CHECKING:
     from domain.table import TableState

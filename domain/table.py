@@ -15,9 +15,19 @@ from typing import Any, Literal, assert_never
 import msgspec
 from msgspec.structs import replace
 
-from domain.commands import HandCommand
 from domain.errors import MalformedCommand, RuleSetError, TableError, WrongPhase
-from domain.events import (
+from domain.games import (
+    MIGHTY,
+    MITIGATI_GAME,
+    AnyHand,
+    AnyHandCommand,
+    AnyRules,
+    Game,
+    game_named,
+    game_of,
+)
+from domain.mighty.commands import HandCommand
+from domain.mighty.events import (
     AuctionWon,
     BiddingReopened,
     BidMade,
@@ -37,22 +47,12 @@ from domain.events import (
     TrickWon,
     TrumpChanged,
 )
-from domain.games import (
-    MIGHTY,
-    MITIGATI_GAME,
-    AnyHand,
-    AnyHandCommand,
-    AnyRules,
-    Game,
-    game_named,
-    game_of,
-)
+from domain.mighty.rules import RuleSet
 from domain.mitigati import events as mev
 from domain.mitigati.commands import MitigatiCommand
 from domain.mitigati.events import HandDealt as MitigatiHandDealt
 from domain.mitigati.events import MitigatiEvent
 from domain.mitigati.rules import RuleSet as MitigatiRuleSet
-from domain.rules import RuleSet
 
 HAND_EVENTS = (
     AuctionWon, BiddingReopened, BidMade, CardPlayed, CardsDiscarded, DeclarerAlone,

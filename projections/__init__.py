@@ -1,7 +1,7 @@
 """Pure projections: ``fold(view, event) -> view`` for per-seat views, score ledgers and
 the lobby directory, and the documents they render (DESIGN.md §2, §5).
 
-No I/O, clock or randomness: the workers in ``services/workers/`` feed these events from
+No I/O, clock or randomness: the workers in ``services/projection/`` feed these events from
 the partition feeds and store the documents.
 """
 

@@ -2,7 +2,7 @@
 
 One hash per partition, ``dir``, one field per table that is not closed; a closed table
 leaves the directory (its ledger and views stay). A lobby reads the hash of every
-partition and merges them (``services/workers/read.py``).
+partition and merges them (``services/projection/read.py``).
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import HandPassedOut, HandScored, MisdealClaimed
+from domain.mighty.events import HandPassedOut, HandScored, MisdealClaimed
+from domain.mighty.rules import RuleSet
 from domain.mitigati import events as mev
 from domain.mitigati.rules import PLAYERS as MITIGATI_PLAYERS
-from domain.rules import RuleSet
 from domain.table import (
     MitigatiTableCreated,
     PlayerJoined,

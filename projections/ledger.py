@@ -24,7 +24,7 @@ from collections.abc import Iterable
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import FriendRevealed, HandDealt, HandScored
+from domain.mighty.events import FriendRevealed, HandDealt, HandScored
 from domain.mitigati import events as mev
 from domain.mitigati.rules import PLAYERS as MITIGATI_PLAYERS
 from domain.table import (

@@ -1,7 +1,7 @@
 """Per-seat views (rules/mighty.md §8): what each seat, a spectator and the audit may see.
 
 The projection keeps the domain's own ``TableState`` (folding ``domain.table.evolve``) and
-derives every document with the game's views (``domain.views`` for Mighty,
+derives every document with the game's views (``domain.mighty.views`` for Mighty,
 ``domain.mitigati.views`` for Mitigati, through ``domain.games``), which already hide what
 a reader may not see: no rule is re-implemented here. Documents, per table ``t``:
 
@@ -18,8 +18,8 @@ from collections.abc import Iterable
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import HandDealt
 from domain.games import AnyView
+from domain.mighty.events import HandDealt
 from domain.mitigati.events import HandDealt as MitigatiHandDealt
 from domain.table import (
     DealRevealed,

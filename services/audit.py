@@ -21,7 +21,9 @@ from typing import Any
 import msgspec
 
 from domain.codec import decode_event, to_builtins
-from domain.commands import (
+from domain.errors import MightyError
+from domain.games import MIGHTY, MITIGATI_GAME, AnyHandCommand
+from domain.mighty.commands import (
     Bid,
     CallFriend,
     ChangeTrump,
@@ -31,8 +33,7 @@ from domain.commands import (
     Pass,
     Play,
 )
-from domain.errors import MightyError
-from domain.events import (
+from domain.mighty.events import (
     BidMade,
     CardPlayed,
     CardsDiscarded,
@@ -43,8 +44,7 @@ from domain.events import (
     Passed,
     TrumpChanged,
 )
-from domain.games import MIGHTY, MITIGATI_GAME, AnyHandCommand
-from domain.handfile import to_hand_file
+from domain.mighty.handfile import to_hand_file
 from domain.mitigati import commands as mcmd
 from domain.mitigati import events as mev
 from domain.mitigati.commands import COMBINATIONS

@@ -5,7 +5,7 @@ or ``mitigati``) and as many players from a pool (``p01`` ...) as the game has s
 seated at each; the table
 starts, the service deals (``services/dealer.py``) and the seat to act plays a random
 legal command (``services/players.py``), all through the command handler and the event
-store. The projection workers run as separate processes (``python -m services.workers``).
+store. The projection workers run as separate processes (``python -m services.projection``).
 When every table has played its hands the demo waits until the projections have applied
 every feed entry (``wait_until``), then prints the players' ledger as the ledger
 projection stored it.
@@ -91,12 +91,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def run_demo(tables: int, hands: int, *, seed: int | None = None, progress: bool = True,
              variant: str = "mighty-5") -> dict[str, Any]:
+    from services.commands.tables import table_handler
     from services.logs import configure_logging
+    from services.projection.read import feed_positions, player_ledgers, wait_until
     from services.redis_runtime import redis_url_for_run
     from services.store.keys import KeySpace
     from services.store.redis_store import RedisEventStore, connect
-    from services.store.tables import table_handler
-    from services.workers.read import feed_positions, player_ledgers, wait_until
 
     os.environ.setdefault("MIGHTY_LOG_LEVEL", "warning")  # the demo's output is its progress line
     configure_logging()
@@ -126,7 +126,7 @@ def _workers(url: str, namespace: str, logs: Path) -> Iterator[list[subprocess.P
     try:
         for kind in KINDS:
             log = open(logs / f"{kind}.log", "wb")  # noqa: SIM115 - closed with the process
-            argv = [sys.executable, "-m", "services.workers", kind, "--redis-url", url,
+            argv = [sys.executable, "-m", "services.projection", kind, "--redis-url", url,
                     "--namespace", namespace, "--lease-ms", "2000"]
             processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))
             log.close()

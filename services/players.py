@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from domain.mitigati.commands import Bargain
 from domain.table import JoinSeat, StartTable, Submission, TableState
-from services.dealer import deal_command
+from services.commands.dealer import deal_command
 
 C = TypeVar("C")
 

@@ -13,7 +13,7 @@ from itertools import combinations
 from math import comb
 from typing import overload
 
-from domain.legal import nth_combination  # the unranking of Mighty's discard step
+from domain.mighty.legal import nth_combination  # the unranking of Mighty's discard step
 from domain.mitigati.cards import TOTAL_POINTS, is_honour
 from domain.mitigati.commands import Bargain, Declare, Discard, MitigatiCommand, Play
 from domain.mitigati.declarations import legal_declarations

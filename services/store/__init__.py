@@ -21,7 +21,6 @@ from services.store.errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from services.store.handler import CommandHandler, CommandResult, Decider
 from services.store.keys import KeySpace
 from services.store.memory import InMemoryEventStore
 from services.store.redis_store import RedisEventStore, connect
@@ -35,9 +34,6 @@ __all__ = [
     "BadTableId",
     "ChainMismatch",
     "CommandIdReused",
-    "CommandHandler",
-    "CommandResult",
-    "Decider",
     "EventStore",
     "FeedEntry",
     "Head",

@@ -14,11 +14,11 @@ import pytest
 import redis
 
 from domain.table import CreateTable, Submission
+from services.commands.tables import table_handler
 from services.players import next_submission, seating
 from services.redis_runtime import PrivateRedis
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
-from services.store.tables import table_handler
 
 pytestmark = pytest.mark.integration
 

@@ -17,9 +17,9 @@ from domain.mitigati import events as mev
 from projections import KINDS
 from projections.ledger import MitigatiTableLedger
 from services.audit import verify_events
+from services.projection.read import lobby, player_ledgers, table_ledger, wait_until
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
-from services.workers.read import lobby, player_ledgers, table_ledger, wait_until
 from tests.integration.workers.support import Tables, assert_identical_to_a_rebuild, workers
 
 pytestmark = pytest.mark.integration

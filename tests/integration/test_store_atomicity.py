@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 import redis
 
+from services.commands.handler import CommandHandler
 from services.redis_runtime import PrivateRedis
 from services.store import (
     EMPTY_HEAD,
-    CommandHandler,
     RedisEventStore,
     StoreCorrupt,
     StoreUnavailable,

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from services.commands.handler import CommandHandler
 from services.redis_runtime import PrivateRedis
 from services.store import (
     EMPTY_HEAD,
-    CommandHandler,
     RedisEventStore,
     StoreUnavailable,
     connect,

@@ -14,16 +14,16 @@ import redis
 
 from domain.errors import MalformedCommand, MightyError, TableError, WrongPhase
 from domain.table import CreateTable, JoinSeat, LeaveSeat, Submission
+from services.commands.handler import CommandHandler
+from services.commands.tables import TableHandler, submission_from_wire, table_handler
 from services.players import next_submission, seating
 from services.store import (
     BadCommandId,
     BadTableId,
-    CommandHandler,
     PayloadTooLarge,
     RedisEventStore,
 )
 from services.store.counter import Add, CounterDecider, Note, Open
-from services.store.tables import TableHandler, submission_from_wire, table_handler
 
 pytestmark = pytest.mark.integration
 

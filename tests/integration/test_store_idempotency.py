@@ -7,12 +7,11 @@ from typing import Any
 import pytest
 import redis
 
+from services.commands.handler import CommandHandler, CommandResult
 from services.redis_runtime import PrivateRedis
 from services.store import (
     EMPTY_HEAD,
     Appended,
-    CommandHandler,
-    CommandResult,
     RedisEventStore,
     connect,
 )

@@ -9,11 +9,10 @@ import pytest
 import redis
 
 from domain.errors import MightyError
+from services.commands.handler import CommandHandler, CommandResult
 from services.redis_runtime import PrivateRedis
 from services.store import (
     EMPTY_HEAD,
-    CommandHandler,
-    CommandResult,
     RedisEventStore,
     VersionConflict,
     connect,

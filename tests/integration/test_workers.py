@@ -22,11 +22,9 @@ from domain.table import TableState, evolve, initial_state
 from projections import KINDS
 from projections.ledger import decode_table
 from projections.views import SPECTATOR
-from services.store.keys import KeySpace
-from services.store.redis_store import RedisEventStore, connect
-from services.workers.keys import ProjectionKeys
-from services.workers.notify import channel_of, follow
-from services.workers.read import (
+from services.projection.keys import ProjectionKeys
+from services.projection.notify import channel_of, follow
+from services.projection.read import (
     feed_positions,
     lag,
     player_ledgers,
@@ -34,8 +32,10 @@ from services.workers.read import (
     view,
     wait_until,
 )
-from services.workers.rebuild import rebuild
-from services.workers.worker import Worker
+from services.projection.rebuild import rebuild
+from services.projection.worker import Worker
+from services.store.keys import KeySpace
+from services.store.redis_store import RedisEventStore, connect
 from tests.integration.workers.support import (
     Tables,
     applied,

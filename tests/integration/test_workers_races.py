@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from services.projection.read import wait_until
+from services.projection.rebuild import rebuild
+from services.projection.worker import Worker
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
-from services.workers.read import wait_until
-from services.workers.rebuild import rebuild
-from services.workers.worker import Worker
 from tests.integration.workers.support import (
     Tables,
     applied,
@@ -111,7 +111,7 @@ def _alive(thread: threading.Thread, died: list[BaseException]) -> None:
 @pytest.mark.parametrize("when", ["while reading the feed", "just before the write"])
 def test_a_rebuild_whose_lease_was_taken_writes_nothing(redis_client: Any, monkeypatch: pytest.MonkeyPatch,
                                                          when: str) -> None:
-    from services.workers import rebuild as module
+    from services.projection import rebuild as module
 
     tables = Tables(redis_client, ONE, seed=23)
     tables.open(["r000", "r001"])

@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from domain.commands import (
+from domain.errors import RuleError
+from domain.mighty.commands import (
     Bid,
     CallFriend,
     ChangeTrump,
@@ -21,11 +22,10 @@ from domain.commands import (
     Pass,
     Play,
 )
-from domain.errors import RuleError
-from domain.events import HandDealt, HandEvent
-from domain.hand import deal_event, decide, evolve
-from domain.rules import RuleSet, make_rules
-from domain.state import HandState, to_act
+from domain.mighty.events import HandDealt, HandEvent
+from domain.mighty.hand import deal_event, decide, evolve
+from domain.mighty.rules import RuleSet, make_rules
+from domain.mighty.state import HandState, to_act
 
 # ---------------------------------------------------------------- deals
 

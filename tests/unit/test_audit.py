@@ -10,14 +10,14 @@ import msgspec
 import pytest
 
 from domain.codec import decode_event, encode_event
-from domain.events import CardsDiscarded, HandDealt, KittyExchanged, KittyTaken
-from domain.handfile import output_of, parse, replay
+from domain.mighty.events import CardsDiscarded, HandDealt, KittyExchanged, KittyTaken
+from domain.mighty.handfile import output_of, parse, replay
 from domain.table import CreateTable, Submission, TableEvent
 from services.audit import HandInProgress, describe, export_hand, verify_events
+from services.commands.tables import table_handler
 from services.players import next_submission, seating
 from services.store.base import GENESIS, StoredEvent, event_hash
 from services.store.memory import InMemoryEventStore
-from services.store.tables import table_handler
 
 
 def play_table(table_id: str, hands: int, seed: int) -> InMemoryEventStore:

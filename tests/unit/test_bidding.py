@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.bidding import hand_worth_halves
-from domain.events import (
+from domain.mighty.bidding import hand_worth_halves
+from domain.mighty.events import (
     AuctionWon,
     BiddingReopened,
     BidMade,
@@ -15,8 +15,8 @@ from domain.events import (
     MisdealClaimed,
     Passed,
 )
-from domain.rules import RuleSet
-from domain.state import Bidding, Exchange, Redeal
+from domain.mighty.rules import RuleSet
+from domain.mighty.state import Bidding, Exchange, Redeal
 from tests.unit.helpers import (
     STANDARD_KITTY,
     bid,

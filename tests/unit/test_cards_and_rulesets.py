@@ -6,7 +6,8 @@ from collections import Counter
 
 import pytest
 
-from domain.cards import (
+from domain.errors import RuleSetError
+from domain.mighty.cards import (
     ALL_CARDS,
     POINTS_OF,
     RANK_OF,
@@ -20,8 +21,7 @@ from domain.cards import (
     sorted_cards,
     suit_of,
 )
-from domain.errors import RuleSetError
-from domain.rules import OPTIONS, VARIANTS, RuleSet, make_rules
+from domain.mighty.rules import OPTIONS, VARIANTS, RuleSet, make_rules
 
 # ---------------------------------------------------------------- notation (§1)
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from domain.commands import CallFriend
-from domain.events import CardsDiscarded, FriendCalled, HandEvent, KittyTaken, TrumpChanged
-from domain.play import ripper
-from domain.state import Exchange, Playing
+from domain.mighty.commands import CallFriend
+from domain.mighty.events import CardsDiscarded, FriendCalled, HandEvent, KittyTaken, TrumpChanged
+from domain.mighty.play import ripper
+from domain.mighty.state import Exchange, Playing
 from tests.unit.helpers import (
     STANDARD_HANDS,
     STANDARD_KITTY,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from domain.rules import make_rules
+from domain.mighty.rules import make_rules
 from services.cli import main
 
 HANDS = Path(__file__).resolve().parents[1] / "hands"
@@ -219,8 +219,8 @@ def _standard_file(commands: list[dict[str, Any]], **changes: Any) -> bytes:
 
 
 def _replay_document(data: bytes) -> dict[str, Any]:
-    from domain.handfile import output_of, parse
-    from domain.handfile import replay as replay_file
+    from domain.mighty.handfile import output_of, parse
+    from domain.mighty.handfile import replay as replay_file
 
     hand_file, rules = parse(data)
     document: dict[str, Any] = output_of(replay_file(hand_file, rules))

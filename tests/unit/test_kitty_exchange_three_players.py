@@ -7,13 +7,13 @@ from __future__ import annotations
 import random
 
 from bench.domain import play_random_hand
-from domain.cards import points_of
-from domain.commands import Discard, Exchange
-from domain.events import CardsDiscarded, HandEvent, KittyExchanged, KittyTaken
-from domain.legal import legal_commands
-from domain.state import Exchange as ExchangeState
-from domain.state import Finished, Playing
-from domain.views import audit_view, seat_view, spectator_view
+from domain.mighty.cards import points_of
+from domain.mighty.commands import Discard, Exchange
+from domain.mighty.events import CardsDiscarded, HandEvent, KittyExchanged, KittyTaken
+from domain.mighty.legal import legal_commands
+from domain.mighty.state import Exchange as ExchangeState
+from domain.mighty.state import Finished, Playing
+from domain.mighty.views import audit_view, seat_view, spectator_view
 from tests.unit.helpers import auction_to, call, cards, change_trump, deal, given, rules, run
 
 # 16 cards each, 5 in the kitty: the whole 53-card pack.

@@ -15,10 +15,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.cards import mighties, rippers
-from domain.commands import CallFriend, Discard, HandCommand, Play
 from domain.errors import HandFileError
-from domain.events import (
+from domain.mighty.cards import mighties, rippers
+from domain.mighty.commands import CallFriend, Discard, HandCommand, Play
+from domain.mighty.events import (
     DeclarerAlone,
     FriendCalled,
     FriendRevealed,
@@ -26,16 +26,16 @@ from domain.events import (
     HandEvent,
     TrickWon,
 )
-from domain.hand import deal_event
-from domain.handfile import parse, replay, result_of
-from domain.legal import legal_commands
-from domain.rules import VARIANTS, make_rules
-from domain.scoring import hand_scores, pagat_stake
-from domain.state import Finished, Playing
+from domain.mighty.hand import deal_event
+from domain.mighty.handfile import parse, replay, result_of
+from domain.mighty.legal import legal_commands
+from domain.mighty.rules import VARIANTS, make_rules
+from domain.mighty.scoring import hand_scores, pagat_stake
+from domain.mighty.state import Finished, Playing
+from domain.mighty.views import seat_view, spectator_view
 from domain.table import CreateTable, DealHand, JoinSeat, StartTable, Submission, initial_state
 from domain.table import decide as table_decide
 from domain.table import evolve as table_evolve
-from domain.views import seat_view, spectator_view
 from tests.unit.helpers import (
     auction_to,
     bid,

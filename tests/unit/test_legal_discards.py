@@ -9,10 +9,10 @@ from math import comb
 
 import pytest
 
-from domain.commands import Discard, Pass
-from domain.hand import decide
-from domain.legal import DiscardChoices, legal_commands, nth_combination
-from domain.state import Exchange
+from domain.mighty.commands import Discard, Pass
+from domain.mighty.hand import decide
+from domain.mighty.legal import DiscardChoices, legal_commands, nth_combination
+from domain.mighty.state import Exchange
 from tests.unit.helpers import auction_to, deal, given, rules, standard_deal
 
 HAND = tuple(f"{rank}S" for rank in "AKQJT98765432") + ("JK", "AH", "KH")

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from domain.codec import decode_command, decode_event, encode_event
-from domain.commands import Bid
 from domain.errors import RuleError
+from domain.mighty.commands import Bid
 from domain.mitigati import commands as mcmd
 from domain.mitigati import events as mev
 from domain.mitigati.cards import DECK
@@ -37,10 +37,10 @@ from domain.table import (
     initial_state,
 )
 from services.audit import export_hand, verify_events
+from services.commands.tables import submission_from_wire, table_handler
 from services.players import next_submission, seating
 from services.store.base import StoredEvent
 from services.store.memory import InMemoryEventStore
-from services.store.tables import submission_from_wire, table_handler
 
 PLAYERS = ["ann", "bob", "cy"]
 

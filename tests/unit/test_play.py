@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from domain.events import CardPlayed, HandDealt, HandEvent, TrickWon
-from domain.play import joker_has_power, lead_calls_joker, legal_plays, ripper, trick_winner
-from domain.state import Playing
+from domain.mighty.events import CardPlayed, HandDealt, HandEvent, TrickWon
+from domain.mighty.play import joker_has_power, lead_calls_joker, legal_plays, ripper, trick_winner
+from domain.mighty.state import Playing
 from tests.unit.helpers import (
     STANDARD_HANDS,
     STANDARD_KITTY,

@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.cards import is_card
-from domain.events import HandScored
-from domain.state import Bidding, Finished, Playing, Redeal
+from domain.mighty.cards import is_card
+from domain.mighty.events import HandScored
+from domain.mighty.state import Bidding, Finished, Playing, Redeal
+from domain.mighty.views import seat_view, spectator_view
 from domain.table import (
     CloseTable,
     CreateTable,
@@ -33,7 +34,6 @@ from domain.table import (
     evolve,
     initial_state,
 )
-from domain.views import seat_view, spectator_view
 from projections import new_projection, replay
 from projections.directory import DIRECTORY_DOC, DirectoryProjection, decode_entry
 from projections.docs import DocKey

@@ -26,7 +26,8 @@ from hypothesis import event as note_event
 from hypothesis import strategies as st
 
 from domain.codec import decode_event, encode_event
-from domain.commands import (
+from domain.errors import RuleError
+from domain.mighty.commands import (
     Bid,
     CallFriend,
     ChangeTrump,
@@ -36,17 +37,16 @@ from domain.commands import (
     Pass,
     Play,
 )
-from domain.commands import (
+from domain.mighty.commands import (
     Exchange as ExchangeCommand,
 )
-from domain.errors import RuleError
-from domain.events import CardPlayed, FriendRevealed, HandEvent, HandScored, TrickWon
-from domain.hand import deal_event, decide, evolve
-from domain.handfile import parse, replay, to_hand_file
-from domain.legal import legal_commands
-from domain.rules import OPTIONS, VARIANTS, RuleSet, make_rules
-from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal, to_act
-from domain.views import audit_view, seat_view, spectator_view
+from domain.mighty.events import CardPlayed, FriendRevealed, HandEvent, HandScored, TrickWon
+from domain.mighty.hand import deal_event, decide, evolve
+from domain.mighty.handfile import parse, replay, to_hand_file
+from domain.mighty.legal import legal_commands
+from domain.mighty.rules import OPTIONS, VARIANTS, RuleSet, make_rules
+from domain.mighty.state import Bidding, Exchange, Finished, HandState, Playing, Redeal, to_act
+from domain.mighty.views import audit_view, seat_view, spectator_view
 from tests.unit.helpers import fold
 
 settings.register_profile(

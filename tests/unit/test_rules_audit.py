@@ -6,8 +6,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from domain.events import HandEvent
-from domain.views import seat_view, spectator_view
+from domain.mighty.events import HandEvent
+from domain.mighty.views import seat_view, spectator_view
 from tests.unit.helpers import given, play, play_cards, ready_to_play, rules, standard_deal
 
 # Seat 0 declares 13 H, keeps the Ripper (3C) and discards 4C 2C KD; seat 4 holds the

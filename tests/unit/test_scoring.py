@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain.events import DeclarerAlone, FriendRevealed, HandEvent, HandScored
-from domain.rules import RuleSet
-from domain.scoring import base_stake, hand_scores, is_made, pagat_stake
-from domain.state import Finished
+from domain.mighty.events import DeclarerAlone, FriendRevealed, HandEvent, HandScored
+from domain.mighty.rules import RuleSet
+from domain.mighty.scoring import base_stake, hand_scores, is_made, pagat_stake
+from domain.mighty.state import Finished
 from tests.unit.helpers import given, play_cards, ready_to_play, rules, standard_deal
 from tests.unit.test_play import LINE
 

@@ -11,9 +11,9 @@ import structlog
 from structlog.testing import capture_logs
 
 from domain.errors import MalformedCommand, NotYourTurn, TableError
+from services.commands.handler import CommandHandler
 from services.store import (
     BadTableId,
-    CommandHandler,
     CommandIdReused,
     EventStore,
     Head,

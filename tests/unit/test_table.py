@@ -10,11 +10,12 @@ import msgspec
 import pytest
 
 from domain.codec import decode_event, encode_event
-from domain.commands import Bid, HandCommand
 from domain.errors import RuleError
-from domain.events import HandDealt, HandPassedOut, HandScored, MisdealClaimed
-from domain.hand import evolve as hand_evolve
-from domain.state import Bidding, Finished, Redeal
+from domain.mighty.commands import Bid, HandCommand
+from domain.mighty.events import HandDealt, HandPassedOut, HandScored, MisdealClaimed
+from domain.mighty.hand import evolve as hand_evolve
+from domain.mighty.state import Bidding, Finished, Redeal
+from domain.mighty.views import seat_view, spectator_view
 from domain.table import (
     CloseTable,
     CreateTable,
@@ -38,7 +39,6 @@ from domain.table import (
     evolve,
     initial_state,
 )
-from domain.views import seat_view, spectator_view
 from tests.unit.helpers import (
     STANDARD_HANDS,
     STANDARD_KITTY,

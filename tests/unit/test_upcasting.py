@@ -9,7 +9,7 @@ import pytest
 
 from domain.codec import EventDecoder, decode_event, encode_event
 from domain.errors import UnknownEventVersion
-from domain.events import TrickWon
+from domain.mighty.events import TrickWon
 from domain.upcasting import Raw, Upcaster
 
 TODAY = {**EventDecoder().current, "trick_won": 2}

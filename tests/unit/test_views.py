@@ -7,10 +7,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.commands import CallFriend, Play
-from domain.events import HandEvent, MisdealClaimed
-from domain.legal import legal_commands
-from domain.views import audit_view, seat_view, spectator_view
+from domain.mighty.commands import CallFriend, Play
+from domain.mighty.events import HandEvent, MisdealClaimed
+from domain.mighty.legal import legal_commands
+from domain.mighty.views import audit_view, seat_view, spectator_view
 from tests.unit.helpers import (
     STANDARD_HANDS,
     STANDARD_KITTY,

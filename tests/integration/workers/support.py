@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from domain.codec import decode_event
-from domain.events import HandScored
+from domain.mighty.events import HandScored
 from domain.table import CreateTable, Submission, TableState, evolve, initial_state
 from projections import KINDS
+from services.commands.tables import TableHandler, table_handler
 from services.players import next_submission, seating
+from services.projection.keys import ProjectionKeys
+from services.projection.rebuild import check
+from services.projection.store import ProjectionStore
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
-from services.store.tables import TableHandler, table_handler
-from services.workers.keys import ProjectionKeys
-from services.workers.rebuild import check
-from services.workers.store import ProjectionStore
 
 PLAYERS = [f"p{i:02d}" for i in range(1, 11)]
 
@@ -65,7 +65,7 @@ class Tables:
 
 
 def start_worker(url: str, kind: str, *extra: str, logs: Path | None = None) -> subprocess.Popen[bytes]:
-    argv = [sys.executable, "-m", "services.workers", kind, "--redis-url", url, "--lease-ms", "600",
+    argv = [sys.executable, "-m", "services.projection", kind, "--redis-url", url, "--lease-ms", "600",
             "--block-ms", "20", *extra]
     env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": "warning"}
     out = open(logs, "ab") if logs else subprocess.DEVNULL  # noqa: SIM115 - handed to the child

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.events import HandScored, TrickWon
-from domain.rules import RuleSet
+from domain.mighty.events import HandScored, TrickWon
+from domain.mighty.rules import RuleSet
 
 # (seat, points, trump); points 0 means a pass.
 AuctionEntry = tuple[int, int, str]

@@ -25,7 +25,7 @@ def _write_json(value: object) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from domain.errors import HandFileError
-    from domain.handfile import output_of, parse, replay, rules_named
+    from domain.mighty.handfile import output_of, parse, replay, rules_named
 
     try:
         data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_extensions() -> None:
     import importlib
 
-    for name in ("services.audit", "services.store.cli", "services.workers.cli", "services.demo"):
+    for name in ("services.audit", "services.store.cli", "services.cli.projections", "services.demo"):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as error:
@@ -142,6 +142,3 @@ def _load_extensions() -> None:
         if register is not None and register not in EXTRA_COMMANDS:
             EXTRA_COMMANDS.append(register)
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -25,13 +25,13 @@ import redis
 import structlog
 
 from domain.codec import decode_event
+from services.projection.keys import ProjectionKeys
+from services.projection.kinds import AnyProjection, Kind, make_kind
+from services.projection.store import Applied, Batch, Checkpoint, ProjectionStore, id_key, id_ms
 from services.store.base import FeedEntry
 from services.store.errors import StoreUnavailable
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
-from services.workers.keys import ProjectionKeys
-from services.workers.kinds import AnyProjection, Kind, make_kind
-from services.workers.store import Applied, Batch, Checkpoint, ProjectionStore, id_key, id_ms
 
 log = structlog.get_logger("mighty.workers")
 

@@ -8,9 +8,10 @@ from typing import Any, Final, TypeVar, assert_never
 
 from msgspec.structs import replace
 
-from domain import bidding, exchange
-from domain.cards import SUIT_OF, SUITS, TRUMPS, card_names, is_joker, points_of
-from domain.commands import (
+from domain.errors import MalformedCommand, WrongPhase
+from domain.mighty import bidding, exchange
+from domain.mighty.cards import SUIT_OF, SUITS, TRUMPS, card_names, is_joker, points_of
+from domain.mighty.commands import (
     Bid,
     CallFriend,
     ChangeTrump,
@@ -20,11 +21,10 @@ from domain.commands import (
     Pass,
     Play,
 )
-from domain.commands import (
+from domain.mighty.commands import (
     Exchange as ExchangeCommand,
 )
-from domain.errors import MalformedCommand, WrongPhase
-from domain.events import (
+from domain.mighty.events import (
     AuctionWon,
     BiddingReopened,
     BidMade,
@@ -44,10 +44,10 @@ from domain.events import (
     TrickWon,
     TrumpChanged,
 )
-from domain.play import check_play, is_last_trick, lead_calls_joker, trick_winner
-from domain.rules import VARIANTS, RuleSet
-from domain.scoring import hand_scores, is_made
-from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal
+from domain.mighty.play import check_play, is_last_trick, lead_calls_joker, trick_winner
+from domain.mighty.rules import VARIANTS, RuleSet
+from domain.mighty.scoring import hand_scores, is_made
+from domain.mighty.state import Bidding, Exchange, Finished, HandState, Playing, Redeal
 
 T = TypeVar("T")
 

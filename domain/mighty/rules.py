@@ -12,8 +12,8 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from domain.cards import RANKS, SUITS, Card
 from domain.errors import RuleSetError
+from domain.mighty.cards import RANKS, SUITS, Card
 
 
 class Payout(msgspec.Struct, frozen=True):

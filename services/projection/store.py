@@ -14,10 +14,10 @@ from typing import Any, Final
 import redis
 
 from projections.docs import DocKey, Docs
+from services.projection.keys import ProjectionKeys
 from services.store.base import FeedEntry
-from services.workers.keys import ProjectionKeys
 
-APPLY_SCRIPT: Final = resources.files("services.workers").joinpath("apply.lua").read_text()
+APPLY_SCRIPT: Final = resources.files("services.projection").joinpath("apply.lua").read_text()
 START: Final = "0-0"
 
 _RENEW = """

@@ -22,8 +22,8 @@ from projections import new_projection
 from projections.directory import DIRECTORY_DOC, DirectoryProjection
 from projections.ledger import PLAYERS_DOC, LedgerProjection, table_name
 from projections.views import SPECTATOR, ViewsProjection, view_name
+from services.projection.store import ProjectionStore
 from services.store.base import EventStore
-from services.workers.store import ProjectionStore
 
 log = structlog.get_logger("mighty.workers")
 

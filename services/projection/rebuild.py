@@ -18,8 +18,8 @@ import structlog
 from domain.codec import decode_event
 from projections import new_projection, replay
 from projections.docs import DocKey
+from services.projection.store import START, Checkpoint, ProjectionStore, id_key
 from services.store.base import FeedEntry
-from services.workers.store import START, Checkpoint, ProjectionStore, id_key
 
 log = structlog.get_logger("mighty.workers")
 _CHUNK = 2000

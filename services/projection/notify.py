@@ -19,8 +19,8 @@ import msgspec
 import redis
 
 from projections.views import view_name
+from services.projection.keys import ProjectionKeys
 from services.store.keys import KeySpace
-from services.workers.keys import ProjectionKeys
 
 
 class _Version(msgspec.Struct):

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from domain.cards import (
+from domain.errors import (
+    CardNotInHand,
+    IllegalFirstLead,
+    JokerSuitRequired,
+    MustFollowSuit,
+    MustPlayJoker,
+    NotYourTurn,
+)
+from domain.mighty.cards import (
     JOKERS,
     RANK_OF,
     SUIT_NAMES,
@@ -17,17 +25,9 @@ from domain.cards import (
     ripper_of,
     rippers,
 )
-from domain.commands import Play
-from domain.errors import (
-    CardNotInHand,
-    IllegalFirstLead,
-    JokerSuitRequired,
-    MustFollowSuit,
-    MustPlayJoker,
-    NotYourTurn,
-)
-from domain.rules import VARIANTS
-from domain.state import Playing
+from domain.mighty.commands import Play
+from domain.mighty.rules import VARIANTS
+from domain.mighty.state import Playing
 
 
 def ripper(state: Playing) -> str:

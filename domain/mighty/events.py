@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.rules import RuleSet
+from domain.mighty.rules import RuleSet
 
 
 class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):

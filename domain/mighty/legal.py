@@ -11,9 +11,9 @@ from itertools import combinations
 from math import comb
 from typing import overload
 
-from domain.bidding import hand_worth_halves, outbids
-from domain.cards import TRUMPS
-from domain.commands import (
+from domain.mighty.bidding import hand_worth_halves, outbids
+from domain.mighty.cards import TRUMPS
+from domain.mighty.commands import (
     Bid,
     CallFriend,
     ChangeTrump,
@@ -22,12 +22,12 @@ from domain.commands import (
     HandCommand,
     Pass,
 )
-from domain.commands import (
+from domain.mighty.commands import (
     Exchange as ExchangeCommand,
 )
-from domain.exchange import friend_call_options, raised_contract
-from domain.play import legal_plays
-from domain.state import Bidding, Exchange, HandState, Playing, to_act
+from domain.mighty.exchange import friend_call_options, raised_contract
+from domain.mighty.play import legal_plays
+from domain.mighty.state import Bidding, Exchange, HandState, Playing, to_act
 
 
 def legal_commands(state: HandState, seat: int) -> Sequence[HandCommand]:

@@ -79,7 +79,7 @@ def _print(value: object) -> None:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from services.logs import configure_logging
-    from services.workers.worker import Worker
+    from services.projection.worker import Worker
 
     configure_logging()
     client, space = _connect(args)
@@ -95,8 +95,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def _each_partition(args: argparse.Namespace, action: Callable[[Any, int], object]) -> list[object]:
     from services.logs import configure_logging
-    from services.workers.keys import ProjectionKeys
-    from services.workers.store import ProjectionStore
+    from services.projection.keys import ProjectionKeys
+    from services.projection.store import ProjectionStore
 
     configure_logging()
     client, space = _connect(args)
@@ -108,7 +108,7 @@ def _each_partition(args: argparse.Namespace, action: Callable[[Any, int], objec
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
-    from services.workers.rebuild import rebuild
+    from services.projection.rebuild import rebuild
 
     done = _each_partition(args, rebuild)
     _print({"kinds": [args.kind] if args.kind else list(KINDS), "partitions": len(done),
@@ -117,7 +117,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from services.workers.rebuild import check
+    from services.projection.rebuild import check
 
     found = [d for differences in _each_partition(args, check) for d in differences]  # type: ignore[attr-defined]
     for difference in found:
@@ -132,7 +132,7 @@ def _text(data: bytes | None) -> str | None:
 
 
 def cmd_lag(args: argparse.Namespace) -> int:
-    from services.workers.read import lag
+    from services.projection.read import lag
 
     client, space = _connect(args)
     for kind in [args.kind] if args.kind else list(KINDS):
@@ -142,7 +142,7 @@ def cmd_lag(args: argparse.Namespace) -> int:
 
 
 def cmd_ledger(args: argparse.Namespace) -> int:
-    from services.workers.read import player_ledgers
+    from services.projection.read import player_ledgers
 
     client, space = _connect(args)
     _print(player_ledgers(client, space))
@@ -150,7 +150,7 @@ def cmd_ledger(args: argparse.Namespace) -> int:
 
 
 def cmd_lobby(args: argparse.Namespace) -> int:
-    from services.workers.read import lobby
+    from services.projection.read import lobby
 
     client, space = _connect(args)
     _print(lobby(client, space))
@@ -158,8 +158,8 @@ def cmd_lobby(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m services.workers KIND ...``: the same as ``mighty worker KIND ...``."""
-    parser = argparse.ArgumentParser(prog="python -m services.workers")
+    """``python -m services.projection KIND ...``: the same as ``mighty worker KIND ...``."""
+    parser = argparse.ArgumentParser(prog="python -m services.projection")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)
     with contextlib.suppress(KeyboardInterrupt):

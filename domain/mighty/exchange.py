@@ -5,11 +5,17 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
-from domain.commands import CallFriend, ChangeTrump, Discard
-from domain.commands import Exchange as ExchangeCommand
 from domain.errors import BadDiscard, BadFriendCall, BadTrumpChange, NotYourTurn, WrongPhase
-from domain.events import CardsDiscarded, FriendCalled, HandEvent, KittyExchanged, TrumpChanged
-from domain.state import Exchange
+from domain.mighty.commands import CallFriend, ChangeTrump, Discard
+from domain.mighty.commands import Exchange as ExchangeCommand
+from domain.mighty.events import (
+    CardsDiscarded,
+    FriendCalled,
+    HandEvent,
+    KittyExchanged,
+    TrumpChanged,
+)
+from domain.mighty.state import Exchange
 
 FRIEND_CALLS = ("first_trick", "none")
 

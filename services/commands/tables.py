@@ -11,9 +11,9 @@ from domain import codec, table
 from domain.codec import AnyTableCommand
 from domain.errors import MalformedCommand
 from domain.table import Submission, TableEvent, TableState
+from services.commands.handler import CommandHandler
 from services.store.base import EventStore
 from services.store.errors import PayloadTooLarge
-from services.store.handler import CommandHandler
 
 TableHandler = CommandHandler[TableState, Submission, TableEvent]
 MAX_COMMAND_BYTES: Final = 16 * 1024  # the largest real command, a deal, is under 1 KiB

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from domain.cards import points_of
-from domain.rules import RuleSet
+from domain.mighty.cards import points_of
+from domain.mighty.rules import RuleSet
 
 
 def is_made(contract: int, declarer_side_points: int) -> bool:

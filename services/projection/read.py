@@ -20,10 +20,10 @@ from projections.ledger import (
     table_name,
 )
 from projections.views import view_name
+from services.projection.keys import ProjectionKeys
+from services.projection.store import START, ProjectionStore, id_key
+from services.projection.worker import behind
 from services.store.keys import KeySpace
-from services.workers.keys import ProjectionKeys
-from services.workers.store import START, ProjectionStore, id_key
-from services.workers.worker import behind
 
 
 def _keys(space: KeySpace, kind: str) -> ProjectionKeys:

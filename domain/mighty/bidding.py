@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from domain.cards import is_joker, mighties
-from domain.commands import Bid, ClaimMisdeal, Pass
 from domain.errors import (
     AlreadyPassed,
     BidOutOfRange,
@@ -11,7 +9,9 @@ from domain.errors import (
     MisdealNotAllowed,
     NotYourTurn,
 )
-from domain.events import (
+from domain.mighty.cards import is_joker, mighties
+from domain.mighty.commands import Bid, ClaimMisdeal, Pass
+from domain.mighty.events import (
     AuctionWon,
     BiddingReopened,
     BidMade,
@@ -21,7 +21,7 @@ from domain.events import (
     MisdealClaimed,
     Passed,
 )
-from domain.state import AuctionEntry, Bidding
+from domain.mighty.state import AuctionEntry, Bidding
 
 # §3 option suit_ranks_break_ties: at equal points S < C < D < H < NT.
 _TIE_RANK = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": 4}

@@ -17,10 +17,19 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from domain.cards import sorted_cards
-from domain.commands import Discard, HandCommand
-from domain.legal import legal_commands
-from domain.state import Bidding, Exchange, Finished, HandState, Playing, Redeal, phase_name, to_act
+from domain.mighty.cards import sorted_cards
+from domain.mighty.commands import Discard, HandCommand
+from domain.mighty.legal import legal_commands
+from domain.mighty.state import (
+    Bidding,
+    Exchange,
+    Finished,
+    HandState,
+    Playing,
+    Redeal,
+    phase_name,
+    to_act,
+)
 
 
 class TrickView(msgspec.Struct, frozen=True):

@@ -10,15 +10,15 @@ from typing import Any
 
 import msgspec
 
-from domain.cards import is_card, is_joker
 from domain.codec import decode_hand_command
 from domain.errors import HandFileError, RuleError, RuleSetError, refusal_told_to_another_seat
-from domain.events import HandEvent, HandScored
-from domain.hand import deal_event, decide, evolve
-from domain.play import ripper_cards
-from domain.rules import VARIANTS, RuleSet, make_rules
-from domain.state import Bidding, Finished, HandState, Playing, Redeal, phase_name, to_act
-from domain.views import HandView, seat_view
+from domain.mighty.cards import is_card, is_joker
+from domain.mighty.events import HandEvent, HandScored
+from domain.mighty.hand import deal_event, decide, evolve
+from domain.mighty.play import ripper_cards
+from domain.mighty.rules import VARIANTS, RuleSet, make_rules
+from domain.mighty.state import Bidding, Finished, HandState, Playing, Redeal, phase_name, to_act
+from domain.mighty.views import HandView, seat_view
 
 FORMAT = "mighty-hand/1"
 

@@ -1,0 +1,1 @@
+"""The command path: load a table, decide, append, retry (DESIGN.md §4)."""

@@ -1,0 +1,3 @@
+from services.cli.projections import main
+
+raise SystemExit(main())

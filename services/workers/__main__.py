@@ -1,3 +1,0 @@
-from services.workers.cli import main
-
-raise SystemExit(main())
