@@ -9,14 +9,19 @@ import re
 import msgspec
 import pytest
 
-from domain.errors import RuleSetError
+from domain.errors import MustTrump, RuleSetError
 from domain.mighty.cards import points_of
+from domain.mighty.events import AuctionWon
 from domain.mighty.rules import OPTIONS, VARIANTS, RuleSet, make_rules
 from domain.mighty.scoring import hand_scores
+from domain.mitigati import play as mitigati_play
 from domain.mitigati import rules as mitigati_rules
 from domain.mitigati.cards import DECK as MITIGATI_DECK
 from domain.mitigati.cards import POINTS as MITIGATI_POINTS
 from domain.mitigati.declarations import best_honour_part
+from domain.mitigati.events import Declaration
+from domain.mitigati.scoring import card_points, declaration_payments
+from tests.unit.helpers import bid, pass_, run, standard_deal
 from tests.unit.markdown_docs import ROOT, Cell, tables_under
 
 MIGHTY = (ROOT / "docs" / "rules" / "mighty.md").read_text(encoding="utf-8")
@@ -159,3 +164,27 @@ def test_mitigati_declaration_examples_are_what_the_code_judges() -> None:
         names = [] if part.text == "nothing" else [n.strip() for n in part.text.split(",")]
         assert sorted(best) == sorted(names), held.text
         assert sum(best.values()) == int(worth.text), held.text
+
+
+def test_the_guides_bidding_example_makes_seat_0_declarer_of_15_clubs() -> None:
+    """§3's example: passes are final, so seats 2 and 4's early passes still count."""
+    assert "seat 0 is\nthe declarer with the contract `15 C`" in MIGHTY
+    events = run([standard_deal()], bid(0, "13 S"), bid(1, "14 S"), pass_(2), bid(3, "14 NT"),
+                 pass_(4), bid(0, "15 C"), pass_(1), pass_(3))
+    assert AuctionWon(declarer=0, points=15, trump="C") in events
+
+
+def test_mitigatis_worked_trick_is_won_by_seat_0s_trump_for_seven_points() -> None:
+    assert "Seat 2 leads `KD`" in MITIGATI and "**seat 0**" in MITIGATI
+    assert mitigati_play.trick_winner(2, ("KD", "5D", "T3")) == 0
+    assert card_points(("KD", "5D", "T3")) == 7
+    with pytest.raises(MustTrump):  # seat 0, void in coins, may not throw off a suit card
+        mitigati_play.check_play(("T3", "KS"), ("KD", "5D"), 0, "KS")
+    assert mitigati_play.trick_winner(2, ("KD", "5D", "KS")) == 2  # without the trump
+
+
+def test_mitigatis_worked_score_is_what_the_scoring_code_gives() -> None:
+    assert "seat 0: 59 − 43 − 10 = **6**" in MITIGATI
+    paid = declaration_payments([Declaration(seat=2, name="honours", value=10)])
+    points = (59, 0, 70)
+    assert tuple(p - mitigati_rules.PAR + d for p, d in zip(points, paid, strict=True)) == (6, -53, 47)
