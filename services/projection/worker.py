@@ -354,7 +354,7 @@ class Worker:
         pending, apply our pending entries (oldest first), then go on with new ones."""
         self.owned[partition] = owned = self._fresh(partition)
         if self.store.trimmed_past(partition, owned.checkpoint):
-            self.log.warning("feed trimmed past the checkpoint: rebuilding from the table streams",
+            self.log.warning("entries past the checkpoint are gone from the feed: rebuilding from the table streams",
                              partition=partition, checkpoint=owned.checkpoint.id)
             rebuild(self.store, partition)  # takes the lease for itself and frees it
             if not self.store.acquire(partition, self.id, self.lease_ms):
