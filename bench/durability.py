@@ -28,6 +28,7 @@ import argparse
 import bisect
 import contextlib
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -51,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=DURABILITY_PROFILES, action="append", default=None)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    os.environ.setdefault("MIGHTY_LOG_LEVEL", "warning")
+    from services.logs import configure_logging
+
+    configure_logging()
     results = {profile: run(profile, args.seconds, args.tables) for profile in args.profile or DURABILITY_PROFILES}
     sys.stdout.write(json.dumps({"profiles": results}, indent=None if args.json else 2) + "\n")
     return 0
