@@ -80,11 +80,11 @@ def run(profile: str, seconds: float, tables: int) -> dict[str, Any]:
         aof = _live_aof(data)
         crash = _survivors(Path(root) / "process-crash", data, None, acked)
         if profile == "always":
-            keep = aof.stat().st_size  # fsynced before every reply: all of it is on disk
+            keep, cut_at = aof.stat().st_size, kill_at  # fsynced before every reply: all on disk
         else:
             times = [t for t, _ in sizes]
-            before = bisect.bisect_right(times, kill_at - 1.0) - 1
-            keep = sizes[max(before, 0)][1]
+            before = max(bisect.bisect_right(times, kill_at - 1.0) - 1, 0)
+            cut_at, keep = sizes[before]
         os_crash = _survivors(Path(root) / "os-crash", data, keep, acked)
         last_second = sum(1 for _, _, at in acked if at > kill_at - 1.0)
         return {
@@ -92,6 +92,8 @@ def run(profile: str, seconds: float, tables: int) -> dict[str, Any]:
             "lost_on_process_kill": len(acked) - crash,
             "lost_on_os_crash_emulated": len(acked) - os_crash,
             "acknowledged_in_last_second": last_second,
+            # acknowledged after the AOF size the cut keeps was sampled: the most it can take
+            "acknowledged_after_the_cut": sum(1 for _, _, at in acked if at > cut_at),
             "aof_bytes_at_kill": aof.stat().st_size,
             "aof_bytes_kept_by_os_crash": keep,
             "commands_per_s": round(len(acked) / seconds),
