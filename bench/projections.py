@@ -199,13 +199,16 @@ def _applied(store: ProjectionStore) -> int:
 
 
 @contextlib.contextmanager
-def _workers(url: str, space: KeySpace, logs: Path, kinds: tuple[str, ...], batch: int) -> Iterator[dict[str, str]]:
+def _workers(url: str, space: KeySpace, logs: Path, kinds: tuple[str, ...], batch: int,
+             keep_feed: bool = True) -> Iterator[dict[str, str]]:
+    """One worker process per kind. They keep the feed whole by default: the throughput
+    phase resets a kind and times a worker folding the feed from its start."""
     env = {**os.environ, "MIGHTY_LOG_FORMAT": "json"}
     ids = {kind: f"bench-{kind}-{secrets.token_hex(3)}" for kind in kinds}
     processes = []
     for kind in kinds:
         argv = [sys.executable, "-m", "services.projection", kind, "--redis-url", url, "--namespace",
-                space.namespace, "--id", ids[kind], "--batch", str(batch)]
+                space.namespace, "--id", ids[kind], "--batch", str(batch), *(["--keep-feed"] if keep_feed else [])]
         with open(logs / f"{ids[kind]}.log", "wb") as log:
             processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))
     try:

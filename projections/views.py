@@ -7,6 +7,7 @@ a reader may not see: no rule is re-implemented here. Documents, per table ``t``
 
 - ``view:<t>:<seat>`` for each seat, ``view:<t>:spectator``: the current hand as that
   reader sees it, with the table around it, at the table's version (the client's cursor);
+  once the table is closed, the seat views hold the table without the hand (compacted);
 - ``view:<t>:audit:<hand_no>``: everything about a hand, written once the deal is
   revealed (§2, §8), with the card order, salt and commitment that prove the deal.
 """
@@ -192,9 +193,16 @@ class ViewsProjection:
             state = self.tables[table_id]
             if state.table.status == "new":
                 continue
+            closing = state.table.status == "closed"
             for reader, view in render_all(state).items():
+                # A closed table's seat views are compacted to the table without the hand
+                # (nobody acts there again; the audit views show every hand in full): a
+                # seat's follower still learns the table closed. The spectator view keeps
+                # the last public face.
+                if closing and reader != SPECTATOR:
+                    view = replace(view, hand=None)
                 docs[DocKey(view_name(table_id, reader))] = encode(view)
-            if state.table.status == "closed":
+            if closing:
                 closed.append(table_id)
         self._dirty.clear()
         out = changed(self._rendered, docs)

@@ -27,6 +27,27 @@ import structlog
 log = structlog.get_logger("mighty.redis")
 
 FSYNC_POLICIES: Final = ("always", "everysec", "no")
+# The durability setting (docs/store.md, "Durability"): everysec (deploy/redis.conf) can
+# lose the last second of acknowledged appends to an OS crash; always
+# (deploy/redis-always.conf) loses none, at an fsync per event-loop turn.
+DURABILITY_PROFILES: Final = ("everysec", "always")
+DEFAULT_DURABILITY: Final = "everysec"
+
+
+def durability_setting() -> str:
+    """``MIGHTY_DURABILITY`` (``everysec`` or ``always``), default ``everysec``."""
+    value = os.environ.get("MIGHTY_DURABILITY", "") or DEFAULT_DURABILITY
+    if value not in DURABILITY_PROFILES:
+        raise ValueError(f"MIGHTY_DURABILITY is one of {', '.join(DURABILITY_PROFILES)}, not {value!r}")
+    return value
+
+
+def profile_config(durability: str) -> Path:
+    """The deploy profile of a durability setting: deploy/redis.conf or redis-always.conf."""
+    if durability not in DURABILITY_PROFILES:
+        raise ValueError(f"durability is one of {', '.join(DURABILITY_PROFILES)}, not {durability!r}")
+    name = "redis.conf" if durability == "everysec" else "redis-always.conf"
+    return Path(__file__).resolve().parent.parent / "deploy" / name
 _START_TIMEOUT_S: Final = 15.0
 
 
@@ -154,17 +175,25 @@ def start_private_redis(
     dir: Path,
     *,
     appendonly: bool = True,
-    appendfsync: str = "everysec",
+    appendfsync: str | None = None,
     port: int | None = None,
     extra_args: Sequence[str] = (),
     config_file: Path | None = None,
+    durability: str | None = None,
 ) -> PrivateRedis:
     """Start redis-server in ``dir``; on a port race (free port taken meanwhile), try again.
+
+    ``durability`` (``everysec`` | ``always``, default ``MIGHTY_DURABILITY`` or everysec)
+    sets ``appendfsync``; an explicit ``appendfsync`` (``no`` included) wins over it.
 
     ``config_file`` (deploy/redis.conf) is read first; the arguments here override its
     port, address, dir, AOF and fsync settings. ``extra_args`` go last on redis-server's
     command line (``--cluster-enabled yes``).
     """
+    if appendfsync is None:
+        appendfsync = durability_setting() if durability is None else durability
+        if appendfsync not in DURABILITY_PROFILES:
+            raise ValueError(f"durability is one of {', '.join(DURABILITY_PROFILES)}, not {appendfsync!r}")
     attempts = 1 if port is not None else 5
     for attempt in range(attempts):
         server = PrivateRedis(

@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     worker.add_argument("--linger-ms", type=int, default=10,
                         help="after a read that did not fill a batch, wait this long for more")
     worker.add_argument("--no-publish", action="store_true", help="store views without notifying")
+    worker.add_argument("--keep-feed", action="store_true",
+                        help="do not trim the feed below the slowest kind's checkpoint (benchmarks)")
     worker.set_defaults(run=cmd_worker)
 
     projections = sub.add_parser("projections", help="rebuild, check and read the projections")
@@ -47,6 +49,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action.add_argument("kind", nargs="?", choices=KINDS, help="one kind (default: all)")
         _redis_options(action)
         action.set_defaults(run=run)
+    dead = what.add_parser("dead-letters", help="list the feed entries a kind passed over")
+    dead.add_argument("--kind", choices=KINDS, default=None, help="one kind (default: all)")
+    _redis_options(dead)
+    dead.set_defaults(run=cmd_dead_letters)
     for name, run, text in (
         ("ledger", cmd_ledger, "print every player's ledger over all tables"),
         ("lobby", cmd_lobby, "print the lobby directory"),
@@ -88,7 +94,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         signal.signal(sig, lambda *_: stop.set())
     worker = Worker(client, args.kind, space=space, worker_id=args.id, batch=args.batch,
                     block_ms=args.block_ms, lease_ms=args.lease_ms, publish=not args.no_publish,
-                    linger_ms=args.linger_ms)
+                    linger_ms=args.linger_ms, trim=not args.keep_feed)
     worker.run(stop)
     return EXIT_OK
 
@@ -138,6 +144,20 @@ def cmd_lag(args: argparse.Namespace) -> int:
     for kind in [args.kind] if args.kind else list(KINDS):
         for row in lag(client, space, kind):
             _print(row)
+    return EXIT_OK
+
+
+def cmd_dead_letters(args: argparse.Namespace) -> int:
+    from services.projection.keys import ProjectionKeys
+    from services.projection.store import ProjectionStore
+
+    client, space = _connect(args)
+    for kind in [args.kind] if args.kind else list(KINDS):
+        store = ProjectionStore(client, ProjectionKeys(space, kind))
+        for partition in range(space.partitions):
+            for dead in store.dead_letters(partition):
+                _print({"kind": dead.kind, "partition": partition, "feed_id": dead.feed_id,
+                        "table": dead.table_id, "version": dead.version, "reason": dead.reason})
     return EXIT_OK
 
 

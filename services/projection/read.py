@@ -107,11 +107,13 @@ class PartitionLag(msgspec.Struct, frozen=True):
     checkpoint: str
     entries: int
     ms: int
+    dead_letters: int = 0  # feed entries this kind passed over (mighty projections dead-letters)
 
 
 def lag(client: redis.Redis, space: KeySpace, kind: str) -> list[PartitionLag]:
     """How far each partition's stored projection is behind its feed."""
     store = ProjectionStore(client, _keys(space, kind))
     checkpoints = {p: store.checkpoint(p) for p in range(space.partitions)}
-    return [PartitionLag(kind, p, checkpoints[p].id, entries, ms)
+    dead = store.dead_count(list(checkpoints))
+    return [PartitionLag(kind, p, checkpoints[p].id, entries, ms, dead[p])
             for p, (entries, ms) in behind(store, checkpoints).items()]

@@ -40,6 +40,23 @@ def partition_count() -> int:
     return int(raw)
 
 
+DEFAULT_IDEMPOTENCY_S: Final = 86_400.0
+
+
+def idempotency_window_s() -> float:
+    """How long a command id is remembered: ``MIGHTY_IDEMPOTENCY_S`` or 24 h (0: for ever)."""
+    raw = os.environ.get("MIGHTY_IDEMPOTENCY_S", "")
+    if not raw:
+        return DEFAULT_IDEMPOTENCY_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if value < 0:
+        raise ValueError(f"MIGHTY_IDEMPOTENCY_S must be a number of seconds >= 0: {raw!r}")
+    return value
+
+
 def check_table_id(table_id: object) -> str:
     if not isinstance(table_id, str) or not _TABLE_ID.fullmatch(table_id):
         raise BadTableId(f"a table id is 1 to 64 of A-Z a-z 0-9 _ -, not {_show(table_id)}")
@@ -66,15 +83,21 @@ def _show(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TableKeys:
-    """The four keys one append touches, in the order the script takes them."""
+    """The keys one append touches, in the order the script takes them."""
 
     events: str
     meta: str
     commands: str
     feed: str
+    command_index: str = ""  # the command ids by time, for their expiry
 
     def as_list(self) -> list[str]:
+        """The four keys of the script's original call (command ids kept for ever)."""
         return [self.events, self.meta, self.commands, self.feed]
+
+    def with_index(self) -> list[str]:
+        """The five keys of a call with an idempotency window (command ids expire)."""
+        return [self.events, self.meta, self.commands, self.feed, self.command_index]
 
 
 class KeySpace:
@@ -106,7 +129,7 @@ class KeySpace:
             partition = self.partition_of(table_id)
             base = f"{self.namespace}:{self.tag(partition)}:t:{table_id}"
             feed = self.feed(partition)
-            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed)
+            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed, f"{base}:cmdx")
             if len(self._tables) >= _KEY_CACHE_SIZE:
                 self._tables.clear()
             self._tables[table_id] = keys

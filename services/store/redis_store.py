@@ -36,7 +36,7 @@ from services.store.errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from services.store.keys import KeySpace, check_command_id
+from services.store.keys import KeySpace, check_command_id, idempotency_window_s
 
 APPEND_SCRIPT: Final = resources.files("services.store").joinpath("append.lua").read_text()
 _READ_CHUNK: Final = 1000
@@ -98,9 +98,13 @@ class RedisEventStore:
         *,
         keys: KeySpace | None = None,
         script: str = APPEND_SCRIPT,
+        idempotency_s: float | None = None,
     ) -> None:
         self.client = client
         self.keys = keys or KeySpace()
+        # command ids are forgotten after this window (docs/store.md, "Idempotency"); 0: never
+        window = idempotency_window_s() if idempotency_s is None else idempotency_s
+        self.idempotency_ms = max(1, round(window * 1000)) if window > 0 else 0
         self._script = script
         self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers
         # preload; a Redis that is down now gets it on the first NOSCRIPT instead
@@ -132,8 +136,10 @@ class RedisEventStore:
         for data, digest in zip(events, chain_hashes(expected.hash, events), strict=True):
             args.append(data)
             args.append(digest)
+        if self.idempotency_ms:
+            args.append(self.idempotency_ms)
         try:
-            reply = self._evalsha(keys.as_list(), args)
+            reply = self._evalsha(keys.with_index() if self.idempotency_ms else keys.as_list(), args)
         except redis.RedisError as error:
             raise _store_error(error) from error
         return _appended(reply, expected, outcome)
