@@ -9,7 +9,6 @@ machine's shared Redis.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import socket
@@ -18,11 +17,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import redis
 import structlog
+
+from services.settings import settings_from
 
 log = structlog.get_logger("mighty.redis")
 
@@ -198,18 +200,35 @@ def start_embedded_redis(stack: contextlib.ExitStack) -> str:
     return f"redis://{host!s}:{port}/0"
 
 
-def redis_url_for_run(stack: contextlib.ExitStack) -> str:
-    """REDIS_URL when set; else a private redis-server; else an embedded fake Redis.
+RedisKind = Literal["given", "private", "embedded"]
 
-    Whatever is started is stopped (and its temp dir removed) when ``stack`` closes.
-    """
-    url = os.environ.get("REDIS_URL")
+
+@dataclass(frozen=True)
+class RunRedis:
+    """The Redis a run uses: ``given`` (a URL it was told), ``private`` (a redis-server it
+    started, gone when it ends) or ``embedded`` (fakeredis in the process, no durability)."""
+
+    url: str
+    kind: RedisKind
+
+
+def redis_for_run(stack: contextlib.ExitStack, url: str | None = None,
+                  appendfsync: str = "everysec") -> RunRedis:
+    """``url`` when given; else a private redis-server (fsync ``appendfsync``); else an
+    embedded fake Redis. Whatever is started is stopped (and its temp dir removed) when
+    ``stack`` closes."""
     if url:
-        return url
+        return RunRedis(url, "given")
     if shutil.which("redis-server"):
         dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-redis-")))
-        server = start_private_redis(dir)
+        server = start_private_redis(dir, appendfsync=appendfsync)
         stack.callback(server.stop)
-        return server.url
+        return RunRedis(server.url, "private")
     log.warning("redis-server not found: using the embedded fake Redis (no durability)")
-    return start_embedded_redis(stack)
+    return RunRedis(start_embedded_redis(stack), "embedded")
+
+
+def redis_url_for_run(stack: contextlib.ExitStack) -> str:
+    """``REDIS_URL`` when set; else a private redis-server; else an embedded fake Redis
+    (``redis_for_run``; the benchmarks use this)."""
+    return redis_for_run(stack, settings_from().redis_url).url

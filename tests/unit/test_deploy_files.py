@@ -22,7 +22,6 @@ def procfile() -> dict[str, list[str]]:
 
 
 def parse(argv: list[str]) -> object:
-    cli._load_extensions()
     return cli.build_parser().parse_args(argv)
 
 
