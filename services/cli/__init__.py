@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     run: Callable[[argparse.Namespace], int] = args.run
+    name = " ".join(part for part in (args.command, getattr(args, "action", None)) if part)
     try:
         code = run(args)
         sys.stdout.flush()  # here, so a closed pipe is met inside the try
@@ -62,14 +63,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _quiet_broken_pipe()
     except SettingsError as error:  # no store named, a bad MIGHTY_* value
-        sys.stderr.write(f"mighty {args.command}: {error.message}\n")
+        sys.stderr.write(f"mighty {name}: {error.message}\n")
         return EXIT_USAGE
     except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError) as error:
         message = error.message if isinstance(error, StoreUnavailable) else f"Redis is unreachable: {error}"
-        sys.stderr.write(f"mighty {args.command}: {message} (is REDIS_URL right?)\n")
+        sys.stderr.write(f"mighty {name}: {message} (is REDIS_URL right?)\n")
         return EXIT_UNAVAILABLE
     except MightyError as error:  # a bad table id, command id, …: the typed refusal, no traceback
-        sys.stderr.write(f"mighty {args.command}: {error.code}: {error.message}\n")
+        sys.stderr.write(f"mighty {name}: {error.code}: {error.message}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -19,6 +19,7 @@ from services.cli.common import (
     EXIT_DIFFERENT,
     EXIT_OK,
     fail,
+    no_events,
     where,
     wired,
     write_json_line,
@@ -57,7 +58,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if not args.all:
         stored = wiring.store.read(args.table)
         if not stored:
-            return fail("verify", f"table {args.table} has no events {where(wiring)}")
+            return fail("verify", no_events(wiring, args.table))
         report = verify_report(args.table, stored)
         write_json_line(report)
         return EXIT_OK if report["ok"] else EXIT_DIFFERENT
@@ -93,7 +94,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     wiring = wired(args)
     stored = wiring.store.read(args.table)
     if not stored:
-        return fail("export", f"table {args.table} has no events {where(wiring)}")
+        return fail("export", no_events(wiring, args.table))
     dealt = hands_dealt(stored)
     if not dealt:
         return fail("export", f"table {args.table} has dealt no hand yet")
@@ -136,7 +137,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     wiring = wired(args)
     stored = wiring.store.read(args.table)
     if not stored:
-        return fail("log", f"table {args.table} has no events {where(wiring)}")
+        return fail("log", no_events(wiring, args.table))
     for entry in stored:
         write_line(person_numbered(describe(entry)))
     return EXIT_OK

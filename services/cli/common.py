@@ -48,6 +48,11 @@ def where(wiring: Wiring) -> str:
     return f"under namespace {wiring.space.namespace!r} at {wiring.settings.redis_url}"
 
 
+def no_events(wiring: Wiring, table_id: str) -> str:
+    return (f"table {table_id} has no events {where(wiring)} (is --namespace right? "
+            "verify --all with the same options lists the tables there)")
+
+
 def fail(command: str, message: str, code: int = EXIT_USAGE) -> int:
     sys.stderr.write(f"mighty {command}: {message}\n")
     return code

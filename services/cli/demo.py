@@ -102,7 +102,6 @@ def inspect_commands(result: DemoResult) -> list[str]:
         ["log", first],
         ["export", first, "--hand", "1"],
         ["projections", "ledger"],
-        ["projections", "lobby"],
     )]
 
 

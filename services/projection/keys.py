@@ -48,9 +48,6 @@ class ProjectionKeys:
     def lease(self, partition: int) -> str:
         return f"{self.prefix(partition)}lease:{self.kind}"
 
-    def table_events(self, table_id: str) -> str:
-        return self.space.table(table_id).events
-
     def workers(self) -> str:
         return f"{self.space.namespace}:workers:{self.kind}"
 
