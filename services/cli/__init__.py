@@ -18,6 +18,7 @@ status (``common.EXIT_*``), never a traceback; output into a closed pipe ends qu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -38,7 +39,7 @@ from services.cli.common import (
 from services.settings import SettingsError
 from services.store.errors import StoreUnavailable
 
-__all__ = ["EXIT_BROKEN_FILE", "EXIT_OK", "EXIT_REJECTED", "EXIT_UNAVAILABLE", "EXIT_USAGE",
+__all__ = ["EXIT_BROKEN_FILE", "EXIT_BROKEN_PIPE", "EXIT_OK", "EXIT_REJECTED", "EXIT_UNAVAILABLE", "EXIT_USAGE",
            "build_parser", "main"]
 
 COMMAND_GROUPS = (replay, demo, audit, projections, worker, bench)
@@ -53,7 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except BrokenPipeError:  # --help into a closed pipe
+        return _quiet_broken_pipe()
     run: Callable[[argparse.Namespace], int] = args.run
     name = " ".join(part for part in (args.command, getattr(args, "action", None)) if part)
     try:
@@ -80,7 +84,8 @@ def _quiet_broken_pipe() -> int:
     """The reader went away (``mighty replay FILE | head``): stop quietly. Standard output
     is pointed at /dev/null so the interpreter's last flush at exit cannot fail again
     (the Python docs' recipe for SIGPIPE), and the status is a shell's for SIGPIPE."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    with contextlib.suppress(OSError, ValueError):  # a stdout with no file descriptor
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
     return EXIT_BROKEN_PIPE
