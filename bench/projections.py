@@ -41,6 +41,7 @@ from services.projection.read import feed_positions, wait_until
 from services.projection.rebuild import reset
 from services.projection.store import ProjectionStore
 from services.redis_runtime import redis_url_for_run
+from services.settings import settings_from
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
 
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging()
     with contextlib.ExitStack() as stack:
         url = redis_url_for_run(stack)
-        space = KeySpace(namespace=f"bench-{secrets.token_hex(4)}")
+        # the workers it starts read MIGHTY_PARTITIONS too (services/settings.py)
+        space = KeySpace(settings_from().partitions, namespace=f"bench-{secrets.token_hex(4)}")
         client = connect(url)
         stack.callback(_delete_namespace, client, space)
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-bench-")))

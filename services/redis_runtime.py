@@ -9,7 +9,6 @@ machine's shared Redis.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import socket
@@ -18,11 +17,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import redis
 import structlog
+
+from services.settings import settings_from
 
 log = structlog.get_logger("mighty.redis")
 
@@ -32,14 +34,6 @@ FSYNC_POLICIES: Final = ("always", "everysec", "no")
 # (deploy/redis-always.conf) loses none, at an fsync per event-loop turn.
 DURABILITY_PROFILES: Final = ("everysec", "always")
 DEFAULT_DURABILITY: Final = "everysec"
-
-
-def durability_setting() -> str:
-    """``MIGHTY_DURABILITY`` (``everysec`` or ``always``), default ``everysec``."""
-    value = os.environ.get("MIGHTY_DURABILITY", "") or DEFAULT_DURABILITY
-    if value not in DURABILITY_PROFILES:
-        raise ValueError(f"MIGHTY_DURABILITY is one of {', '.join(DURABILITY_PROFILES)}, not {value!r}")
-    return value
 
 
 def profile_config(durability: str) -> Path:
@@ -183,7 +177,7 @@ def start_private_redis(
 ) -> PrivateRedis:
     """Start redis-server in ``dir``; on a port race (free port taken meanwhile), try again.
 
-    ``durability`` (``everysec`` | ``always``, default ``MIGHTY_DURABILITY`` or everysec)
+    ``durability`` (``everysec`` | ``always``, default everysec; processes pass ``Settings.durability``)
     sets ``appendfsync``; an explicit ``appendfsync`` (``no`` included) wins over it.
 
     ``config_file`` (deploy/redis.conf) is read first; the arguments here override its
@@ -191,7 +185,7 @@ def start_private_redis(
     command line (``--cluster-enabled yes``).
     """
     if appendfsync is None:
-        appendfsync = durability_setting() if durability is None else durability
+        appendfsync = DEFAULT_DURABILITY if durability is None else durability
         if appendfsync not in DURABILITY_PROFILES:
             raise ValueError(f"durability is one of {', '.join(DURABILITY_PROFILES)}, not {appendfsync!r}")
     attempts = 1 if port is not None else 5
@@ -227,18 +221,35 @@ def start_embedded_redis(stack: contextlib.ExitStack) -> str:
     return f"redis://{host!s}:{port}/0"
 
 
-def redis_url_for_run(stack: contextlib.ExitStack) -> str:
-    """REDIS_URL when set; else a private redis-server; else an embedded fake Redis.
+RedisKind = Literal["given", "private", "embedded"]
 
-    Whatever is started is stopped (and its temp dir removed) when ``stack`` closes.
-    """
-    url = os.environ.get("REDIS_URL")
+
+@dataclass(frozen=True)
+class RunRedis:
+    """The Redis a run uses: ``given`` (a URL it was told), ``private`` (a redis-server it
+    started, gone when it ends) or ``embedded`` (fakeredis in the process, no durability)."""
+
+    url: str
+    kind: RedisKind
+
+
+def redis_for_run(stack: contextlib.ExitStack, url: str | None = None,
+                  appendfsync: str = "everysec") -> RunRedis:
+    """``url`` when given; else a private redis-server (fsync ``appendfsync``); else an
+    embedded fake Redis. Whatever is started is stopped (and its temp dir removed) when
+    ``stack`` closes."""
     if url:
-        return url
+        return RunRedis(url, "given")
     if shutil.which("redis-server"):
         dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-redis-")))
-        server = start_private_redis(dir)
+        server = start_private_redis(dir, appendfsync=appendfsync)
         stack.callback(server.stop)
-        return server.url
+        return RunRedis(server.url, "private")
     log.warning("redis-server not found: using the embedded fake Redis (no durability)")
-    return start_embedded_redis(stack)
+    return RunRedis(start_embedded_redis(stack), "embedded")
+
+
+def redis_url_for_run(stack: contextlib.ExitStack) -> str:
+    """``REDIS_URL`` when set; else a private redis-server; else an embedded fake Redis
+    (``redis_for_run``; the benchmarks use this)."""
+    return redis_for_run(stack, settings_from().redis_url).url

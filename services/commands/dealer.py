@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 
 from domain.games import AnyRules, game_of
-from domain.table import DealHand, StartTable
+from domain.table import DealHand
 
 
 def shuffled_deck(rules: AnyRules) -> tuple[str, ...]:
@@ -24,8 +24,3 @@ def shuffled_deck(rules: AnyRules) -> tuple[str, ...]:
 
 def deal_command(rules: AnyRules) -> DealHand:
     return DealHand(order=shuffled_deck(rules), salt=secrets.token_hex(16))
-
-
-def start_command(rules: AnyRules) -> StartTable:
-    """§2: the first dealer is drawn at random; the draw is recorded, so replays agree."""
-    return StartTable(first_dealer=secrets.randbelow(game_of(rules).players(rules)))

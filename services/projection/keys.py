@@ -65,9 +65,6 @@ class ProjectionKeys:
     def table_prefix(self, partition: int) -> str:
         return f"{self.prefix(partition)}t:"
 
-    def table_events(self, table_id: str) -> str:
-        return self.space.table(table_id).events
-
     def workers(self) -> str:
         return f"{self.space.namespace}:workers:{self.kind}"
 

@@ -26,7 +26,6 @@ import structlog
 
 from domain.codec import decode_event
 from projections import KINDS
-from services.projection.keys import ProjectionKeys
 from services.projection.kinds import AnyProjection, Kind, make_kind
 from services.projection.rebuild import rebuild
 from services.projection.store import (
@@ -39,10 +38,8 @@ from services.projection.store import (
     id_key,
     id_ms,
 )
-from services.store.base import FeedEntry
+from services.store.base import EventStore, FeedEntry
 from services.store.errors import StoreUnavailable
-from services.store.keys import KeySpace
-from services.store.redis_store import RedisEventStore
 
 log = structlog.get_logger("mighty.workers")
 
@@ -104,12 +101,14 @@ class Stats:
 
 
 class Worker:
+    """One worker of the kind ``store`` holds (its keys name it). ``events`` is the event
+    store a views worker restores a table from; ``services.bootstrap`` builds both."""
+
     def __init__(
         self,
-        client: redis.Redis,
-        kind: str,
+        store: ProjectionStore,
+        events: EventStore,
         *,
-        space: KeySpace | None = None,
         worker_id: str | None = None,
         batch: int = 500,
         block_ms: int = 100,
@@ -118,10 +117,10 @@ class Worker:
         linger_ms: int = 10,
         trim: bool = True,
     ) -> None:
-        self.space = space or KeySpace()
-        self.keys = ProjectionKeys(self.space, kind)
-        self.store = ProjectionStore(client, self.keys)
-        self.kind: Kind = make_kind(kind, self.store, RedisEventStore(client, keys=self.space))
+        kind = store.keys.kind
+        self.keys = store.keys
+        self.store = store
+        self.kind: Kind = make_kind(kind, store, events)
         self.id = worker_id or new_worker_id(kind)
         self.batch, self.block_ms, self.lease_ms, self.publish = batch, block_ms, lease_ms, publish
         self.linger_s = linger_ms / 1000

@@ -22,7 +22,6 @@ from services.store.errors import (
     VersionConflict,
 )
 from services.store.keys import KeySpace
-from services.store.memory import InMemoryEventStore
 from services.store.redis_store import RedisEventStore, connect
 
 __all__ = [
@@ -37,7 +36,6 @@ __all__ = [
     "EventStore",
     "FeedEntry",
     "Head",
-    "InMemoryEventStore",
     "KeySpace",
     "PayloadTooLarge",
     "RedisEventStore",

@@ -6,13 +6,12 @@ The partition's feed ``mighty:{p07}:feed`` shares it too, which is what lets the
 script write the table stream and the feed atomically.
 
 The partition count is fixed for the life of a deployment (``MIGHTY_PARTITIONS``,
-default 16): it is part of every key name, so changing it moves every table. See
-docs/store.md, "Changing the partition count".
+default 16, read by ``services/settings.py``): it is part of every key name, so changing
+it moves every table. See docs/store.md, "Changing the partition count".
 """
 
 from __future__ import annotations
 
-import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -30,31 +29,8 @@ _COMMAND_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 _NAMESPACE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
-def partition_count() -> int:
-    """The configured partition count: ``MIGHTY_PARTITIONS`` or 16."""
-    raw = os.environ.get("MIGHTY_PARTITIONS", "")
-    if not raw:
-        return DEFAULT_PARTITIONS
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PARTITIONS:
-        raise ValueError(f"MIGHTY_PARTITIONS must be an integer in 1..{MAX_PARTITIONS}: {raw!r}")
-    return int(raw)
-
-
+# How long a command id is remembered (docs/store.md); Settings.idempotency_s overrides it.
 DEFAULT_IDEMPOTENCY_S: Final = 86_400.0
-
-
-def idempotency_window_s() -> float:
-    """How long a command id is remembered: ``MIGHTY_IDEMPOTENCY_S`` or 24 h (0: for ever)."""
-    raw = os.environ.get("MIGHTY_IDEMPOTENCY_S", "")
-    if not raw:
-        return DEFAULT_IDEMPOTENCY_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if value < 0:
-        raise ValueError(f"MIGHTY_IDEMPOTENCY_S must be a number of seconds >= 0: {raw!r}")
-    return value
 
 
 def check_table_id(table_id: object) -> str:
@@ -101,10 +77,11 @@ class TableKeys:
 
 
 class KeySpace:
-    """Builds key names for one namespace and partition count."""
+    """Builds key names for one namespace and partition count (a process gets both from
+    its ``Settings``; the defaults are the deployment defaults)."""
 
     def __init__(self, partitions: int | None = None, namespace: str = DEFAULT_NAMESPACE) -> None:
-        self.partitions = partition_count() if partitions is None else partitions
+        self.partitions = DEFAULT_PARTITIONS if partitions is None else partitions
         if not 1 <= self.partitions <= MAX_PARTITIONS:
             raise ValueError(f"partitions must be in 1..{MAX_PARTITIONS}")
         if not _NAMESPACE.fullmatch(namespace):

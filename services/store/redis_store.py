@@ -36,7 +36,7 @@ from services.store.errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from services.store.keys import KeySpace, check_command_id, idempotency_window_s
+from services.store.keys import DEFAULT_IDEMPOTENCY_S, KeySpace, check_command_id
 
 APPEND_SCRIPT: Final = resources.files("services.store").joinpath("append.lua").read_text()
 _READ_CHUNK: Final = 1000
@@ -103,7 +103,7 @@ class RedisEventStore:
         self.client = client
         self.keys = keys or KeySpace()
         # command ids are forgotten after this window (docs/store.md, "Idempotency"); 0: never
-        window = idempotency_window_s() if idempotency_s is None else idempotency_s
+        window = DEFAULT_IDEMPOTENCY_S if idempotency_s is None else idempotency_s
         self.idempotency_ms = max(1, round(window * 1000)) if window > 0 else 0
         self._script = script
         self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers

@@ -17,6 +17,7 @@ from tests.integration.workers.support import (
     applied,
     assert_identical_to_a_rebuild,
     feed_length,
+    in_process_worker,
     store_of,
 )
 
@@ -41,7 +42,7 @@ def test_the_feed_is_trimmed_only_below_every_kinds_checkpoint_and_rebuilds_read
     tables.open([f"q{i}" for i in range(6)])
     tables.play(hands=1)
     total = feed_length(redis_client, SPACE)
-    running = {kind: Worker(redis_client, kind, space=SPACE, linger_ms=0, block_ms=10) for kind in KINDS}
+    running = {kind: in_process_worker(redis_client, kind, SPACE, linger_ms=0, block_ms=10) for kind in KINDS}
     for kind in ("views", "ledger"):
         _catch_up(running[kind], redis_client)
     assert _retained(redis_client) == total, "directory has passed nothing: nothing is trimmed"

@@ -40,7 +40,7 @@ from services.audit import export_hand, verify_events
 from services.commands.tables import submission_from_wire, table_handler
 from services.players import next_submission, seating
 from services.store.base import StoredEvent
-from services.store.memory import InMemoryEventStore
+from tests.memory_store import InMemoryEventStore
 
 PLAYERS = ["ann", "bob", "cy"]
 

@@ -11,7 +11,8 @@ import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.store import EventStore, Head, InMemoryEventStore, RedisEventStore, StoreError
+from services.store import EventStore, Head, RedisEventStore, StoreError
+from tests.memory_store import InMemoryEventStore
 from tests.store_contract import RedisScriptContract, StoreContract
 
 

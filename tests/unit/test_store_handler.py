@@ -17,14 +17,13 @@ from services.store import (
     CommandIdReused,
     EventStore,
     Head,
-    InMemoryEventStore,
     PayloadTooLarge,
     RedisEventStore,
     StoreUnavailable,
     VersionConflict,
 )
 from services.store.base import Appended
-from services.store.counter import (
+from tests.counter import (
     Add,
     Added,
     Counter,
@@ -37,6 +36,7 @@ from services.store.counter import (
     Play,
     Played,
 )
+from tests.memory_store import InMemoryEventStore
 
 Handler = CommandHandler[Counter, object, Event]
 

@@ -22,6 +22,8 @@ from services.players import next_submission, seating
 from services.projection.keys import ProjectionKeys
 from services.projection.rebuild import check
 from services.projection.store import ProjectionStore
+from services.projection.worker import Worker
+from services.settings import Settings
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
 
@@ -93,6 +95,14 @@ def wait_ready(client: Any, space: KeySpace, kinds: tuple[str, ...], timeout_s: 
     """Until a worker of each kind holds every partition's lease."""
     leases = [ProjectionKeys(space, k).lease(p) for k in kinds for p in range(space.partitions)]
     wait_for(lambda: client.exists(*leases) == len(leases), timeout_s, "the workers to take the partitions")
+
+
+def in_process_worker(client: Any, kind: str, space: KeySpace, **options: Any) -> Worker:
+    """A worker in this process, wired as a worker process wires it (``services.bootstrap``)."""
+    from services.bootstrap import wire
+
+    settings = Settings(namespace=space.namespace, partitions=space.partitions)
+    return wire(client, settings).worker(kind, **options)
 
 
 def store_of(client: Any, space: KeySpace, kind: str) -> ProjectionStore:
