@@ -74,7 +74,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         sys.stderr.write("mighty demo: --tables and --hands are at least 1\n")
         return 2
     from domain.errors import RuleSetError, TableError
-    from domain.games import game_named
+    from domain.registry import game_named
 
     try:
         game_named(args.variant).make_rules(args.variant, {})
@@ -154,7 +154,7 @@ def _alive(workers: list[subprocess.Popen[bytes]]) -> None:
 
 def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: Progress | None,
           variant: str = "mighty-5") -> int:
-    from domain.games import game_named
+    from domain.registry import game_named
     from domain.table import CloseTable, CreateTable, Submission, evolve, initial_state
     from services.players import next_submission, seating
 

@@ -24,45 +24,26 @@ def _write_json(value: object) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay a hand file of any game: its ``rules`` field names the game
+    (``registry.game_of_hand_file``; hand-file.md, mitigati-hand-file.md §9)."""
     from domain.errors import HandFileError
-    from domain.mighty.handfile import output_of, parse, replay, rules_named
+    from domain.registry import game_of_hand_file
 
     try:
         data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
     except OSError as error:
         sys.stderr.write(f"mighty replay: cannot read {args.file}: {error.strerror}\n")
         return EXIT_BROKEN_FILE
-    if rules_named(data) == "mitigati":
-        return _replay_mitigati(args, data)
     try:
-        hand_file, rules = parse(data)
+        run = game_of_hand_file(data).read_hand_file(data)
     except HandFileError as error:
         sys.stderr.write(f"mighty replay: {args.file}: {error.message}\n")
         return EXIT_BROKEN_FILE
-    if args.as_seat is not None and not 0 <= args.as_seat < rules.spec.players:
-        sys.stderr.write(f"mighty replay: --as {args.as_seat} is not a seat of {rules.variant}\n")
+    if args.as_seat is not None and not 0 <= args.as_seat < run.players:
+        sys.stderr.write(f"mighty replay: --as {args.as_seat} is not a seat of {run.variant}\n")
         return EXIT_BROKEN_FILE
-    outcome = replay(hand_file, rules, as_seat=args.as_seat)
-    _print_replay(outcome.steps, outcome.rejected, lambda: output_of(outcome))
-    return EXIT_REJECTED if outcome.rejected is not None else EXIT_OK
-
-
-def _replay_mitigati(args: argparse.Namespace, data: bytes) -> int:
-    """The same command for a ``"rules": "mitigati"`` file (mitigati-hand-file.md §9)."""
-    from domain.errors import HandFileError
-    from domain.mitigati.handfile import output_of, parse, replay
-    from domain.mitigati.rules import PLAYERS
-
-    try:
-        hand_file, rules = parse(data)
-    except HandFileError as error:
-        sys.stderr.write(f"mighty replay: {args.file}: {error.message}\n")
-        return EXIT_BROKEN_FILE
-    if args.as_seat is not None and not 0 <= args.as_seat < PLAYERS:
-        sys.stderr.write(f"mighty replay: --as {args.as_seat} is not a seat of {rules.variant}\n")
-        return EXIT_BROKEN_FILE
-    outcome = replay(hand_file, rules, as_seat=args.as_seat)
-    _print_replay(outcome.steps, outcome.rejected, lambda: output_of(outcome))
+    outcome = run.replay(args.as_seat)
+    _print_replay(outcome.steps, outcome.rejected, outcome.document)
     return EXIT_REJECTED if outcome.rejected is not None else EXIT_OK
 
 
