@@ -74,7 +74,7 @@ def fold(ledger: AnyTableLedger, version: int, event: TableEvent) -> AnyTableLed
         created: AnyTableLedger = game_of(event.rules).new_ledger(ledger.table_id, version, event.rules)
         return created
     game = game_of_event(event)
-    if game is None or isinstance(ledger, Uncreated) or game is not _game(ledger.variant):
+    if game is None or isinstance(ledger, Uncreated):
         return ledger  # the table's other events; nothing of a hand before the table exists
     folded: AnyTableLedger = game.fold_ledger(ledger, version, event)
     return folded
