@@ -137,7 +137,7 @@ def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: P
           variant: str = "mighty-5") -> dict[str, TableState]:
     """Play every table until it has scored ``hands`` hands, then close it; the tables'
     final states by table id."""
-    from domain.games import game_named
+    from domain.registry import game_named
     from domain.table import CloseTable, CreateTable, Submission, evolve, initial_state
     from services.players import next_submission, seating
 

@@ -87,7 +87,7 @@ def verify_report(table_id: str, stored: list[Any]) -> dict[str, Any]:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from services.audit import HandInProgress, export_hand
+    from services.audit import HandInProgress, export_hand, hands_dealt
 
     if args.hand is not None and args.hand < 1:
         return fail("export", f"--hand counts from 1 (the table's first hand), not {args.hand}")
@@ -116,16 +116,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_OK
-
-
-def hands_dealt(stored: list[Any]) -> int:
-    """How many hands a table has dealt (each game's deal event, ``hand_dealt`` or
-    ``mitigati_hand_dealt``)."""
-    from domain.codec import decode_event
-    from domain.mighty.events import HandDealt
-    from domain.mitigati.events import HandDealt as MitigatiHandDealt
-
-    return sum(isinstance(decode_event(e.data), HandDealt | MitigatiHandDealt) for e in stored)
 
 
 _HAND_NO = re.compile(r"(?<= )hand_no=(\d+)(?= |$)")

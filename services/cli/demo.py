@@ -61,16 +61,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def known_variants() -> list[str]:
-    from domain.mighty.rules import VARIANTS
-    from domain.mitigati.rules import NAME as MITIGATI
+    from domain.registry import variants
 
-    return [*VARIANTS, MITIGATI]
+    return list(variants())
 
 
 def unknown_variant(variant: str) -> str | None:
     """The refusal for a variant no game plays (both games' variants listed), or None."""
     from domain.errors import RuleSetError, TableError
-    from domain.games import game_named
+    from domain.registry import game_named
 
     if variant not in known_variants():
         return f"unknown variant {variant!r}; known: {', '.join(known_variants())}"

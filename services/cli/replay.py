@@ -33,37 +33,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from domain.mighty.handfile import rules_named
+    """Replay a hand file of any game: its ``rules`` field names the game
+    (``registry.game_of_hand_file``)."""
+    from domain.errors import HandFileError
+    from domain.registry import game_of_hand_file
 
     try:
         data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
     except OSError as error:
         sys.stderr.write(f"mighty replay: cannot read {args.file}: {error.strerror}\n")
         return EXIT_BROKEN_FILE
-    if rules_named(data) == "mitigati":
-        from domain.mitigati import handfile as mitigati
-        from domain.mitigati.rules import PLAYERS
-
-        return _replay(args, data, mitigati, lambda rules: PLAYERS)
-    from domain.mighty import handfile as mighty
-
-    return _replay(args, data, mighty, lambda rules: rules.spec.players)
-
-
-def _replay(args: argparse.Namespace, data: bytes, game: Any, players: Callable[[Any], int]) -> int:
-    """The same steps for either game's hand-file module (``parse``, ``replay``, ``output_of``)."""
-    from domain.errors import HandFileError
-
     try:
-        hand_file, rules = game.parse(data)
+        run = game_of_hand_file(data).read_hand_file(data)
     except HandFileError as error:
         sys.stderr.write(f"mighty replay: {args.file}: {error.message}\n")
         return EXIT_BROKEN_FILE
-    if args.as_seat is not None and not 0 <= args.as_seat < players(rules):
-        sys.stderr.write(f"mighty replay: --as {args.as_seat} is not a seat of {rules.variant}\n")
+    if args.as_seat is not None and not 0 <= args.as_seat < run.players:
+        sys.stderr.write(f"mighty replay: --as {args.as_seat} is not a seat of {run.variant}\n")
         return EXIT_BROKEN_FILE
-    outcome = game.replay(hand_file, rules, as_seat=args.as_seat)
-    _print_replay(outcome.steps, outcome.rejected, lambda: game.output_of(outcome))
+    outcome = run.replay(args.as_seat)
+    _print_replay(outcome.steps, outcome.rejected, outcome.document)
     if outcome.rejected is None:
         return EXIT_OK
     sys.stdout.flush()  # the document first, then the summary after it on a terminal

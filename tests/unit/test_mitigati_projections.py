@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from domain.mitigati import events as mev
 from domain.mitigati.cards import is_card
 from domain.mitigati.commands import Bargain
+from domain.mitigati.ledger import TableLedger as MitigatiTableLedger
 from domain.mitigati.state import Declaring, Finished, Playing
 from domain.table import (
     CloseTable,
@@ -33,7 +34,6 @@ from projections.docs import DocKey
 from projections.ledger import (
     PLAYERS_DOC,
     LedgerProjection,
-    MitigatiTableLedger,
     decode_player,
     decode_table,
     table_name,
