@@ -117,6 +117,16 @@ def command_of(event: TableEvent) -> tuple[TableOnlyCommand | AnyHandCommand, st
     return _table_command_of(event)
 
 
+def command_of_group(events: list[TableEvent]) -> tuple[TableOnlyCommand | AnyHandCommand, str | None] | None:
+    """The command one command's events record: the first event's, except two
+    ``FriendCalled`` events, which one ``CallFriend`` of two calls made (mighty-large.md §4.3)."""
+    calls = [e for e in events if isinstance(e, FriendCalled)]
+    if len(calls) != 2:
+        return command_of(events[0])
+    pair = tuple(e.card if e.call == "card" and e.card else e.call for e in calls)
+    return CallFriend(seat=calls[0].seat, friend=pair, lead_suit=calls[0].lead_suit), None
+
+
 _ACTIONS: dict[str, mcmd.Action] = {"pass": "pass", "pay": "pay", "sell": "sell", "continue": "continue"}
 
 
@@ -207,7 +217,7 @@ def check_replay(table_id: str, stored: list[StoredEvent]) -> Finding | None:
             events = [decode_event(e.data) for e in group]
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
             return Finding(first, f"does not decode as an event: {error}")
-        recorded = command_of(events[0])
+        recorded = command_of(events[0]) if len(events) == 1 else command_of_group(events)
         if recorded is None:
             return Finding(first, f"a {type(events[0]).__name__} cannot start a command")
         command, player = recorded
