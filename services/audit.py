@@ -292,13 +292,19 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
         raise HandInProgress(f"hand {dealt.hand_no} of table {table_id} has not ended: its cards stay "
                              "secret until it does (--in-progress exports it anyway)")
     commands: list[dict[str, Any]] = []
+    previous: TableEvent | None = None
     for event in events[index + 1:]:
         if isinstance(event, HandDealt | mev.HandDealt):
             break
+        second_call = isinstance(event, FriendCalled) and isinstance(previous, FriendCalled)
+        previous = event
         recorded = command_of(event)
         if recorded is None or not hasattr(recorded[0], "seat") or isinstance(recorded[0], Resign):
             continue
         body = {k: v for k, v in to_builtins(recorded[0]).items() if v is not None and k != "v"}
+        if second_call:  # one CallFriend of two calls wrote both (mighty-large.md §4.3)
+            commands[-1]["friend"] = [commands[-1]["friend"], body["friend"]]
+            continue
         if isinstance(dealt, HandDealt) and body.get("type") == "play" and dealt.rules.joker_call != "declared":
             body.pop("joker_call", None)
         commands.append(body)

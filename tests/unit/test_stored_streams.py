@@ -15,8 +15,11 @@ import msgspec
 import pytest
 
 from domain.codec import decode_event
+from domain.mighty.events import HandDealt, HandScored
+from domain.mighty.handfile import parse, replay
+from domain.mighty.state import Finished
 from domain.table import evolve, initial_state
-from services.audit import verify_events
+from services.audit import export_hand, verify_events
 from services.commands.tables import table_handler
 from services.store.base import EMPTY_HEAD, Head, StoredEvent
 from services.store.redis_store import RedisEventStore
@@ -90,3 +93,20 @@ def test_a_stored_stream_loads_into_a_fresh_store_with_the_same_chain(name: str)
 def test_a_stored_stream_projects_into_the_documents_it_made_when_written(name: str) -> None:
     expected = json.loads((STREAMS / f"{name}.docs.json").read_text())
     assert projection_docs(table_of(name), stored_stream(name)) == expected
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "mitigati"])
+def test_each_stored_hand_exports_to_a_hand_file_that_replays_to_its_score(name: str) -> None:
+    """Two calls made by one command export as one call_friend of two (mighty-large.md §4.3)."""
+    stored = stored_stream(name)
+    scored = [decode_event(e.data) for e in stored]
+    scores = [e.scores for e in scored if isinstance(e, HandScored)]
+    dealt = [e.hand_no for e in scored if isinstance(e, HandDealt)]
+    replayed = []
+    for hand_no in dealt:
+        document = export_hand(table_of(name), stored, hand_no)
+        outcome = replay(*parse(msgspec.json.encode(document)))
+        assert outcome.rejected is None, (hand_no, outcome.rejected)
+        if isinstance(outcome.state, Finished):
+            replayed.append(outcome.state.scored.scores)
+    assert replayed == scores
