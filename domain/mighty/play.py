@@ -93,7 +93,22 @@ def playable_cards(state: Playing, hand: tuple[str, ...]) -> tuple[tuple[str, ..
     - leading the first trick: no trump, Joker or Ripper unless nothing else is held;
     - following, the Mighty and the Jokers may always be played;
     - a Ripper's joker call in effect: a held Joker (or the Mighty), nothing else;
-    - else the led (or joker-named) suit when held, the Mighty of that suit counting."""
+    - else the led (or joker-named) suit when held, the Mighty of that suit counting.
+
+    The last answer is remembered for its state: a bot or a view asks ``legal_commands``
+    and then ``decide`` of the same state, which would otherwise work it out twice."""
+    last = _LAST[0]
+    if last[0] is state and last[1] is hand:
+        return last[2]
+    answer = _playable(state, hand)
+    _LAST[0] = (state, hand, answer)  # one tuple, swapped whole: safe between threads
+    return answer
+
+
+_LAST: list[tuple[object, object, tuple[tuple[str, ...], Limit]]] = [(None, None, ((), None))]
+
+
+def _playable(state: Playing, hand: tuple[str, ...]) -> tuple[tuple[str, ...], Limit]:
     if not state.trick:
         if state.tricks:
             return hand, None
