@@ -249,8 +249,9 @@ class Game(Protocol[R, S, C, E, V, L]):
 
     # ------------------------------------------------------------ audit
 
-    def command_of(self, event: E) -> C | None:
-        """The seat command a hand event records, or None (a derived event, the deal)."""
+    def command_of(self, events: Sequence[E]) -> C | None:
+        """The seat command that appended ``events`` (one command's hand events, in order)
+        records, or None (derived events, the deal)."""
         ...
 
     def table_options(self, rules: R) -> dict[str, Any]:

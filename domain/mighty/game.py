@@ -64,7 +64,15 @@ _SECRET_CARDS: Final[dict[str, tuple[str, ...]]] = {
     "hand_dealt": ("hands", "kitty"),
     "cards_discarded": ("cards", "taken"),
     "kitty_exchanged": ("take", "discard"),
+    # the friend's seat before the reveal, and (which it tells) whether the leader holds a Joker
+    "friend_called": ("holder",),
+    "card_played": ("joker_call_effective",),
 }
+
+
+def _called(event: FriendCalled) -> str:
+    """What a friend call named: a card, or the call's kind (``first_trick``, ``none``)."""
+    return event.card if event.call == "card" and event.card else event.call
 
 
 @dataclass(frozen=True)
@@ -182,7 +190,12 @@ class MightyGame:
 
     # ------------------------------------------------------------ audit
 
-    def command_of(self, event: HandEvent) -> HandCommand | None:
+    def command_of(self, events: Sequence[HandEvent]) -> HandCommand | None:
+        calls = [e for e in events if isinstance(e, FriendCalled)]
+        if len(calls) == 2:  # one CallFriend of two calls wrote both (mighty-large.md §4.3)
+            first, second = (_called(call) for call in calls)
+            return CallFriend(seat=calls[0].seat, friend=(first, second), lead_suit=calls[0].lead_suit)
+        event = events[0]
         if isinstance(event, BidMade):
             return Bid(seat=event.seat, points=event.points, trump=event.trump)
         if isinstance(event, Passed):
@@ -196,8 +209,7 @@ class MightyGame:
         if isinstance(event, TrumpChanged):
             return ChangeTrump(seat=event.seat, trump=event.trump)
         if isinstance(event, FriendCalled):
-            friend = event.card if event.call == "card" and event.card else event.call
-            return CallFriend(seat=event.seat, friend=friend, lead_suit=event.lead_suit)
+            return CallFriend(seat=event.seat, friend=_called(event), lead_suit=event.lead_suit)
         if isinstance(event, MisdealClaimed):
             return ClaimMisdeal(seat=event.seat)
         return None
@@ -224,7 +236,7 @@ class MightyGame:
             secret = ("cards",)
         for name in secret:
             value = fields.get(name)
-            if isinstance(value, str):
+            if isinstance(value, str | int):  # a card, a seat, a yes or no
                 fields[name] = "…"
             elif name == "hands" and value is not None:
                 fields[name] = [len(h) for h in value]

@@ -20,6 +20,7 @@ from domain.mighty.play import ripper_cards
 from domain.mighty.rules import VARIANTS, RuleSet, make_rules
 from domain.mighty.state import Bidding, Finished, HandState, Playing, Redeal, phase_name, to_act
 from domain.mighty.views import HandView, seat_view
+from domain.upcasting import as_version
 
 FORMAT = "mighty-hand/1"
 
@@ -184,7 +185,9 @@ def output_of(outcome: Replay) -> dict[str, Any]:
         out["to_act"] = to_act(state)
     if isinstance(state, Redeal):
         out["redeal"] = {"reason": state.reason, "claimed_by": state.claimed_by}
-    out["events"] = msgspec.to_builtins(outcome.events)
+    # hand-file.md fixes the printed events at their first shapes: the facts events
+    # carry since version 2 (domain/upcasting.py) are left out
+    out["events"] = [as_version(event, 1) for event in msgspec.to_builtins(outcome.events)]
     if outcome.rejected is not None:
         out["rejected"] = msgspec.to_builtins(outcome.rejected)
     return out

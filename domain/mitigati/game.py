@@ -166,9 +166,11 @@ class MitigatiGame:
 
     # ------------------------------------------------------------ audit
 
-    def command_of(self, event: MitigatiEvent) -> MitigatiCommand | None:
+    def command_of(self, events: Sequence[MitigatiEvent]) -> MitigatiCommand | None:
         """Bargains, the discard, a seat's declarations (their names in §9's order;
-        ``decide`` reads them as a set), a card played."""
+        ``decide`` reads them as a set), a card played: each the first event of its
+        command's."""
+        event = events[0]
         if isinstance(event, Bargained):
             action = _ACTIONS.get(event.action)
             if action is None:

@@ -55,9 +55,22 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
         raise HandInProgress(f"hand {number} of table {table_id} has not ended: its cards stay "
                              "secret until it does (--in-progress exports it anyway)")
     commands = []
-    for event in events[index + 1:]:
-        if _deal_game(event) is not None:
+    for group in _by_command(stored[index + 1:], events[index + 1:]):
+        if any(_deal_game(event) is not None for event in group):  # the next hand
             break
-        if isinstance(event, game.hand_events) and (command := game.command_of(event)) is not None:
+        if isinstance(group[0], game.hand_events) and (command := game.command_of(group)) is not None:
             commands.append(command)
     return game.hand_file(dealt, commands)
+
+
+def _by_command(stored: list[StoredEvent], events: list[TableEvent]) -> list[list[TableEvent]]:
+    """The events, in runs appended by one command each (their stored command ids)."""
+    groups: list[list[TableEvent]] = []
+    last: str | None = None
+    for entry, event in zip(stored, events, strict=True):
+        if groups and entry.command_id == last:
+            groups[-1].append(event)
+        else:
+            groups.append([event])
+        last = entry.command_id
+    return groups

@@ -3,6 +3,8 @@ export`` writes to a hand file. A hand event's is its game's (``Game.command_of`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from domain.codec import TableCommand
 from domain.games import TableCreatedEvent
 from domain.registry import game_of, game_of_event
@@ -23,14 +25,16 @@ from domain.table import (
 )
 
 
-def command_of(event: TableEvent) -> tuple[TableCommand, str | None] | None:
-    """The command (and sender) an event records, or None for a derived event."""
+def command_of(events: Sequence[TableEvent]) -> tuple[TableCommand, str | None] | None:
+    """The command (and sender) that appended ``events`` (one command's, in order)
+    records, or None for derived events."""
+    event = events[0]
     game = game_of_event(event)
     if game is not None and not isinstance(event, TableCreatedEvent):
         if isinstance(event, game.deal_type):
             salt = game.deal_proof(event).salt
             return DealHand(order=game.deal_order(event), salt=salt or ""), None
-        command = game.command_of(event)
+        command = game.command_of(events)
         return None if command is None else (command, None)
     return _table_command_of(event)
 
