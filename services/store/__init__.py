@@ -1,9 +1,11 @@
 """The event store: one Redis stream per table, appended by one Lua script (docs/store.md)."""
 
+from services.store.async_redis_store import AsyncRedisEventStore, connect_async
 from services.store.base import (
     EMPTY_HEAD,
     GENESIS,
     Appended,
+    AsyncEventStore,
     EventStore,
     FeedEntry,
     Head,
@@ -22,13 +24,16 @@ from services.store.errors import (
     VersionConflict,
 )
 from services.store.keys import KeySpace
-from services.store.memory import InMemoryEventStore
+from services.store.memory import AsyncInMemoryEventStore, InMemoryEventStore
 from services.store.redis_store import RedisEventStore, connect
 
 __all__ = [
     "EMPTY_HEAD",
     "GENESIS",
     "Appended",
+    "AsyncEventStore",
+    "AsyncInMemoryEventStore",
+    "AsyncRedisEventStore",
     "BadAppend",
     "BadCommandId",
     "BadTableId",
@@ -47,4 +52,5 @@ __all__ = [
     "StoreUnavailable",
     "VersionConflict",
     "connect",
+    "connect_async",
 ]

@@ -216,7 +216,7 @@ def test_the_cache_is_bounded_and_stays_correct(store: EventStore) -> None:
         h.handle(t, Open(2), command_id="o")
     for t in ("a", "b", "c"):
         assert h.handle(t, Add(0, 1), command_id="x").events == (Added(0, 1, 1),)
-    assert len(h._cache) == 2
+    assert len(h.core.cache) == 2
 
 
 def test_a_replayed_table_equals_the_cached_state(store: EventStore) -> None:
