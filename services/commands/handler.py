@@ -168,10 +168,26 @@ class CommandHandler(_Shell[S, C, E]):
         return None
 
 
+class _Turn:
+    """The queue of one table's commands in this process, and how many are in it."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
 class AsyncCommandHandler(_Shell[S, C, E]):
-    """The asyncio shell: the same core over an ``AsyncEventStore``. Commands for many
-    tables may be in flight at once from one event loop; two for the same table race as
-    two processes would (the store's expected-version check settles it)."""
+    """The asyncio shell: the same core over an ``AsyncEventStore``.
+
+    Commands for many tables are in flight at once from one event loop (their appends
+    share pipelines, see ``AsyncRedisEventStore``). Commands for *one* table take turns,
+    in the order they came (``asyncio.Lock`` is fair): run together they would all
+    decide on the same cached version, and all but one would conflict, catch up and
+    retry, over and over. Another process's commands still race with these, and the
+    store's expected-version check settles that as it does for the sync shell.
+    """
 
     def __init__(
         self,
@@ -184,6 +200,7 @@ class AsyncCommandHandler(_Shell[S, C, E]):
     ) -> None:
         super().__init__(decider, cache_size=cache_size, max_attempts=max_attempts, jitter=jitter)
         self.store = store
+        self._turns: dict[str, _Turn] = {}  # only tables with a command in flight
 
     async def handle(self, table_id: str, command: C, *, command_id: str) -> CommandResult[E]:
         """Decide and append ``command``; raise the refusal or store error, never write it."""
@@ -191,8 +208,21 @@ class AsyncCommandHandler(_Shell[S, C, E]):
         result: CommandResult[E] | None = None
         error: BaseException | None = None
         try:
-            result = await self._run(self.core.handle(table_id, command, command_id))
-            return result
+            if type(table_id) is not str:  # the core refuses it; no turn to take
+                result = await self._run(self.core.handle(table_id, command, command_id))
+                return result
+            turn = self._turns.get(table_id)
+            if turn is None:
+                turn = self._turns[table_id] = _Turn()
+            turn.users += 1
+            try:
+                async with turn.lock:
+                    result = await self._run(self.core.handle(table_id, command, command_id))
+                return result
+            finally:
+                turn.users -= 1
+                if not turn.users:
+                    del self._turns[table_id]
         except BaseException as raised:
             error = raised
             raise

@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
 import redis
 import redis.asyncio as aioredis
+import redis.utils
+from hiredis import pack_command
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.connection import HiredisRespSerializer
 
 from services.store.base import Appended, FeedEntry, Head, StoredEvent, check_append
 from services.store.keys import KeySpace, check_command_id
@@ -44,7 +48,9 @@ from services.store.redis_store import (
     take_chunk,
 )
 
-MAX_PIPELINE: Final = 512  # appends per pipeline; more wait for the next one
+# Appends per pipeline: once this many are queued they go at once, so Redis runs them
+# while the next ones are decided (docs/performance.md has the measurements).
+DEFAULT_BATCH: Final = 32
 
 
 def connect_async(
@@ -52,13 +58,20 @@ def connect_async(
     *,
     retries: int = 6,
     socket_timeout: float = 5.0,
-    max_connections: int | None = None,
+    max_connections: int = 16,
 ) -> aioredis.Redis:
     """An asyncio client for the store, set up as ``connect`` sets up the sync one
-    (bytes replies, RESP2 pinned, retries with backoff)."""
+    (bytes replies, RESP2 pinned, retries with backoff).
+
+    Its pool *waits* for a free connection (up to ``socket_timeout``) rather than failing
+    when ``max_connections`` are in use: a gateway has far more requests in flight than
+    it should open connections, and appends share a connection per pipeline anyway.
+    """
     retry = Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
-    client: aioredis.Redis = aioredis.Redis.from_url(
+    pool = aioredis.BlockingConnectionPool.from_url(
         url,
+        max_connections=max_connections,
+        timeout=socket_timeout,
         protocol=2,
         decode_responses=False,
         retry=retry,
@@ -66,9 +79,25 @@ def connect_async(
         socket_timeout=socket_timeout,
         socket_connect_timeout=min(socket_timeout, 2.0),
         health_check_interval=0,
-        max_connections=max_connections,
     )
+    pool.connection_class = _packing_with_hiredis(pool.connection_class)
+    client: aioredis.Redis = aioredis.Redis.from_pool(pool)
     return client
+
+
+def _packing_with_hiredis(connection_class: type[Any]) -> type[Any]:
+    """``connection_class`` packing commands with hiredis's C packer, as the sync client
+    does: redis.asyncio packs every argument in Python, which cost more than the rules
+    per append (docs/performance.md)."""
+    if redis.utils.HIREDIS_AVAILABLE is False:
+        return connection_class
+    serializer = HiredisRespSerializer()
+
+    def pack_command(self: Any, *args: Any) -> list[bytes]:
+        return serializer.pack(*args)
+
+    return type(f"Hiredis{connection_class.__name__}", (connection_class,),
+                {"pack_command": pack_command})
 
 
 @contextmanager
@@ -91,11 +120,13 @@ class AsyncRedisEventStore:
         *,
         keys: KeySpace | None = None,
         script: str = APPEND_SCRIPT,
+        batch: int = DEFAULT_BATCH,
     ) -> None:
         self.client = client
         self.keys = keys or KeySpace()
         self._script = script
         self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers
+        self.batch = batch
         self._queue: list[_Pending] = []
         self._sending: set[asyncio.Task[None]] = set()  # held so they are not collected
 
@@ -121,21 +152,27 @@ class AsyncRedisEventStore:
         """The bare script call, pipelined with the others: no checks, no parsing."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._queue.append((keys, args, future))
-        if len(self._queue) == 1:
+        queue = self._queue
+        queue.append((keys, args, future))
+        if len(queue) == 1:
             loop.call_soon(self._flush)  # after every task ready now has queued its append
+        elif len(queue) >= self.batch:
+            self._flush()  # no need to wait: Redis works on these while we decide the next
         return future
 
     def _flush(self) -> None:
-        while self._queue:
-            batch, self._queue = self._queue[:MAX_PIPELINE], self._queue[MAX_PIPELINE:]
+        if self._queue:
+            batch, self._queue = self._queue, []
             task = asyncio.get_running_loop().create_task(self._send(batch))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
 
     async def _send(self, batch: list[_Pending]) -> None:
         try:
-            replies = await self._pipeline(batch)
+            unknown = await self._on_a_connection(batch)
+            if unknown:  # NOSCRIPT: a restarted or flushed server; load, send those again
+                self._sha = await self._load_script()
+                await self._on_a_connection(unknown)
         except BaseException as error:
             for _, _, future in batch:
                 if future.done():
@@ -146,32 +183,49 @@ class AsyncRedisEventStore:
                     future.set_exception(_typed(error))
             if not isinstance(error, Exception):
                 raise
-            return
-        for (_, _, future), reply in zip(batch, replies, strict=True):
-            if future.done():  # its caller was cancelled
-                continue
-            if isinstance(reply, Exception):
-                future.set_exception(_typed(reply))
-            else:
-                future.set_result(reply)
 
-    async def _pipeline(self, batch: list[_Pending]) -> list[Any]:
-        replies = await self._evalshas([(keys, args) for keys, args, _ in batch])
-        unknown = [n for n, reply in enumerate(replies) if isinstance(reply, redis.exceptions.NoScriptError)]
-        if unknown:
-            self._sha = await self._load_script()
-            again = await self._evalshas([batch[n][:2] for n in unknown])
-            for n, reply in zip(unknown, again, strict=True):
-                replies[n] = reply
-        return replies
+    async def _on_a_connection(self, batch: list[_Pending]) -> list[_Pending]:
+        """Send ``batch`` as one pipeline on one pooled connection; retried (what is still
+        unanswered) on a connection error, as the client retries a command. Sent by hand
+        rather than through redis-py's ``Pipeline``, whose per-command bookkeeping cost
+        more than the append: packed by hiredis in C, replies read back to back under one
+        timeout, each caller woken as its reply is read."""
+        pool: Any = self.client.connection_pool
+        connection = await pool.get_connection()
+        try:
+            unknown: list[_Pending] = await connection.retry.call_with_retry(
+                lambda: self._exchange(connection, batch),
+                lambda error: connection.disconnect(),
+            )
+            return unknown
+        finally:
+            await pool.release(connection)
 
-    async def _evalshas(self, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
-        pipe = self.client.pipeline(transaction=False)
+    async def _exchange(self, connection: Any, batch: list[_Pending]) -> list[_Pending]:
+        todo = [item for item in batch if not item[2].done()]
         sha = self._sha
-        for keys, args in calls:
-            pipe.evalsha(sha, len(keys), *keys, *args)
-        replies: list[Any] = await pipe.execute(raise_on_error=False)
-        return replies
+        packed = [pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args, _ in todo]
+        unknown: list[_Pending] = []
+        try:
+            async with asyncio.timeout(connection.socket_timeout or None):
+                await connection.send_packed_command(packed, check_health=False)
+                for item in todo:
+                    future = item[2]
+                    try:  # math.inf: no timeout of its own, the batch has one
+                        reply = await connection.read_response(timeout=math.inf)
+                    except redis.exceptions.NoScriptError:
+                        unknown.append(item)
+                        continue
+                    except redis.ResponseError as error:
+                        if not future.done():
+                            future.set_exception(_typed(error))
+                        continue
+                    if not future.done():  # done: its caller was cancelled
+                        future.set_result(reply)
+        except TimeoutError:
+            await connection.disconnect(nowait=True)  # replies may still be on the way
+            raise redis.TimeoutError("Timeout reading the append replies from Redis") from None
+        return unknown
 
     async def _load_script(self) -> str:
         sha = await self.client.script_load(self._script)
