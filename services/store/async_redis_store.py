@@ -94,7 +94,8 @@ def _packing_with_hiredis(connection_class: type[Any]) -> type[Any]:
     serializer = HiredisRespSerializer()
 
     def pack_command(self: Any, *args: Any) -> list[bytes]:
-        return serializer.pack(*args)
+        packed: list[bytes] = serializer.pack(*args)
+        return packed
 
     return type(f"Hiredis{connection_class.__name__}", (connection_class,),
                 {"pack_command": pack_command})

@@ -158,7 +158,7 @@ def test_commands_for_one_table_sent_at_once_all_land_once_in_order_of_arrival(k
     takes them one at a time per table, so none conflicts with another of this process,
     none is lost or doubled, and they land in the order they came."""
 
-    async def scenario() -> tuple[list[int], list[bytes]]:
+    async def scenario() -> tuple[list[int], list[str]]:
         store: Any = _Twin()
         if kind == "fakeredis":
             store = AsyncRedisEventStore(

@@ -255,7 +255,7 @@ def wrapped(shell: str, runner: asyncio.Runner, sync: type[AlwaysMoved], asynchr
         failing = asynchronous(AsyncInMemoryEventStore())
         return failing, SyncHandler(AsyncCommandHandler(failing, CounterDecider(), max_attempts=4), runner)  # type: ignore[arg-type]
     failing = sync(InMemoryEventStore())
-    return failing, CommandHandler(failing, CounterDecider(), max_attempts=4)  # type: ignore[arg-type]
+    return failing, CommandHandler(failing, CounterDecider(), max_attempts=4)
 
 
 def test_conflicts_are_retried_a_bounded_number_of_times(shell: str, runner: asyncio.Runner) -> None:
