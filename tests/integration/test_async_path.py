@@ -202,7 +202,8 @@ class _Spy:
     the stored view was read (all else goes to the real client)."""
 
     def __init__(self, client: Any) -> None:
-        self.client, self.confirmed, self.confirmed_before_get = client, False, None
+        self.client, self.confirmed = client, False
+        self.confirmed_before_get: bool | None = None
 
     def pubsub(self, **options: Any) -> Any:
         spy, real = self, self.client.pubsub(**options)
@@ -231,7 +232,7 @@ def test_an_async_follower_reads_the_stored_view_only_once_its_subscription_is_c
         try:
             spy = _Spy(client)
             redis_client.set(channel_of(SPACE, "s000", "1"), b'{"version": 3}')
-            stream = follow_async(spy, SPACE, "s000", "1", cursor=0, poll_s=0.05)  # type: ignore[arg-type]
+            stream: Any = follow_async(spy, SPACE, "s000", "1", cursor=0, poll_s=0.05)  # type: ignore[arg-type]
             first = msgspec.json.decode(await anext(stream))["version"]
             await stream.aclose()
             return first, spy.confirmed_before_get
