@@ -13,7 +13,7 @@ an asyncio client (for a gateway's WebSocket per reader).
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import msgspec
@@ -71,7 +71,7 @@ async def follow_async(
     reader: str,
     cursor: int = 0,
     poll_s: float = 1.0,
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """``follow`` on an asyncio client: the same order (SSUBSCRIBE, wait for the
     server's confirmation, GET the stored view, then the notifications), the same cursor
     rule. Runs until the caller stops iterating (``aclose`` or a cancelled task), then

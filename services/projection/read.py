@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 import msgspec
@@ -134,7 +134,7 @@ class AsyncReader:
 
     def follow(
         self, table_id: str, reader: str, cursor: int = 0, poll_s: float = 1.0
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         """``reader``'s view each time it is newer than ``cursor`` (see ``notify``)."""
         return follow_async(self.client, self.space, table_id, reader, cursor, poll_s)
 

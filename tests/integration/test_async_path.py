@@ -232,7 +232,7 @@ def test_an_async_follower_reads_the_stored_view_only_once_its_subscription_is_c
         try:
             spy = _Spy(client)
             redis_client.set(channel_of(SPACE, "s000", "1"), b'{"version": 3}')
-            stream: Any = follow_async(spy, SPACE, "s000", "1", cursor=0, poll_s=0.05)  # type: ignore[arg-type]
+            stream = follow_async(spy, SPACE, "s000", "1", cursor=0, poll_s=0.05)  # type: ignore[arg-type]
             first = msgspec.json.decode(await anext(stream))["version"]
             await stream.aclose()
             return first, spy.confirmed_before_get
