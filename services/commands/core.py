@@ -281,8 +281,11 @@ class CommandCore(Generic[S, C, E]):
                     snapshot, current = (yield from self._catch_up(table_id, snapshot)), True
                     continue
                 return (yield from self._duplicate_or_raise(table_id, command, command_id, refusal))
+            if not events:
+                return CommandResult(table_id, snapshot.head.version, ())
+            request, mark = self._append_request(table_id, snapshot, command, events, command_id)
             try:
-                return (yield from self._append(table_id, snapshot, command, events, command_id))
+                appended: Appended = yield request
             except ChainMismatch:
                 # The table is at the cached version with another head: the store lost
                 # what this process saw and took other events since. Start over from it.
@@ -297,6 +300,10 @@ class CommandCore(Generic[S, C, E]):
                 yield Sleep(self.backoff(attempt))
                 snapshot = yield from self._after_conflict(table_id, snapshot, conflict)
                 current = True
+            else:
+                if appended.duplicate:
+                    return (yield from self._first_result(table_id, command_id, mark, appended))
+                return self._appended(table_id, snapshot, events, appended)
         head: Head = yield ReadHead(table_id)
         raise VersionConflict(snapshot.head.version, head.version)
 
@@ -323,30 +330,40 @@ class CommandCore(Generic[S, C, E]):
         self.cache.forget(table_id)
         return (yield from self._catch_up(table_id, self._empty(table_id)))
 
-    def _append(
+    def _append_request(
         self, table_id: str, snapshot: Snapshot[S], command: C, events: Sequence[E], command_id: str
-    ) -> Steps[CommandResult[E]]:
-        if not events:
-            return CommandResult(table_id, snapshot.head.version, ())
+    ) -> tuple[Append, str]:
+        """The append of ``events`` on ``snapshot``, and the command's fingerprint (stored
+        in the outcome so a reused command id is told apart from a retry)."""
         version = snapshot.head.version
         mark = fingerprint(command)
         outcome = b'{"first":%d,"last":%d,"command":"%s"}' % (
             version + 1, version + len(events), mark.encode()
         )
-        data = [self.decider.encode_event(event) for event in events]
-        appended: Appended = yield Append(table_id, data, snapshot.head, command_id, outcome)
-        if appended.duplicate:
-            first = _outcome(appended.outcome)
-            if first.command not in (None, mark):
-                raise CommandIdReused(
-                    f"command id {command_id} was used for another command; send this one with a new id"
-                )
-            return (yield from self._replay(table_id, first))
+        encode = self.decider.encode_event
+        data = [encode(event) for event in events]
+        return Append(table_id, data, snapshot.head, command_id, outcome), mark
+
+    def _appended(
+        self, table_id: str, snapshot: Snapshot[S], events: Sequence[E], appended: Appended
+    ) -> CommandResult[E]:
         state = snapshot.state
+        evolve = self.decider.evolve
         for event in events:
-            state = self.decider.evolve(state, event)
+            state = evolve(state, event)
         self.cache.remember(table_id, Snapshot(state, appended.head))
         return CommandResult(table_id, appended.head.version, tuple(events))
+
+    def _first_result(
+        self, table_id: str, command_id: str, mark: str, appended: Appended
+    ) -> Steps[CommandResult[E]]:
+        """The store had this command id: the first result, if it was this command."""
+        first = _outcome(appended.outcome)
+        if first.command not in (None, mark):
+            raise CommandIdReused(
+                f"command id {command_id} was used for another command; send this one with a new id"
+            )
+        return (yield from self._replay(table_id, first))
 
     def _duplicate_or_raise(
         self, table_id: str, command: C, command_id: str, refusal: MightyError

@@ -140,7 +140,16 @@ class CommandHandler(_Shell[S, C, E]):
                 return value
             failed = None
             try:
-                answer = self._perform(request)
+                if type(request) is Append:  # the hot path, without the dispatch
+                    answer = self.store.append(
+                        request.table_id,
+                        request.events,
+                        expected=request.expected,
+                        command_id=request.command_id,
+                        outcome=request.outcome,
+                    )
+                else:
+                    answer = self._perform(request)
             except Exception as error:  # noqa: BLE001 - handed to the core, which re-raises
                 failed, answer = error, None
 
@@ -244,7 +253,16 @@ class AsyncCommandHandler(_Shell[S, C, E]):
                 return value
             failed = None
             try:
-                answer = await self._perform(request)
+                if type(request) is Append:  # the hot path, without one more coroutine
+                    answer = await self.store.append(
+                        request.table_id,
+                        request.events,
+                        expected=request.expected,
+                        command_id=request.command_id,
+                        outcome=request.outcome,
+                    )
+                else:
+                    answer = await self._perform(request)
             except Exception as error:  # noqa: BLE001 - handed to the core, which re-raises
                 failed, answer = error, None
 
