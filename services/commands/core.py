@@ -191,12 +191,6 @@ def outcome_label(error: BaseException | None, result: CommandResult[Any] | None
     return f"error:{type(error).__name__}"
 
 
-def command_fields(table_id: str, command: object) -> tuple[str, object, str]:
-    """Table, seat and command name for a command's log line."""
-    wrapped = inner(command)
-    return table_id, getattr(wrapped, "seat", None), type(wrapped).__name__
-
-
 class SnapshotCache(Generic[S]):
     """The most recently used tables' snapshots, bounded. The lock makes each operation
     atomic for the threaded sync shell; uncontended (asyncio) it costs ~50 ns."""

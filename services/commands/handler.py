@@ -33,7 +33,7 @@ from services.commands.core import (
     Sleep,
     Steps,
     Warn,
-    command_fields,
+    inner,
     outcome_label,
 )
 from services.store.base import AsyncEventStore, EventStore
@@ -85,12 +85,12 @@ class _Shell(Generic[S, C, E]):
         result: CommandResult[E] | None,
         started: float,
     ) -> None:
-        table, seat, name = command_fields(table_id, command)
+        wrapped = inner(command)
         self._log().info(
             "command",
-            table=table,
-            seat=seat,
-            command=name,
+            table=table_id,
+            seat=getattr(wrapped, "seat", None),
+            command=type(wrapped).__name__,
             outcome=outcome_label(error, result),
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
         )
@@ -209,7 +209,10 @@ class AsyncCommandHandler(_Shell[S, C, E]):
     ) -> None:
         super().__init__(decider, cache_size=cache_size, max_attempts=max_attempts, jitter=jitter)
         self.store = store
-        self._turns: dict[str, _Turn] = {}  # only tables with a command in flight
+        # kept while idle (making one per command cost more than the lock), up to twice
+        # the cache's size; then the idle ones are dropped at once
+        self._turns: dict[str, _Turn] = {}
+        self._max_turns = 2 * cache_size
 
     async def handle(self, table_id: str, command: C, *, command_id: str) -> CommandResult[E]:
         """Decide and append ``command``; raise the refusal or store error, never write it."""
@@ -222,6 +225,8 @@ class AsyncCommandHandler(_Shell[S, C, E]):
                 return result
             turn = self._turns.get(table_id)
             if turn is None:
+                if len(self._turns) >= self._max_turns:
+                    self._turns = {t: turn for t, turn in self._turns.items() if turn.users}
                 turn = self._turns[table_id] = _Turn()
             turn.users += 1
             try:
@@ -230,8 +235,6 @@ class AsyncCommandHandler(_Shell[S, C, E]):
                 return result
             finally:
                 turn.users -= 1
-                if not turn.users:
-                    del self._turns[table_id]
         except BaseException as raised:
             error = raised
             raise

@@ -25,8 +25,8 @@ from services.store.base import (
     FeedEntry,
     Head,
     StoredEvent,
-    chain_hashes,
     check_append,
+    event_hash,
 )
 from services.store.errors import (
     BadAppend,
@@ -200,11 +200,12 @@ def append_args(
     table_id: str, events: Sequence[bytes], expected: Head, command_id: str, outcome: bytes
 ) -> list[Any]:
     """The append script's ARGV (see append.lua), event hashes chained here."""
-    args: list[Any] = [table_id, expected.version, command_id, outcome, expected.hash]
-    args.append(len(events))
-    for data, digest in zip(events, chain_hashes(expected.hash, events), strict=True):
+    prev = expected.hash
+    args: list[Any] = [table_id, expected.version, command_id, outcome, prev, len(events)]
+    for data in events:
+        prev = event_hash(prev, data)
         args.append(data)
-        args.append(digest)
+        args.append(prev)
     return args
 
 
@@ -238,6 +239,8 @@ def feed_start(after: str) -> str:
 
 def appended(reply: list[Any], expected: Head, outcome: bytes) -> Appended:
     """The script's reply as an ``Appended``, or its refusal raised as a typed error."""
+    if reply[0] == b"ok":  # the common answer, without the table's lookup
+        return Appended(Head(int(reply[1]), reply[2].decode()), outcome, duplicate=False)
     kind = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
     handler = _REPLIES.get(kind)
     if handler is None:
