@@ -50,7 +50,7 @@ from services.store.redis_store import (
 
 # Appends per pipeline: once this many are queued they go at once, so Redis runs them
 # while the next ones are decided (docs/performance.md has the measurements).
-DEFAULT_BATCH: Final = 32
+DEFAULT_BATCH: Final = 256
 
 
 def connect_async(
