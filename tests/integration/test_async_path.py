@@ -27,7 +27,14 @@ from services.projection.read import (
     view,
     wait_until,
 )
-from services.store import AsyncRedisEventStore, KeySpace, RedisEventStore, connect_async
+from services.store import (
+    EMPTY_HEAD,
+    AsyncRedisEventStore,
+    KeySpace,
+    RedisEventStore,
+    StoreUnavailable,
+    connect_async,
+)
 from tests.integration.workers.support import workers
 from tests.unit.test_projections import assert_reader_may_see, secret_salts
 
@@ -240,3 +247,52 @@ def test_an_async_follower_reads_the_stored_view_only_once_its_subscription_is_c
             await client.aclose()
 
     assert asyncio.run(scenario()) == (3, True)
+
+
+def test_an_unreachable_server_fails_every_append_in_flight_with_store_unavailable(
+    redis_server: Any,
+) -> None:
+    """Appends in flight together share a pipeline; when Redis is gone each of them gets
+    the typed error (after the client's retries), and so do reads."""
+    async def scenario() -> list[BaseException | None]:
+        client = connect_async(redis_server.url, retries=1, socket_timeout=0.5)
+        store = AsyncRedisEventStore(client, keys=SPACE)
+        try:
+            await store.append("u0", [b"a"], expected=EMPTY_HEAD, command_id="c0", outcome=b"")
+            redis_server.kill()
+            results = await asyncio.gather(
+                *(store.append(f"u{n}", [b"b"], expected=EMPTY_HEAD, command_id="c1", outcome=b"")
+                  for n in range(1, 6)),
+                store.read("u0"),
+                return_exceptions=True,
+            )
+            return [r if isinstance(r, BaseException) else None for r in results]
+        finally:
+            await client.aclose()
+
+    errors = asyncio.run(scenario())
+    assert all(isinstance(e, StoreUnavailable) for e in errors), errors
+    assert all(e is not None and e.code == "store_unavailable" for e in errors)
+
+
+def test_the_async_path_carries_on_after_a_server_restart(redis_server: Any, redis_client: Any) -> None:
+    """A restarted server has an empty script cache and new connections: the next
+    command reconnects, gets NOSCRIPT, loads the script and appends."""
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        client = connect_async(redis_server.url)
+        try:
+            tables = AsyncTables(client, seed=8)
+            await tables.open(["r000", "r001"])
+            before = [version for _, version in tables.states.values()]
+            redis_server.stop()
+            redis_server.restart()
+            await tables.play(hands=1, steps=5)
+            return before, [version for _, version in tables.states.values()]
+        finally:
+            await client.aclose()
+
+    before, after = asyncio.run(scenario())
+    store = RedisEventStore(redis_client, keys=SPACE)
+    assert after == [store.head("r000").version, store.head("r001").version]
+    assert all(a >= b + 5 for a, b in zip(after, before, strict=True))
