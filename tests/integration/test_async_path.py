@@ -272,7 +272,7 @@ def test_an_unreachable_server_fails_every_append_in_flight_with_store_unavailab
 
     errors = asyncio.run(scenario())
     assert all(isinstance(e, StoreUnavailable) for e in errors), errors
-    assert all(e is not None and e.code == "store_unavailable" for e in errors)
+    assert all(isinstance(e, StoreUnavailable) and e.code == "store_unavailable" for e in errors)
 
 
 def test_the_async_path_carries_on_after_a_server_restart(redis_server: Any, redis_client: Any) -> None:
