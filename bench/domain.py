@@ -1,10 +1,12 @@
 """`mighty bench domain`: complete random hands through the pure domain, one process.
 
 Each step asks ``legal_commands`` for the seat to act, picks one at random, decides it and
-folds the events, exactly as a bot would. Prints one JSON object. ``--variant mitigati``
-plays Mitigati hands (``domain.mitigati``); there the pick (``services.players.pick_by_kind``) is first a kind of command
-(pass, continue, pay, sell; or the discard, declaration or play), then one of that kind,
-since the 2 × 129 listed amounts would otherwise strike a bargain in nearly every hand.
+folds the events, exactly as a bot would. Prints one JSON object. ``--variant`` is any
+``CreateTable`` variant (``mighty-5``, ``mitigati``, ...); the game (``domain.registry``)
+plays it. The pick (``services.players.pick_by_kind``) is first a kind of command, then
+one of that kind (``Game.command_kinds``: Mitigati's bargains by pass, continue, pay,
+sell), since the 2 × 129 listed amounts would otherwise strike a bargain in nearly every
+hand.
 """
 
 from __future__ import annotations
@@ -14,81 +16,43 @@ import json
 import platform
 import random
 import time
+from typing import Any
 
-from domain.mighty.hand import deal_event, decide, evolve
-from domain.mighty.legal import legal_commands
-from domain.mighty.rules import RuleSet, make_rules
-from domain.mighty.state import Finished, HandState, Redeal, to_act
-from domain.mitigati.cards import DECK as MITIGATI_DECK
-from domain.mitigati.decider import deal_event as mitigati_deal
-from domain.mitigati.decider import decide as mitigati_decide
-from domain.mitigati.decider import evolve as mitigati_evolve
-from domain.mitigati.decider import packets_from_order
-from domain.mitigati.legal import legal_commands as mitigati_legal
-from domain.mitigati.rules import make_rules as mitigati_rules
-from domain.mitigati.state import Abandoned, MitigatiState, Packets, is_terminal
-from domain.mitigati.state import to_act as mitigati_to_act
+from domain.games import Rules
+from domain.registry import game_named, game_of
 from services.players import pick_by_kind
 
 
-def play_random_hand(rng: random.Random, rules: RuleSet) -> tuple[HandState, int]:
-    """Deal at random and play random legal commands until the hand ends."""
-    spec = rules.spec
-    deck = list(spec.deck)
+def play_random_hand(rng: random.Random, rules: Rules) -> tuple[Any, int]:
+    """Deal at random and play random legal commands of the rules' game until the hand ends."""
+    game = game_of(rules)
+    deck = list(game.deck(rules))
     rng.shuffle(deck)
-    size, n = spec.hand_size, spec.players
-    hands = tuple(tuple(deck[i * size:(i + 1) * size]) for i in range(n))
-    state: HandState = evolve(None, deal_event(rules, dealer=rng.randrange(n), hands=hands,
-                                               kitty=tuple(deck[n * size:])))
+    dealer = rng.randrange(game.players(rules))
+    evolve, decide, to_act = game.evolve, game.decide, game.to_act  # bound once: the hot loop
+    legal_commands, kinds_of, is_terminal = game.legal_commands, game.command_kinds, game.is_terminal
+    state = evolve(None, game.deal(rules, tuple(deck), dealer=dealer, hand_no=0,
+                                   previous_declarer=None, commitment="", salt=""))
     commands = 0
-    over = (Finished, Redeal)  # a tuple: isinstance on a union type is slower
-    uniform = rng.random
-    while not isinstance(state, over):
+    while not is_terminal(state):
         seat = to_act(state)
         assert seat is not None
-        legal = legal_commands(state, seat)
-        command = legal[int(uniform() * len(legal))]  # uniform, like rng.choice, cheaper
+        command = pick_by_kind(rng, kinds_of(legal_commands(state, seat)))
         for event in decide(state, command):
             state = evolve(state, event)
         commands += 1
     return state, commands
 
 
-def random_packets(rng: random.Random, dealer: int) -> Packets:
-    """A shuffled tarot deck cut into mitigati-hand-file.md §2's packets."""
-    deck = list(MITIGATI_DECK)
-    rng.shuffle(deck)
-    return packets_from_order(tuple(deck), dealer)
-
-
-def play_random_mitigati(rng: random.Random) -> tuple[MitigatiState, int]:
-    """Deal a random Mitigati hand and play random legal commands until it ends."""
-    dealer = rng.randrange(3)
-    state: MitigatiState = mitigati_evolve(None, mitigati_deal(
-        mitigati_rules(), dealer=dealer, packets=random_packets(rng, dealer)))
-    commands = 0
-    while not is_terminal(state):
-        seat = mitigati_to_act(state)
-        assert seat is not None
-        command = pick_by_kind(rng, mitigati_legal(state, seat))
-        for event in mitigati_decide(state, command):
-            state = mitigati_evolve(state, event)
-        commands += 1
-    return state, commands
-
-
 def run(hands: int, seed: int, variant: str) -> dict[str, object]:
     rng = random.Random(seed)
-    rules = None if variant == "mitigati" else make_rules(variant)
+    game = game_named(variant)
+    rules = game.make_rules(variant, {})
     commands = redeals = 0
     started = time.perf_counter()
     for _ in range(hands):
-        if rules is None:
-            ended, count = play_random_mitigati(rng)
-            redeals += isinstance(ended, Abandoned)
-        else:
-            state, count = play_random_hand(rng, rules)
-            redeals += isinstance(state, Redeal)
+        state, count = play_random_hand(rng, rules)
+        redeals += game.redealt(state)
         commands += count
     elapsed = time.perf_counter() - started
     return {

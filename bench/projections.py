@@ -41,6 +41,7 @@ from services.projection.read import feed_positions, wait_until
 from services.projection.rebuild import reset
 from services.projection.store import ProjectionStore
 from services.redis_runtime import redis_url_for_run
+from services.settings import settings_from
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
 
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging()
     with contextlib.ExitStack() as stack:
         url = redis_url_for_run(stack)
-        space = KeySpace(namespace=f"bench-{secrets.token_hex(4)}")
+        # the workers it starts read MIGHTY_PARTITIONS too (services/settings.py)
+        space = KeySpace(settings_from().partitions, namespace=f"bench-{secrets.token_hex(4)}")
         client = connect(url)
         stack.callback(_delete_namespace, client, space)
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-bench-")))
@@ -199,13 +201,16 @@ def _applied(store: ProjectionStore) -> int:
 
 
 @contextlib.contextmanager
-def _workers(url: str, space: KeySpace, logs: Path, kinds: tuple[str, ...], batch: int) -> Iterator[dict[str, str]]:
+def _workers(url: str, space: KeySpace, logs: Path, kinds: tuple[str, ...], batch: int,
+             keep_feed: bool = True) -> Iterator[dict[str, str]]:
+    """One worker process per kind. They keep the feed whole by default: the throughput
+    phase resets a kind and times a worker folding the feed from its start."""
     env = {**os.environ, "MIGHTY_LOG_FORMAT": "json"}
     ids = {kind: f"bench-{kind}-{secrets.token_hex(3)}" for kind in kinds}
     processes = []
     for kind in kinds:
         argv = [sys.executable, "-m", "services.projection", kind, "--redis-url", url, "--namespace",
-                space.namespace, "--id", ids[kind], "--batch", str(batch)]
+                space.namespace, "--id", ids[kind], "--batch", str(batch), *(["--keep-feed"] if keep_feed else [])]
         with open(logs / f"{ids[kind]}.log", "wb") as log:
             processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))
     try:

@@ -1,291 +1,289 @@
-"""The games a table can run (DESIGN.md §2: one game = one decider), behind one protocol.
+"""The ``Game`` protocol: what the table, the codec, the audit, the projections and the
+random players need of one game (DESIGN.md §2: one game = one decider).
 
-The table aggregate (``domain/table.py``) names no game's modules: it asks ``game_of(rules)``
-or ``game_named(variant)`` for a ``Game`` and calls it to make the rule set, deal from a
-card order, decide and evolve the hand inside, say when a hand has ended, settle the
-table after it (scores, the next dealer) and reveal its card order. The views projection
-and the audit ask the same object for views and for the order a deal was cut from.
+Nothing outside a game's own package (``domain/mighty/``, ``domain/mitigati/``) names
+its modules but ``domain/registry.py``, which lists the games. Everything that differs
+per game is a member here, so the table aggregate and everything above it work for any
+game without naming one or testing for its types.
 
-Two implementations: ``MIGHTY`` (``domain/mighty/``, every variant of
-mighty.md) and ``MITIGATI`` (``domain/mitigati/``).
+The protocol is generic over the game's rule set ``R``, hand state ``S``, seat command
+``C``, hand event ``E``, view ``V`` and table ledger ``L``: each game implements
+``Game[its types]``, and the code that holds "some game" (``Game[Any, ...]``, the
+registry's entries) gets back exactly what it gave.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
-from msgspec.structs import replace
-
-from domain.errors import TableError
-from domain.mighty import hand as mighty_hand
-from domain.mighty import legal as mighty_legal
-from domain.mighty import state as mighty_state
-from domain.mighty import views as mighty_views
-from domain.mighty.commands import HandCommand
-from domain.mighty.events import HandDealt, HandEvent, HandPassedOut, HandScored, MisdealClaimed
-from domain.mighty.rules import RuleSet, make_rules
-from domain.mighty.state import Finished, HandState
-from domain.mighty.views import HandView
-from domain.mitigati import decider as mitigati_decider
-from domain.mitigati import legal as mitigati_legal
-from domain.mitigati import state as mitigati_state
-from domain.mitigati import views as mitigati_views
-from domain.mitigati.cards import DECK as MITIGATI_DECK
-from domain.mitigati.commands import MitigatiCommand
-from domain.mitigati.events import DealAbandoned, MitigatiEvent
-from domain.mitigati.events import HandDealt as MitigatiHandDealt
-from domain.mitigati.events import HandScored as MitigatiHandScored
-from domain.mitigati.rules import NAME as MITIGATI
-from domain.mitigati.rules import PLAYERS as MITIGATI_PLAYERS
-from domain.mitigati.rules import RuleSet as MitigatiRuleSet
-from domain.mitigati.rules import make_rules as mitigati_rules
-from domain.mitigati.rules import right_of
-from domain.mitigati.state import MitigatiState
-from domain.mitigati.views import MitigatiView
+import msgspec
 
 if TYPE_CHECKING:
-    from domain.table import TableState
+    from typing import Self
 
-AnyRules = RuleSet | MitigatiRuleSet
-AnyHand = HandState | MitigatiState
-AnyHandEvent = HandEvent | MitigatiEvent
-AnyHandCommand = HandCommand | MitigatiCommand
-AnyDealt = HandDealt | MitigatiHandDealt
-AnyView = HandView | MitigatiView
+    from domain.handfiles import HandFileRun
 
 
-class Game(Protocol):
-    """One game's rules as the table needs them. ``hand`` is always a state of this game,
-    ``event`` one of its events: the table dispatches on the rule set it was created with."""
+class Rules(Protocol):
+    """A rule set, as the table and its readers see it."""
 
-    name: str
-    hand_events: tuple[type, ...]  # for isinstance: every event of a hand of this game
-    command_types: tuple[type, ...]  # every command a seat sends to a hand of this game
+    @property
+    def variant(self) -> str: ...
 
-    def make_rules(self, variant: str, options: dict[str, Any]) -> AnyRules: ...
+    def fingerprint(self) -> str: ...
 
-    def players(self, rules: AnyRules) -> int: ...
 
-    def deck(self, rules: AnyRules) -> tuple[str, ...]: ...
+class Hand(Protocol):
+    """A hand state of any phase."""
 
-    def deal(self, table: TableState, order: tuple[str, ...], commitment: str, salt: str) -> AnyDealt:
+    @property
+    def hand_no(self) -> int: ...
+
+
+class SeatCommand(Protocol):
+    """A command a seat sends to the hand being played."""
+
+    @property
+    def seat(self) -> int: ...
+
+
+class LedgerLine(Protocol):
+    """One hand's line in a table's ledger: who sat where and what each seat scored."""
+
+    @property
+    def players(self) -> tuple[str | None, ...]: ...
+
+    @property
+    def scores(self) -> tuple[int, ...]: ...
+
+    def declared_by(self, seat: int) -> bool:
+        """``seat`` declared this hand's contract (a game without contracts: never)."""
+        ...
+
+    def made_by(self, seat: int) -> bool:
+        """``seat`` declared this hand's contract and made it."""
+        ...
+
+
+class TableLedger(Protocol):
+    """A table's score ledger document, of its game's shape (rules/mighty.md §6)."""
+
+    @property
+    def table_id(self) -> str: ...
+
+    @property
+    def variant(self) -> str | None: ...
+
+    @property
+    def seats(self) -> tuple[str | None, ...]: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def hands(self) -> Sequence[LedgerLine]: ...
+
+    def seated(self, version: int, seats: tuple[str | None, ...]) -> Self:
+        """The ledger after a player took or left a seat."""
+        ...
+
+    def closed_at(self, version: int) -> Self:
+        """The ledger after its table closed."""
+        ...
+
+
+class TableCreatedEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """The base of every game's ``TableCreated`` event: each game's own tag and rule-set
+    type (msgspec tells two untagged rule-set shapes apart by no field).
+
+    The fields are declared by each subclass, not here: msgspec encodes a class's fields
+    in order, base first, and the stored events hold ``rules`` between ``table_id`` and
+    ``rules_fingerprint``. The type checker is told what every subclass has."""
+
+    v: int = 1
+
+    if TYPE_CHECKING:
+        @property
+        def table_id(self) -> str: ...
+        @property
+        def rules(self) -> Rules: ...
+        @property
+        def rules_fingerprint(self) -> str: ...
+        @property
+        def name(self) -> str: ...
+        @property
+        def created_by(self) -> str | None: ...
+
+
+class DealProof(NamedTuple):
+    """A deal event's public commitment and its secret salt (rules/mighty.md §2)."""
+
+    hand_no: int
+    commitment: str | None
+    salt: str | None
+
+
+class Settlement(NamedTuple):
+    """What a hand's result does to its table: scores join the totals, the deal passes."""
+
+    scores: tuple[int, ...]
+    dealer: int
+    declarer: int | None  # the previous declarer the next deal may need (Mighty's §2 option)
+
+
+R = TypeVar("R", bound=Rules)
+S = TypeVar("S", bound=Hand)
+C = TypeVar("C", bound=SeatCommand)
+E = TypeVar("E", bound=msgspec.Struct)
+V = TypeVar("V", bound=msgspec.Struct)
+L = TypeVar("L", bound=TableLedger)
+
+
+class Game(Protocol[R, S, C, E, V, L]):
+    """One game's rules as everything above it needs them. A hand, a command, an event
+    passed to a game are always its own: callers dispatch on the table's rule set
+    (``registry.game_of``) or on the event's type (``registry.game_of_event``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def rules_type(self) -> type[R]: ...
+
+    @property
+    def created_type(self) -> type[TableCreatedEvent]:
+        """Its ``TableCreated`` event."""
+        ...
+
+    @property
+    def deal_type(self) -> type[E]:
+        """The event that starts a hand."""
+        ...
+
+    @property
+    def hand_events(self) -> tuple[type[E], ...]:
+        """For isinstance: every event of a hand of this game."""
+        ...
+
+    @property
+    def command_types(self) -> tuple[type[C], ...]:
+        """Every command a seat sends to a hand of this game."""
+        ...
+
+    @property
+    def ends_hand(self) -> tuple[type[E], ...]:
+        """For isinstance: the last event of a hand (its deal is then revealed)."""
+        ...
+
+    @property
+    def command_union(self) -> Any:
+        """The tagged union of ``command_types``, for msgspec."""
+        ...
+
+    # ------------------------------------------------------------ the table
+
+    def make_rules(self, variant: str, options: dict[str, Any]) -> R: ...
+
+    def players(self, rules: R) -> int: ...
+
+    def deck(self, rules: R) -> tuple[str, ...]: ...
+
+    def created(self, table_id: str, rules: R, name: str, created_by: str | None) -> TableCreatedEvent:
+        """The event that creates a table of this game."""
+        ...
+
+    def deal(self, rules: R, order: tuple[str, ...], *, dealer: int, hand_no: int,
+             previous_declarer: int | None, commitment: str, salt: str) -> E:
         """The event that starts the next hand, dealt from ``order`` (already checked to
         be the deck), with the deal's commitment and its (secret) salt."""
         ...
 
-    def deal_order(self, dealt: AnyDealt) -> tuple[str, ...]:
+    def deal_proof(self, dealt: E) -> DealProof: ...
+
+    def deal_order(self, dealt: E) -> tuple[str, ...]:
         """The card order a deal event was cut from: what ``DealRevealed`` shows."""
         ...
 
-    def hand_order(self, hand: AnyHand) -> tuple[str, ...]: ...
-
-    def decide(self, hand: AnyHand, command: AnyHandCommand) -> list[AnyHandEvent]: ...
-
-    def evolve(self, hand: AnyHand | None, event: AnyHandEvent) -> AnyHand: ...
-
-    def is_terminal(self, hand: AnyHand) -> bool: ...
-
-    def ends_hand(self, event: object) -> bool:
-        """The last event of a hand (the deal is then revealed)."""
+    def hand_order(self, hand: S) -> tuple[str, ...]:
+        """The card order the hand being played was dealt from."""
         ...
 
-    def settle(self, table: TableState, hand: AnyHand, event: AnyHandEvent) -> TableState:
-        """The table after a hand event has been applied to ``hand``: scores, dealer."""
+    def decide(self, hand: S, command: C) -> Sequence[E]: ...
+
+    def evolve(self, hand: S | None, event: E) -> S: ...
+
+    def is_terminal(self, hand: S) -> bool: ...
+
+    def redealt(self, hand: S) -> bool:
+        """The hand ended without being played out (passed out, thrown in, abandoned)."""
         ...
 
-    def to_act(self, hand: AnyHand) -> int | None: ...
+    def settle(self, rules: R, hand: S, event: E, *, dealer: int, seats: int) -> Settlement | None:
+        """What the hand event just applied (``hand`` is the state after it) does to the
+        table: None unless it is the hand's result."""
+        ...
 
-    def legal_commands(self, hand: AnyHand, seat: int) -> Sequence[AnyHandCommand]: ...
+    def to_act(self, hand: S) -> int | None: ...
 
-    def all_views(self, hand: AnyHand) -> tuple[list[AnyView], AnyView]: ...
+    def legal_commands(self, hand: S, seat: int) -> Sequence[C]: ...
 
-    def seat_view(self, hand: AnyHand, seat: int) -> AnyView: ...
+    def command_kinds(self, legal: Sequence[C]) -> Sequence[Sequence[C]]:
+        """The legal commands in the kinds a random player picks among first, then one of
+        the kind (a uniform pick over a list of many amounts would always bargain)."""
+        ...
 
-    def spectator_view(self, hand: AnyHand) -> AnyView: ...
+    # ------------------------------------------------------------ views
 
-    def audit_view(self, hand: AnyHand, *, cut_short: bool = False) -> AnyView: ...
+    def all_views(self, hand: S) -> tuple[Sequence[V], V]: ...
 
+    def seat_view(self, hand: S, seat: int) -> V: ...
 
-class _Mighty:
-    """Mighty, every variant: exactly what ``domain/table.py`` did before it had games."""
+    def spectator_view(self, hand: S) -> V: ...
 
-    name = "mighty"
-    hand_events: tuple[type, ...] = HandEvent.__args__
-    command_types: tuple[type, ...] = HandCommand.__args__
-    _ends: Final = (HandScored, HandPassedOut, MisdealClaimed)
+    def audit_view(self, hand: S, *, cut_short: bool = False) -> V: ...
 
-    def make_rules(self, variant: str, options: dict[str, Any]) -> AnyRules:
-        rules = make_rules(variant, options)
-        if not rules.spec.playable:
-            raise TableError("variant_not_playable", f"{rules.variant} cannot be played here yet.")
-        return rules
+    def closed_view(self, view: V) -> V:
+        """A view of a hand whose table closed mid-hand: nobody is to act any more."""
+        ...
 
-    def players(self, rules: AnyRules) -> int:
-        assert isinstance(rules, RuleSet)
-        return rules.spec.players
+    # ------------------------------------------------------------ audit
 
-    def deck(self, rules: AnyRules) -> tuple[str, ...]:
-        assert isinstance(rules, RuleSet)
-        return rules.spec.deck
+    def command_of(self, events: Sequence[E]) -> C | None:
+        """The seat command that appended ``events`` (one command's hand events, in order)
+        records, or None (derived events, the deal)."""
+        ...
 
-    def deal(self, table: TableState, order: tuple[str, ...], commitment: str, salt: str) -> AnyDealt:
-        rules = table.rules
-        assert isinstance(rules, RuleSet)
-        spec = rules.spec
-        size, n = spec.hand_size, spec.players
-        hands = tuple(order[i * size:(i + 1) * size] for i in range(n))
-        first = table.dealer
-        if rules.first_bidder == "left_of_dealer":
-            first = (table.dealer + 1) % n
-        elif rules.first_bidder == "previous_declarer" and table.previous_declarer is not None:
-            first = table.previous_declarer
-        dealt = mighty_hand.deal_event(
-            rules, dealer=table.dealer, hands=hands, kitty=order[n * size:],
-            first_bidder=first, hand_no=table.hand_no, commitment=commitment,
-        )
-        return replace(dealt, salt=salt)
+    def table_options(self, rules: R) -> dict[str, Any]:
+        """The ``CreateTable`` options that make ``rules`` again."""
+        ...
 
-    def deal_order(self, dealt: AnyDealt) -> tuple[str, ...]:
-        assert isinstance(dealt, HandDealt)
-        return tuple(c for h in dealt.hands for c in h) + dealt.kitty
+    def hand_file(self, dealt: E, commands: Sequence[C]) -> dict[str, Any]:
+        """The hand file of a stored hand (for ``mighty export``)."""
+        ...
 
-    def hand_order(self, hand: AnyHand) -> tuple[str, ...]:
-        return tuple(c for h in hand.dealt for c in h) + hand.kitty  # type: ignore[union-attr]
+    def log_fields(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """An event's fields as ``mighty log`` prints them: what the hand keeps secret
+        (rules/mighty.md §8) shown as a count."""
+        ...
 
-    def decide(self, hand: AnyHand, command: AnyHandCommand) -> list[AnyHandEvent]:
-        return list(mighty_hand.decide(hand, command))  # type: ignore[arg-type]
+    def read_hand_file(self, data: bytes) -> HandFileRun:
+        """Parse and check a hand file of this game (``HandFileError`` when broken)."""
+        ...
 
-    def evolve(self, hand: AnyHand | None, event: AnyHandEvent) -> AnyHand:
-        return mighty_hand.evolve(hand, event)  # type: ignore[arg-type]
+    # ------------------------------------------------------------ projections
 
-    def is_terminal(self, hand: AnyHand) -> bool:
-        return mighty_hand.is_terminal(hand)  # type: ignore[arg-type]
+    def directory_fields(self, rules: R) -> dict[str, Any]:
+        """What a lobby's directory entry shows of the rule set."""
+        ...
 
-    def ends_hand(self, event: object) -> bool:
-        return isinstance(event, self._ends)
+    def new_ledger(self, table_id: str, version: int, rules: R) -> L: ...
 
-    def settle(self, table: TableState, hand: AnyHand, event: AnyHandEvent) -> TableState:
-        if not isinstance(event, HandScored):
-            return replace(table, hand=hand)
-        rules = table.rules
-        assert isinstance(rules, RuleSet)
-        n = len(table.seats)
-        dealer = (table.dealer + 1) % n
-        if rules.next_dealer == "friend":
-            # two packs: HandScored has no single friend; the lowest friend seat deals
-            friends = hand.friends if isinstance(hand, Finished) else ()
-            friend = event.friend if event.friend is not None else next(iter(friends), None)
-            dealer = friend if friend is not None else event.declarer
-        totals = tuple(t + s for t, s in zip(table.totals, event.scores, strict=True))
-        return replace(table, hand=hand, dealer=dealer, previous_declarer=event.declarer,
-                       totals=totals, hands_scored=table.hands_scored + 1)
+    def fold_ledger(self, ledger: L, version: int, event: E) -> L:
+        """The ledger after one of this game's hand events; the same object if unchanged."""
+        ...
 
-    def to_act(self, hand: AnyHand) -> int | None:
-        return mighty_state.to_act(hand)  # type: ignore[arg-type]
-
-    def legal_commands(self, hand: AnyHand, seat: int) -> Sequence[AnyHandCommand]:
-        return mighty_legal.legal_commands(hand, seat)  # type: ignore[arg-type]
-
-    def all_views(self, hand: AnyHand) -> tuple[list[AnyView], AnyView]:
-        seats, spectator = mighty_views.all_views(hand)  # type: ignore[arg-type]
-        return list(seats), spectator
-
-    def seat_view(self, hand: AnyHand, seat: int) -> AnyView:
-        return mighty_views.seat_view(hand, seat)  # type: ignore[arg-type]
-
-    def spectator_view(self, hand: AnyHand) -> AnyView:
-        return mighty_views.spectator_view(hand)  # type: ignore[arg-type]
-
-    def audit_view(self, hand: AnyHand, *, cut_short: bool = False) -> AnyView:
-        return mighty_views.audit_view(hand, cut_short=cut_short)  # type: ignore[arg-type]
+    def decode_ledger(self, data: bytes) -> L: ...
 
 
-class _Mitigati:
-    """Mitigati (rules/mitigati.md): three seats, the deal passing to the right."""
-
-    name = MITIGATI
-    hand_events: tuple[type, ...] = MitigatiEvent.__args__
-    command_types: tuple[type, ...] = MitigatiCommand.__args__
-    _ends: Final = (MitigatiHandScored, DealAbandoned)
-
-    def make_rules(self, variant: str, options: dict[str, Any]) -> AnyRules:
-        return mitigati_rules(options)
-
-    def players(self, rules: AnyRules) -> int:
-        return MITIGATI_PLAYERS
-
-    def deck(self, rules: AnyRules) -> tuple[str, ...]:
-        return MITIGATI_DECK
-
-    def deal(self, table: TableState, order: tuple[str, ...], commitment: str, salt: str) -> AnyDealt:
-        rules = table.rules
-        assert isinstance(rules, MitigatiRuleSet)
-        packets = mitigati_decider.packets_from_order(order, table.dealer)
-        dealt = mitigati_decider.deal_event(rules, dealer=table.dealer, packets=packets,
-                                            hand_no=table.hand_no)
-        return replace(dealt, commitment=commitment, salt=salt)
-
-    def deal_order(self, dealt: AnyDealt) -> tuple[str, ...]:
-        assert isinstance(dealt, MitigatiHandDealt)
-        return mitigati_decider.deal_order(dealt.packets)
-
-    def hand_order(self, hand: AnyHand) -> tuple[str, ...]:
-        return mitigati_decider.deal_order(hand.packets)  # type: ignore[union-attr]
-
-    def decide(self, hand: AnyHand, command: AnyHandCommand) -> list[AnyHandEvent]:
-        return list(mitigati_decider.decide(hand, command))  # type: ignore[arg-type]
-
-    def evolve(self, hand: AnyHand | None, event: AnyHandEvent) -> AnyHand:
-        return mitigati_decider.evolve(hand, event)  # type: ignore[arg-type]
-
-    def is_terminal(self, hand: AnyHand) -> bool:
-        return mitigati_state.is_terminal(hand)  # type: ignore[arg-type]
-
-    def ends_hand(self, event: object) -> bool:
-        return isinstance(event, self._ends)
-
-    def settle(self, table: TableState, hand: AnyHand, event: AnyHandEvent) -> TableState:
-        """A played hand and an abandoned deal both count as a hand of the match: their
-        scores (card points and declarations, or the bargain's payment) join the totals and
-        the deal passes to the right (mitigati.md; mitigati-hand-file.md §4)."""
-        if not isinstance(event, MitigatiHandScored | DealAbandoned):
-            return replace(table, hand=hand)
-        totals = tuple(t + s for t, s in zip(table.totals, event.scores, strict=True))
-        return replace(table, hand=hand, dealer=right_of(table.dealer), totals=totals,
-                       hands_scored=table.hands_scored + 1)
-
-    def to_act(self, hand: AnyHand) -> int | None:
-        return mitigati_state.to_act(hand)  # type: ignore[arg-type]
-
-    def legal_commands(self, hand: AnyHand, seat: int) -> Sequence[AnyHandCommand]:
-        return mitigati_legal.legal_commands(hand, seat)  # type: ignore[arg-type]
-
-    def all_views(self, hand: AnyHand) -> tuple[list[AnyView], AnyView]:
-        seats = [mitigati_views.seat_view(hand, s) for s in range(MITIGATI_PLAYERS)]  # type: ignore[arg-type]
-        return list(seats), mitigati_views.spectator_view(hand)  # type: ignore[arg-type]
-
-    def seat_view(self, hand: AnyHand, seat: int) -> AnyView:
-        return mitigati_views.seat_view(hand, seat)  # type: ignore[arg-type]
-
-    def spectator_view(self, hand: AnyHand) -> AnyView:
-        return mitigati_views.spectator_view(hand)  # type: ignore[arg-type]
-
-    def audit_view(self, hand: AnyHand, *, cut_short: bool = False) -> AnyView:
-        return mitigati_views.audit_view(hand, cut_short=cut_short)  # type: ignore[arg-type]
-
-
-MIGHTY: Final[Game] = _Mighty()
-MITIGATI_GAME: Final[Game] = _Mitigati()
-GAMES: Final[dict[str, Game]] = {MIGHTY.name: MIGHTY, MITIGATI_GAME.name: MITIGATI_GAME}
-_BY_RULES: Final[dict[type, Game]] = {RuleSet: MIGHTY, MitigatiRuleSet: MITIGATI_GAME}
-
-
-def game_of(rules: AnyRules) -> Game:
-    """The game a rule set belongs to."""
-    return _BY_RULES[type(rules)]
-
-
-def game_named(variant: str) -> Game:
-    """The game of a ``CreateTable`` variant: ``mitigati``, else one of Mighty's."""
-    return MITIGATI_GAME if variant == MITIGATI else MIGHTY
+AnyGame = Game[Any, Any, Any, Any, Any, Any]

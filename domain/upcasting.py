@@ -8,14 +8,23 @@ previous shape (the JSON object) into the next is registered in ``UPCASTERS`` un
 written years ago replays through today's rules, and its stored bytes (which the hash
 chain covers) stay as they were.
 
-No shape has changed yet, so ``UPCASTERS`` is empty; the mechanism is exercised by
-``tests/unit/test_upcasting.py`` with shapes made up for the test.
+Version 2 of Mighty's ``friend_called``, ``card_played`` and ``friend_revealed`` added a
+fact each, which ``decide`` computes and ``evolve`` used to re-derive (``ADDED_FACTS``).
+None of them can be computed from the old event alone: it takes the hand so far (who
+holds the called card; whether another seat holds a Joker; which call the reveal
+resolves). So the upcaster leaves the fact ``UNSET`` ("not recorded"), and
+``domain.mighty.hand.evolve``, which holds the hand, derives it as version-1 readers did
+(``domain.mighty.legacy``, called only for an event with the fact unset). Two readers
+need to know which fields were added: ``mighty verify`` compares the events it re-decides
+with the stored ones as recorded (``as_recorded``: a fact an old event does not hold is
+not compared), and hand files print events in the shapes hand-file.md was written
+against (``as_version``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 
 import msgspec
 
@@ -24,8 +33,60 @@ from domain.errors import UnknownEventVersion
 Raw = dict[str, Any]
 Upcaster = Callable[[Raw], Raw]
 
+
+
+def _fact_not_recorded(raw: Raw) -> Raw:
+    """v1 to v2 of ``friend_called`` (``holder``), ``card_played`` (``joker_call_effective``)
+    and ``friend_revealed`` (``call``): the shape is the same, the added fact stays unset,
+    for ``evolve`` to derive from the hand (see above)."""
+    return raw
+
+
 # (event tag, the version it reads) -> the function that returns the next version's shape.
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("friend_called", 1): _fact_not_recorded,
+    ("card_played", 1): _fact_not_recorded,
+    ("friend_revealed", 1): _fact_not_recorded,
+}
+
+# (event tag, the version that added them) -> facts the events of earlier versions lack.
+ADDED_FACTS: dict[tuple[str, int], tuple[str, ...]] = {
+    ("friend_called", 2): ("holder",),
+    ("card_played", 2): ("joker_call_effective",),
+    ("friend_revealed", 2): ("call",),
+}
+_FACTS_OF_TAG: dict[str, tuple[str, ...]] = {}
+for (_tag, _), _fields in ADDED_FACTS.items():
+    _FACTS_OF_TAG[_tag] = _FACTS_OF_TAG.get(_tag, ()) + _fields
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def as_recorded(derived: S, stored: msgspec.Struct) -> S:
+    """``derived`` as an event of ``stored``'s age could record it: each added fact that
+    ``stored`` lacks (``UNSET``: it was stored before the fact's version) unset too. Every
+    other field, and every fact an event holds, is compared as it is."""
+    facts = _FACTS_OF_TAG.get(str(derived.__struct_config__.tag))
+    if not facts or type(stored) is not type(derived):
+        return derived
+    unrecorded = {f: msgspec.UNSET for f in facts if getattr(stored, f) is msgspec.UNSET}
+    return msgspec.structs.replace(derived, **unrecorded) if unrecorded else derived
+
+
+def as_version(raw: Raw, version: int) -> Raw:
+    """An event's JSON object in the shape of an earlier ``version`` of its type, when the
+    versions since only added facts: those facts left out, ``v`` last, as it was encoded
+    (hand-file.md fixes the events ``mighty replay`` prints at their first shapes)."""
+    tag, now = raw.get("type"), raw.get("v", 1)
+    if not isinstance(tag, str) or not isinstance(now, int) or now <= version:
+        return raw
+    dropped: set[str] = {"v"}
+    for step in range(version + 1, now + 1):
+        added = ADDED_FACTS.get((tag, step))
+        if added is None:
+            raise ValueError(f"{tag} version {step} changed more than added facts")
+        dropped.update(added)
+    return {**{k: v for k, v in raw.items() if k not in dropped}, "v": version}
 
 
 def current_versions(union: Any) -> dict[str, int]:

@@ -7,19 +7,17 @@ partition and merges them (``services/projection/read.py``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 from msgspec.structs import replace
 
-from domain.mighty.events import HandPassedOut, HandScored, MisdealClaimed
-from domain.mighty.rules import RuleSet
-from domain.mitigati import events as mev
-from domain.mitigati.rules import PLAYERS as MITIGATI_PLAYERS
+from domain.games import TableCreatedEvent
+from domain.registry import game_of, game_of_event
 from domain.table import (
-    MitigatiTableCreated,
     PlayerJoined,
     PlayerLeft,
     TableClosed,
-    TableCreated,
     TableEvent,
     TableStarted,
     seated,
@@ -34,13 +32,14 @@ class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     version: int = 0  # the table version of the entry's last change
     name: str = ""
     status: str = "new"  # open: seats free to take; playing; closed
-    rules: RuleSet | None = None  # a Mighty table's rule set
+    rules: dict[str, Any] | None = None  # the rule set, for a game whose tables have options (Mighty)
     rules_fingerprint: str | None = None
     seats: tuple[str | None, ...] = ()
     open_seats: int = 0
     hands_played: int = 0  # scored, passed out or thrown in (Mitigati: played or abandoned)
-    # The game, for a table that is not Mighty's ("mitigati"; its rule set has no options,
-    # so ``rules`` stays None). UNSET, left out, for Mighty, whose entries keep their bytes.
+    # The game, for a table whose rule set has no options ("mitigati": ``rules`` stays
+    # None). UNSET, left out, for Mighty, whose entries keep their bytes
+    # (``Game.directory_fields`` says which).
     variant: str | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -49,21 +48,25 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
     if isinstance(event, PlayerJoined | PlayerLeft):
         seats = seated(entry.seats, event)
         return replace(entry, version=version, seats=seats, open_seats=seats.count(None))
-    if isinstance(event, HandScored | HandPassedOut | MisdealClaimed | mev.HandScored | mev.DealAbandoned):
-        return replace(entry, version=version, hands_played=entry.hands_played + 1)
-    if isinstance(event, TableCreated):
-        n = event.rules.spec.players
-        return replace(entry, version=version, name=event.name, status="open", rules=event.rules,
-                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * n, open_seats=n)
-    if isinstance(event, MitigatiTableCreated):
+    if isinstance(event, TableCreatedEvent):
+        game = game_of(event.rules)
+        n = game.players(event.rules)
         return replace(entry, version=version, name=event.name, status="open",
-                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * MITIGATI_PLAYERS, open_seats=MITIGATI_PLAYERS,
-                       variant=event.rules.variant)
+                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * n, open_seats=n,
+                       **game.directory_fields(event.rules))
+    if _ends_hand(event):
+        return replace(entry, version=version, hands_played=entry.hands_played + 1)
     if isinstance(event, TableStarted):
         return replace(entry, version=version, status="playing")
     if isinstance(event, TableClosed):
         return replace(entry, version=version, status="closed")
     return entry
+
+
+def _ends_hand(event: TableEvent) -> bool:
+    """Scored, passed out, thrown in (Mitigati: played or abandoned): the game says."""
+    game = game_of_event(event)
+    return game is not None and isinstance(event, game.ends_hand)
 
 
 _decode = msgspec.json.Decoder(DirectoryEntry).decode

@@ -26,7 +26,7 @@ Docs = dict[DocKey, bytes | None]
 encoder = msgspec.json.Encoder()
 
 
-def encode(value: msgspec.Struct) -> bytes:
+def encode(value: object) -> bytes:  # a msgspec Struct (a game's ledger is typed by its protocol)
     return encoder.encode(value)
 
 

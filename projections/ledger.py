@@ -1,13 +1,12 @@
 """Score ledgers (rules/mighty.md §6): per table, each hand's scores and running totals;
 per player, totals, hands played, contracts declared and made.
 
-The scores are facts of the ``HandScored`` event: nothing is recomputed here.
-
-A Mitigati table's ledger is a ``MitigatiTableLedger``: its lines are ``DealLine``s, one per
-hand of the match, played (``mitigati_hand_scored``: card points and declarations) or
-abandoned (``mitigati_deal_abandoned``: the bargain's payment is the hand's scores).
-Players' contributions are the same ``PlayerLedger`` for both games; a Mitigati hand
-declares no contract, so it adds to ``total`` and ``hands`` only.
+The scores are facts of the game's result events: nothing is recomputed here. A table's
+ledger is of its game's shape (``Game.new_ledger``: Mighty's ``HandLine``s with the
+contract, Mitigati's ``DealLine``s, played or abandoned); this module folds the table's
+own events (seats, close) into it and hands the game its hand events
+(``Game.fold_ledger``). Players' contributions are the same ``PlayerLedger`` for every
+game; a game without contracts adds to ``total`` and ``hands`` only.
 
 Documents of a partition:
 - ``ledger:t:<table>``: the table's ledger;
@@ -24,85 +23,13 @@ from collections.abc import Iterable
 import msgspec
 from msgspec.structs import replace
 
-from domain.mighty.events import FriendRevealed, HandDealt, HandScored
-from domain.mitigati import events as mev
-from domain.mitigati.rules import PLAYERS as MITIGATI_PLAYERS
-from domain.table import (
-    MitigatiTableCreated,
-    PlayerJoined,
-    PlayerLeft,
-    TableClosed,
-    TableCreated,
-    TableEvent,
-    seated,
-)
+from domain.games import AnyGame, LedgerLine, TableCreatedEvent, TableLedger
+from domain.registry import DEFAULT, game_named, game_of, game_of_event
+from domain.table import PlayerJoined, PlayerLeft, TableClosed, TableEvent, seated
 from projections.docs import DocKey, Docs, encode
 
 PLAYERS_DOC = "ledger:players"
-
-
-class HandLine(msgspec.Struct, frozen=True, kw_only=True):
-    hand_no: int
-    declarer: int
-    friend: int | None
-    friends: tuple[int, ...] = ()  # every friend seat, sorted (two with two packs, mighty-large.md)
-    contract: int
-    trump: str
-    made: bool
-    declarer_side_points: int
-    players: tuple[str | None, ...]  # who sat where for this hand
-    scores: tuple[int, ...]
-    totals: tuple[int, ...]  # running totals after this hand
-
-
-class TableLedger(msgspec.Struct, frozen=True, kw_only=True):
-    table_id: str
-    version: int = 0  # the table version of the ledger's last change
-    variant: str | None = None
-    score_rule: str | None = None
-    seats: tuple[str | None, ...] = ()
-    hand_no: int = 0  # the hand being played
-    revealed: tuple[int, ...] = ()  # friend seats revealed in it so far (public, §8)
-    hands: tuple[HandLine, ...] = ()
-    totals: tuple[int, ...] = ()
-    closed: bool = False
-
-
-class Bargain(msgspec.Struct, frozen=True, kw_only=True):
-    """An abandoned Mitigati deal: the payer paid the seller ``amount`` in ``session``."""
-
-    session: int
-    payer: int
-    seller: int
-    amount: int
-
-
-class DealLine(msgspec.Struct, frozen=True, kw_only=True):
-    """One Mitigati hand of the match."""
-
-    hand_no: int
-    dealer: int
-    outcome: str  # "finished" or "abandoned"
-    points: tuple[int, ...] | None  # card points (finished only)
-    bargain: Bargain | None  # the deal's bargain (abandoned only)
-    players: tuple[str | None, ...]
-    scores: tuple[int, ...]
-    totals: tuple[int, ...]
-
-
-class MitigatiTableLedger(msgspec.Struct, frozen=True, kw_only=True):
-    table_id: str
-    version: int = 0
-    variant: str = "mitigati"
-    seats: tuple[str | None, ...] = ()
-    hand_no: int = 0
-    dealer: int = 0  # the dealer of the hand being played
-    hands: tuple[DealLine, ...] = ()
-    totals: tuple[int, ...] = ()
-    closed: bool = False
-
-
-AnyTableLedger = TableLedger | MitigatiTableLedger
+AnyTableLedger = TableLedger  # a table's ledger, of its game's shape
 
 
 class PlayerLedger(msgspec.Struct, frozen=True, kw_only=True):
@@ -117,71 +44,47 @@ def table_name(table_id: str) -> str:
     return f"ledger:t:{table_id}"
 
 
+class Uncreated(msgspec.Struct, frozen=True, kw_only=True):
+    """The ledger of a table before its ``TableCreated``: no game yet, so no shape."""
+
+    table_id: str
+    variant: None = None
+    seats: tuple[str | None, ...] = ()
+    closed: bool = False
+    hands: tuple[LedgerLine, ...] = ()
+
+    def seated(self, version: int, seats: tuple[str | None, ...]) -> Uncreated:
+        return replace(self, seats=seats)
+
+    def closed_at(self, version: int) -> Uncreated:
+        return replace(self, closed=True)
+
+
+def _game(variant: str | None) -> AnyGame:
+    return DEFAULT if variant is None else game_named(variant)
+
+
 def fold(ledger: AnyTableLedger, version: int, event: TableEvent) -> AnyTableLedger:
     """The table's ledger after ``event``; the very same object if nothing changed."""
-    if isinstance(ledger, MitigatiTableLedger):
-        return fold_mitigati(ledger, version, event)
-    if isinstance(event, MitigatiTableCreated):
-        return MitigatiTableLedger(table_id=ledger.table_id, version=version,
-                                   seats=(None,) * MITIGATI_PLAYERS, totals=(0,) * MITIGATI_PLAYERS)
-    if isinstance(event, HandScored):
-        return _scored(ledger, version, event)
-    if isinstance(event, HandDealt):
-        return replace(ledger, version=version, hand_no=event.hand_no, revealed=())
-    if isinstance(event, FriendRevealed):
-        return replace(ledger, version=version, revealed=(*ledger.revealed, event.seat))
     if isinstance(event, PlayerJoined | PlayerLeft):
-        return replace(ledger, version=version, seats=seated(ledger.seats, event))
-    if isinstance(event, TableCreated):
-        n = event.rules.spec.players
-        return replace(ledger, version=version, variant=event.rules.variant,
-                       score_rule=event.rules.score, seats=(None,) * n, totals=(0,) * n)
+        return ledger.seated(version, seated(ledger.seats, event))
     if isinstance(event, TableClosed):
-        return replace(ledger, version=version, closed=True)
-    return ledger
+        return ledger.closed_at(version)
+    if isinstance(event, TableCreatedEvent):
+        created: AnyTableLedger = game_of(event.rules).new_ledger(ledger.table_id, version, event.rules)
+        return created
+    game = game_of_event(event)
+    if game is None or isinstance(ledger, Uncreated):
+        return ledger  # the table's other events; nothing of a hand before the table exists
+    folded: AnyTableLedger = game.fold_ledger(ledger, version, event)
+    return folded
 
 
-def fold_mitigati(ledger: MitigatiTableLedger, version: int, event: TableEvent) -> MitigatiTableLedger:
-    if isinstance(event, mev.HandScored | mev.DealAbandoned):
-        totals = tuple(t + s for t, s in zip(ledger.totals, event.scores, strict=True))
-        if isinstance(event, mev.HandScored):
-            outcome, points, bargain = "finished", event.points, None
-        else:
-            outcome, points = "abandoned", None
-            bargain = Bargain(session=event.session, payer=event.payer, seller=event.seller,
-                              amount=event.amount)
-        line = DealLine(hand_no=ledger.hand_no, dealer=ledger.dealer, outcome=outcome,
-                        points=points, bargain=bargain, players=ledger.seats,
-                        scores=event.scores, totals=totals)
-        return replace(ledger, version=version, hands=(*ledger.hands, line), totals=totals)
-    if isinstance(event, mev.HandDealt):
-        return replace(ledger, version=version, hand_no=event.hand_no, dealer=event.dealer)
-    if isinstance(event, PlayerJoined | PlayerLeft):
-        return replace(ledger, version=version, seats=seated(ledger.seats, event))
-    if isinstance(event, TableClosed):
-        return replace(ledger, version=version, closed=True)
-    return ledger
-
-
-def _scored(ledger: TableLedger, version: int, event: HandScored) -> TableLedger:
-    totals = tuple(t + s for t, s in zip(ledger.totals, event.scores, strict=True))
-    friends = {*ledger.revealed, *(() if event.friend is None else (event.friend,))}
-    line = HandLine(
-        hand_no=ledger.hand_no, declarer=event.declarer, friend=event.friend,
-        friends=tuple(sorted(friends)), contract=event.points, trump=event.trump, made=event.made,
-        declarer_side_points=event.declarer_side_points, players=ledger.seats,
-        scores=event.scores, totals=totals,
-    )
-    return replace(ledger, version=version, hands=(*ledger.hands, line), totals=totals)
-
-
-def credit(player: PlayerLedger, line: HandLine | DealLine, seat: int) -> PlayerLedger:
-    if isinstance(line, DealLine):  # Mitigati: no contract declared or made
-        return replace(player, total=player.total + line.scores[seat], hands=player.hands + 1)
-    declared = seat == line.declarer
+def credit(player: PlayerLedger, line: LedgerLine, seat: int) -> PlayerLedger:
+    declared = line.declared_by(seat)
     return replace(
         player, total=player.total + line.scores[seat], hands=player.hands + 1,
-        declared=player.declared + declared, made=player.made + (declared and line.made),
+        declared=player.declared + declared, made=player.made + line.made_by(seat),
     )
 
 
@@ -194,18 +97,18 @@ def combine(name: str, parts: Iterable[PlayerLedger]) -> PlayerLedger:
     return total
 
 
-_decode_table = msgspec.json.Decoder(TableLedger).decode
-_decode_mitigati = msgspec.json.Decoder(MitigatiTableLedger).decode
+class _Variant(msgspec.Struct):
+    variant: str | None = None
+
+
+_decode_variant = msgspec.json.Decoder(_Variant).decode  # reads that one field, skips the rest
 _decode_player = msgspec.json.Decoder(PlayerLedger).decode
-_MITIGATI_MARK = b'"variant":"mitigati"'  # a key and its value: no player name can hold it unescaped
 
 
 def decode_table(data: bytes) -> AnyTableLedger:
-    """A table's ledger document, of its game's shape (the two shapes share no tag, so
-    the variant says which)."""
-    if _MITIGATI_MARK in data:
-        return _decode_mitigati(data)
-    return _decode_table(data)
+    """A table's ledger document, of its game's shape: its ``variant`` says which."""
+    ledger: AnyTableLedger = _game(_decode_variant(data).variant).decode_ledger(data)
+    return ledger
 
 
 def decode_player(data: bytes) -> PlayerLedger:
@@ -227,19 +130,19 @@ class LedgerProjection:
         return table_id in self.tables
 
     def restore(self, table_id: str, stored: bytes | None) -> None:
-        self.tables[table_id] = TableLedger(table_id=table_id) if stored is None else decode_table(stored)
+        self.tables[table_id] = Uncreated(table_id=table_id) if stored is None else decode_table(stored)
 
     def restore_players(self, stored: dict[str, bytes]) -> None:
         self.players = {name: decode_player(data) for name, data in stored.items()}
 
     def apply(self, table_id: str, version: int, event: TableEvent) -> None:
-        before = self.tables.get(table_id) or TableLedger(table_id=table_id)
+        before = self.tables.get(table_id) or Uncreated(table_id=table_id)
         after = fold(before, version, event)
         if after is before:
             return
         self.tables[table_id] = after
         self._dirty_tables[table_id] = None
-        if isinstance(event, HandScored | mev.HandScored | mev.DealAbandoned):
+        if len(after.hands) > len(before.hands):  # a hand's result: its players' ledgers change
             line = after.hands[-1]
             for seat, name in enumerate(line.players):
                 if name is not None:

@@ -1,12 +1,12 @@
 """Per-seat views (rules/mighty.md §8): what each seat, a spectator and the audit may see.
 
 The projection keeps the domain's own ``TableState`` (folding ``domain.table.evolve``) and
-derives every document with the game's views (``domain.mighty.views`` for Mighty,
-``domain.mitigati.views`` for Mitigati, through ``domain.games``), which already hide what
-a reader may not see: no rule is re-implemented here. Documents, per table ``t``:
+derives every document with the views of the table's game (``Game.seat_view`` and the
+rest, ``domain/games.py``), which already hide what a reader may not see: no rule is re-implemented here. Documents, per table ``t``:
 
 - ``view:<t>:<seat>`` for each seat, ``view:<t>:spectator``: the current hand as that
   reader sees it, with the table around it, at the table's version (the client's cursor);
+  once the table is closed, the seat views hold the table without the hand (compacted);
 - ``view:<t>:audit:<hand_no>``: everything about a hand, written once the deal is
   revealed (§2, §8), with the card order, salt and commitment that prove the deal.
 """
@@ -18,13 +18,9 @@ from collections.abc import Iterable
 import msgspec
 from msgspec.structs import replace
 
-from domain.games import AnyView
-from domain.mighty.events import HandDealt
-from domain.mitigati.events import HandDealt as MitigatiHandDealt
+from domain.games import TableCreatedEvent
 from domain.table import (
     DealRevealed,
-    MitigatiTableCreated,
-    TableCreated,
     TableEvent,
     TableState,
     evolve,
@@ -58,7 +54,7 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     hands_scored: int
     totals: tuple[int, ...]
     commitment: str | None  # the current deal's commitment: public before bidding (§2)
-    hand: AnyView | None  # a Mighty HandView or a MitigatiView, by the table's game
+    hand: msgspec.Struct | None  # a view of the table's game (Mighty's HandView, a MitigatiView)
     deal: DealProof | None = None  # audit only
 
 
@@ -75,12 +71,12 @@ def initial(table_id: str) -> ViewState:
 
 def fold(state: ViewState, version: int, event: TableEvent) -> ViewState:
     table = evolve(state.table, event)
-    if isinstance(event, TableCreated | MitigatiTableCreated):
+    if isinstance(event, TableCreatedEvent):
         return replace(state, table=table, version=version, name=event.name)
     if isinstance(event, DealRevealed):
         proof = DealProof(order=event.order, salt=event.salt, commitment=event.commitment)
         return replace(state, table=table, version=version, revealed=proof)
-    if isinstance(event, HandDealt | MitigatiHandDealt):
+    if isinstance(event, table.game.deal_type):
         return replace(state, table=table, version=version, revealed=None)
     return replace(state, table=table, version=version)
 
@@ -101,7 +97,7 @@ def render(state: ViewState, reader: str) -> TableView:
     """The view of one reader: a seat number or ``spectator``."""
     hand = state.table.hand
     game = state.table.game
-    shown: AnyView | None = None
+    shown: msgspec.Struct | None = None
     if hand is not None:
         shown = game.spectator_view(hand) if reader == SPECTATOR else game.seat_view(hand, int(reader))
     return _table_view(state, reader, shown)
@@ -128,13 +124,13 @@ def render_audit(state: ViewState) -> TableView | None:
 
 
 def _table_view(
-    state: ViewState, reader: str, hand: AnyView | None, deal: DealProof | None = None
+    state: ViewState, reader: str, hand: msgspec.Struct | None, deal: DealProof | None = None
 ) -> TableView:
     table = state.table
     rules = table.rules
-    if table.status == "closed" and hand is not None and hand.to_act is not None:
+    if table.status == "closed" and hand is not None:
         # closed mid-hand: every command is refused now (table_closed), so nobody is to act
-        hand = replace(hand, to_act=None, legal=(), discard_count=None)
+        hand = table.game.closed_view(hand)
     return TableView(
         table_id=table.table_id, version=state.version, reader=reader, name=state.name,
         variant=None if rules is None else rules.variant,
@@ -182,8 +178,9 @@ class ViewsProjection:
         self._dirty[table_id] = None
         if isinstance(event, DealRevealed):
             audit = render_audit(state)
-            if audit is not None and audit.hand is not None:
-                self._audits[DocKey(audit_name(table_id, audit.hand.hand_no))] = encode(audit)
+            hand = state.table.hand
+            if audit is not None and hand is not None:
+                self._audits[DocKey(audit_name(table_id, hand.hand_no))] = encode(audit)
 
     def flush(self) -> Docs:
         docs: Docs = {}
@@ -192,9 +189,16 @@ class ViewsProjection:
             state = self.tables[table_id]
             if state.table.status == "new":
                 continue
+            closing = state.table.status == "closed"
             for reader, view in render_all(state).items():
+                # A closed table's seat views are compacted to the table without the hand
+                # (nobody acts there again; the audit views show every hand in full): a
+                # seat's follower still learns the table closed. The spectator view keeps
+                # the last public face.
+                if closing and reader != SPECTATOR:
+                    view = replace(view, hand=None)
                 docs[DocKey(view_name(table_id, reader))] = encode(view)
-            if state.table.status == "closed":
+            if closing:
                 closed.append(table_id)
         self._dirty.clear()
         out = changed(self._rendered, docs)

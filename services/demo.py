@@ -3,20 +3,21 @@
 Tables are created (``--variant``: ``mighty-5`` by default, or any playable Mighty variant,
 or ``mitigati``) and as many players from a pool (``p01`` ...) as the game has seats
 seated at each; the table
-starts, the service deals (``services/dealer.py``) and the seat to act plays a random
+starts, the service deals (``services/commands/dealer.py``) and the seat to act plays a random
 legal command (``services/players.py``), all through the command handler and the event
 store. The projection workers run as separate processes (``python -m services.projection``).
 When every table has played its hands the demo waits until the projections have applied
 every feed entry (``wait_until``), then prints the players' ledger as the ledger
 projection stored it.
 
-Redis: ``REDIS_URL`` when set (under a fresh key namespace, so the ledger is this run's),
-else a private redis-server from the PATH, else an embedded fake Redis in this process.
+Redis: ``REDIS_URL`` when set (under a fresh key namespace unless ``MIGHTY_NAMESPACE`` or
+``--namespace`` names one, so the ledger is this run's), else a private redis-server from
+the PATH, else an embedded fake Redis in this process; the last two end with the demo.
+``services/cli/demo.py`` is the command: its options, and what it prints.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import random
@@ -31,20 +32,13 @@ from typing import Any, TextIO
 
 import msgspec
 
+from domain.table import TableState
 from projections import KINDS
+from services.bootstrap import bootstrap, run_redis
+from services.redis_runtime import RedisKind
+from services.settings import Settings
 
 _PLAYER_POOL = 10
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    demo = sub.add_parser("demo", help="play random tables end to end and print the ledger")
-    demo.add_argument("--tables", type=int, default=4, help="tables played at once (default 4)")
-    demo.add_argument("--hands", type=int, default=3, help="scored hands per table (default 3)")
-    demo.add_argument("--seed", type=int, default=None, help="seed the players' choices (not the deals)")
-    demo.add_argument("--variant", default="mighty-5",
-                      help="the game at every table: a Mighty variant (default mighty-5) or mitigati")
-    demo.add_argument("--json", action="store_true", help="print one JSON object: hands and ledger")
-    demo.set_defaults(run=cmd_demo)
 
 
 class Progress:
@@ -69,65 +63,52 @@ class Progress:
         self.out.write("\n")
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    if args.tables < 1 or args.hands < 1:
-        sys.stderr.write("mighty demo: --tables and --hands are at least 1\n")
-        return 2
-    from domain.errors import RuleSetError, TableError
-    from domain.games import game_named
+class DemoResult(msgspec.Struct, frozen=True):
+    """What a demo run did and where its tables are."""
 
-    try:
-        game_named(args.variant).make_rules(args.variant, {})
-    except (RuleSetError, TableError) as error:
-        sys.stderr.write(f"mighty demo: {error.message}\n")
-        return 2
-    result = run_demo(args.tables, args.hands, seed=args.seed, variant=args.variant)
-    if args.json:
-        sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
-    else:
-        _print_table(result)
-    return 0
+    hands: int
+    ledger: list[dict[str, Any]]
+    namespace: str
+    tables: list[str]
+    redis: RedisKind  # given (REDIS_URL: the tables stay), private or embedded (gone with the run)
+    redis_url: str
+    partitions: int
 
 
-def run_demo(tables: int, hands: int, *, seed: int | None = None, progress: bool = True,
-             variant: str = "mighty-5") -> dict[str, Any]:
-    from services.commands.tables import table_handler
-    from services.logs import configure_logging
-    from services.projection.read import feed_positions, player_ledgers, wait_until
-    from services.redis_runtime import redis_url_for_run
-    from services.store.keys import KeySpace
-    from services.store.redis_store import RedisEventStore, connect
-
-    os.environ.setdefault("MIGHTY_LOG_LEVEL", "warning")  # the demo's output is its progress line
-    configure_logging()
+def run_demo(settings: Settings, tables: int, hands: int, *, seed: int | None = None,
+             progress: bool = True, variant: str = "mighty-5") -> DemoResult:
+    """Play the tables in the Redis ``settings`` name, or one of the demo's own
+    (``bootstrap.run_redis``). In a Redis it was given, the demo plays under a fresh
+    namespace of its own unless one was chosen, so the ledger is this run's alone."""
     with contextlib.ExitStack() as stack:
-        url = redis_url_for_run(stack)
-        namespace = f"demo-{secrets.token_hex(4)}" if os.environ.get("REDIS_URL") else "mighty"
-        space = KeySpace(namespace=namespace)
-        client = connect(url)
-        stack.callback(client.close)
+        settings, redis_ = run_redis(settings, stack)
+        if redis_.kind == "given" and not settings.namespace_chosen:
+            settings = msgspec.structs.replace(settings, namespace=f"demo-{secrets.token_hex(4)}")
+        wiring = bootstrap(settings)
+        stack.callback(wiring.close)
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-demo-")))
-        workers = stack.enter_context(_workers(url, namespace, logs))
-        handler = table_handler(RedisEventStore(client, keys=space))
-        played = _play(handler, tables, hands, random.Random(seed), Progress(tables * hands) if progress else None,
-                       variant)
-        positions = feed_positions(client, space)
+        workers = stack.enter_context(_workers(settings, logs))
+        ids = _play(wiring.handler, tables, hands, random.Random(seed),
+                    Progress(tables * hands) if progress else None, variant)
+        positions = wiring.readers.feed_positions()
         for kind in KINDS:
-            wait_until(client, space, kind, positions, timeout_s=120, check=lambda: _alive(workers))
-        ledger = [{"player": p.player, "total": p.total} for p in player_ledgers(client, space)]
-    return {"hands": played, "ledger": ledger}
+            wiring.readers.wait_until(kind, positions, timeout_s=120, check=lambda: _alive(workers))
+        ledger = [{"player": p.player, "total": p.total} for p in wiring.readers.player_ledgers()]
+        played = sum(state.hands_scored for state in ids.values())
+    return DemoResult(played, ledger, settings.namespace, sorted(ids), redis_.kind, redis_.url,
+                      settings.partitions)
 
 
 @contextlib.contextmanager
-def _workers(url: str, namespace: str, logs: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """One worker process of each kind, stopped (SIGTERM) on the way out."""
-    env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": os.environ.get("MIGHTY_LOG_LEVEL", "warning")}
+def _workers(settings: Settings, logs: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """One worker process of each kind on the demo's settings (passed on through the
+    environment), stopped (SIGTERM) on the way out."""
+    env = {**os.environ, **settings.as_env(), "MIGHTY_LOG_FORMAT": "json"}
     processes: list[subprocess.Popen[bytes]] = []
     try:
         for kind in KINDS:
             log = open(logs / f"{kind}.log", "wb")  # noqa: SIM115 - closed with the process
-            argv = [sys.executable, "-m", "services.projection", kind, "--redis-url", url,
-                    "--namespace", namespace, "--lease-ms", "2000"]
+            argv = [sys.executable, "-m", "services.projection", kind, "--lease-ms", "2000"]
             processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))
             log.close()
         yield processes
@@ -153,8 +134,10 @@ def _alive(workers: list[subprocess.Popen[bytes]]) -> None:
 
 
 def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: Progress | None,
-          variant: str = "mighty-5") -> int:
-    from domain.games import game_named
+          variant: str = "mighty-5") -> dict[str, TableState]:
+    """Play every table until it has scored ``hands`` hands, then close it; the tables'
+    final states by table id."""
+    from domain.registry import game_named
     from domain.table import CloseTable, CreateTable, Submission, evolve, initial_state
     from services.players import next_submission, seating
 
@@ -201,13 +184,4 @@ def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: P
             progress.update(scored(), commands)
     if progress is not None:
         progress.finish(scored(), commands)
-    return scored()
-
-
-def _print_table(result: dict[str, Any]) -> None:
-    rows = result["ledger"]
-    sys.stdout.write(f"{result['hands']} hands played; the ledger:\n")
-    sys.stdout.write(f"{'player':<8} {'total':>6}\n")
-    for row in rows:
-        sys.stdout.write(f"{row['player']:<8} {row['total']:>6}\n")
-    sys.stdout.write(f"{'sum':<8} {sum(r['total'] for r in rows):>6}\n")
+    return {table_id: state for table_id, (state, _) in states.items()}

@@ -1,18 +1,19 @@
 """structlog setup: JSON lines in production, readable lines on a terminal.
 
-``MIGHTY_LOG_FORMAT=json|console`` forces one; by default JSON unless stderr is a TTY.
-``MIGHTY_LOG_LEVEL`` (default ``info``) filters. Logs go to stderr, so a CLI command's
-standard output stays its interface.
+The format and level come from the process's ``Settings`` (``MIGHTY_LOG_FORMAT=json|console``
+forces one, by default JSON unless stderr is a TTY; ``MIGHTY_LOG_LEVEL``, default ``info``,
+filters). Logs go to stderr, so a CLI command's standard output stays its interface.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
 import msgspec
 import structlog
+
+from services.settings import Settings, settings_from
 
 _encoder = msgspec.json.Encoder(enc_hook=repr)  # anything msgspec can't encode is logged as repr
 
@@ -22,9 +23,11 @@ def _to_json(event: object, **_: object) -> str:
     return _encoder.encode(event).decode()
 
 
-def configure_logging() -> None:
-    fmt = os.environ.get("MIGHTY_LOG_FORMAT") or ("console" if sys.stderr.isatty() else "json")
-    level = logging.getLevelNamesMapping().get(os.environ.get("MIGHTY_LOG_LEVEL", "info").upper(), logging.INFO)
+def configure_logging(settings: Settings | None = None) -> None:
+    """Configure structlog for ``settings`` (default: from the environment)."""
+    settings = settings_from() if settings is None else settings
+    fmt = settings.log_format or ("console" if sys.stderr.isatty() else "json")
+    level = logging.getLevelNamesMapping().get(settings.log_level.upper(), logging.INFO)
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer(serializer=_to_json) if fmt == "json"
         else structlog.dev.ConsoleRenderer(colors=False)

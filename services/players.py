@@ -5,10 +5,10 @@ happen: the service's deal when a hand is due, else a random legal command from 
 to act, sent in that seat's player's name. Seeded ``random`` is fine here (services may
 use randomness; only the deal must be unpredictable, and it comes from ``dealer``).
 
-Mighty's command is uniform over ``legal_commands``. Mitigati's is a kind of command
-first, then one of that kind (``pick_by_kind``, as ``bench/domain.py`` does): its
+The pick is a kind of command first, then one of that kind (``pick_by_kind``, as
+``bench/domain.py`` does), the kinds being the game's (``Game.command_kinds``): Mitigati's
 bargaining lists up to 2 × 129 amounts beside ``pass`` and ``continue``, and a uniform
-pick would strike a bargain in nearly every hand.
+pick would strike a bargain in nearly every hand; a Mighty step has one kind.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import random
 from collections.abc import Sequence
 from typing import TypeVar
 
-from domain.mitigati.commands import Bargain
 from domain.table import JoinSeat, StartTable, Submission, TableState
 from services.commands.dealer import deal_command
 
@@ -37,24 +36,15 @@ def next_submission(state: TableState, rng: random.Random) -> Submission | None:
     seat = game.to_act(hand)
     if seat is None:
         return None
-    legal = game.legal_commands(hand, seat)
-    command = rng.choice(legal) if game.name == "mighty" else pick_by_kind(rng, legal)
+    command = pick_by_kind(rng, game.command_kinds(game.legal_commands(hand, seat)))
     return Submission(command=command, player=state.seats[seat])
 
 
-def pick_by_kind(rng: random.Random, legal: Sequence[C]) -> C:
-    """A kind of command at random, then one of that kind: bargains by their action
-    (pass, continue, pay, sell); any other step has one kind. (Picking from the whole
-    list would strike a bargain in nearly every Mitigati hand: 2 × 129 amounts are
-    listed.) `bench/domain.py` picks its random Mitigati commands with it too."""
-    if not isinstance(legal[0], Bargain):
-        return legal[int(rng.random() * len(legal))]  # uniform, cheaper than randrange
-    kinds: dict[str, list[C]] = {}
-    for command in legal:
-        assert isinstance(command, Bargain)
-        kinds.setdefault(command.action, []).append(command)
-    kind = list(kinds.values())[int(rng.random() * len(kinds))]
-    return kind[int(rng.random() * len(kind))]
+def pick_by_kind(rng: random.Random, kinds: Sequence[Sequence[C]]) -> C:
+    """A kind of command at random, then one of that kind (``Game.command_kinds``): one
+    draw when there is one kind. `bench/domain.py` picks its random commands with it too."""
+    kind = kinds[0] if len(kinds) == 1 else kinds[int(rng.random() * len(kinds))]
+    return kind[int(rng.random() * len(kind))]  # uniform, cheaper than randrange
 
 
 def seating(players: list[str]) -> list[Submission]:

@@ -9,7 +9,6 @@ machine's shared Redis.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import socket
@@ -18,15 +17,31 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import redis
 import structlog
 
+from services.settings import settings_from
+
 log = structlog.get_logger("mighty.redis")
 
 FSYNC_POLICIES: Final = ("always", "everysec", "no")
+# The durability setting (docs/store.md, "Durability"): everysec (deploy/redis.conf) can
+# lose the last second of acknowledged appends to an OS crash; always
+# (deploy/redis-always.conf) loses none, at an fsync per event-loop turn.
+DURABILITY_PROFILES: Final = ("everysec", "always")
+DEFAULT_DURABILITY: Final = "everysec"
+
+
+def profile_config(durability: str) -> Path:
+    """The deploy profile of a durability setting: deploy/redis.conf or redis-always.conf."""
+    if durability not in DURABILITY_PROFILES:
+        raise ValueError(f"durability is one of {', '.join(DURABILITY_PROFILES)}, not {durability!r}")
+    name = "redis.conf" if durability == "everysec" else "redis-always.conf"
+    return Path(__file__).resolve().parent.parent / "deploy" / name
 _START_TIMEOUT_S: Final = 15.0
 
 
@@ -154,17 +169,25 @@ def start_private_redis(
     dir: Path,
     *,
     appendonly: bool = True,
-    appendfsync: str = "everysec",
+    appendfsync: str | None = None,
     port: int | None = None,
     extra_args: Sequence[str] = (),
     config_file: Path | None = None,
+    durability: str | None = None,
 ) -> PrivateRedis:
     """Start redis-server in ``dir``; on a port race (free port taken meanwhile), try again.
+
+    ``durability`` (``everysec`` | ``always``, default everysec; processes pass ``Settings.durability``)
+    sets ``appendfsync``; an explicit ``appendfsync`` (``no`` included) wins over it.
 
     ``config_file`` (deploy/redis.conf) is read first; the arguments here override its
     port, address, dir, AOF and fsync settings. ``extra_args`` go last on redis-server's
     command line (``--cluster-enabled yes``).
     """
+    if appendfsync is None:
+        appendfsync = DEFAULT_DURABILITY if durability is None else durability
+        if appendfsync not in DURABILITY_PROFILES:
+            raise ValueError(f"durability is one of {', '.join(DURABILITY_PROFILES)}, not {appendfsync!r}")
     attempts = 1 if port is not None else 5
     for attempt in range(attempts):
         server = PrivateRedis(
@@ -198,18 +221,35 @@ def start_embedded_redis(stack: contextlib.ExitStack) -> str:
     return f"redis://{host!s}:{port}/0"
 
 
-def redis_url_for_run(stack: contextlib.ExitStack) -> str:
-    """REDIS_URL when set; else a private redis-server; else an embedded fake Redis.
+RedisKind = Literal["given", "private", "embedded"]
 
-    Whatever is started is stopped (and its temp dir removed) when ``stack`` closes.
-    """
-    url = os.environ.get("REDIS_URL")
+
+@dataclass(frozen=True)
+class RunRedis:
+    """The Redis a run uses: ``given`` (a URL it was told), ``private`` (a redis-server it
+    started, gone when it ends) or ``embedded`` (fakeredis in the process, no durability)."""
+
+    url: str
+    kind: RedisKind
+
+
+def redis_for_run(stack: contextlib.ExitStack, url: str | None = None,
+                  appendfsync: str = "everysec") -> RunRedis:
+    """``url`` when given; else a private redis-server (fsync ``appendfsync``); else an
+    embedded fake Redis. Whatever is started is stopped (and its temp dir removed) when
+    ``stack`` closes."""
     if url:
-        return url
+        return RunRedis(url, "given")
     if shutil.which("redis-server"):
         dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-redis-")))
-        server = start_private_redis(dir)
+        server = start_private_redis(dir, appendfsync=appendfsync)
         stack.callback(server.stop)
-        return server.url
+        return RunRedis(server.url, "private")
     log.warning("redis-server not found: using the embedded fake Redis (no durability)")
-    return start_embedded_redis(stack)
+    return RunRedis(start_embedded_redis(stack), "embedded")
+
+
+def redis_url_for_run(stack: contextlib.ExitStack) -> str:
+    """``REDIS_URL`` when set; else a private redis-server; else an embedded fake Redis
+    (``redis_for_run``; the benchmarks use this)."""
+    return redis_for_run(stack, settings_from().redis_url).url

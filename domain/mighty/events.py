@@ -2,13 +2,18 @@
 
 Each event's tag is pinned by hand so renaming a class cannot break a stored stream; new
 fields only ever arrive with defaults, and ``v`` is the schema version for upcasters.
-Facts computed in ``decide`` (a trick's winner, the scores) travel in the events, so no
-projection re-runs a rule.
+Facts computed in ``decide`` (a trick's winner, the scores, the called card's holder,
+whether a joker call has effect, which call a reveal resolves) travel in the events, so
+neither ``evolve`` nor a projection re-runs a rule. A fact added by a later version is
+``UNSET`` (left out of the encoded event) where it does not apply; in an event stored
+before its version it is ``UNSET`` too, and ``hand.evolve`` derives it as that version's
+readers did (``domain/upcasting.py``, docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain.mighty.rules import RuleSet
 
@@ -86,22 +91,37 @@ class TrumpChanged(_Event, frozen=True, tag="trump_changed"):
     points: int  # the raised contract
 
 
-class FriendCalled(_Event, frozen=True, tag="friend_called"):
+class FriendCalled(_Event, frozen=True, kw_only=True, tag="friend_called"):
+    """v2 added ``holder``."""
+
+    v: int = 2
     seat: int
     call: str  # "card" | "first_trick" | "none"
     card: str | None = None
     lead_suit: str | None = None
+    # a card call: the seat holding the called card, the friend (secret until the reveal, §8)
+    holder: int | UnsetType = UNSET
 
 
-class CardPlayed(_Event, frozen=True, tag="card_played"):
+class CardPlayed(_Event, frozen=True, kw_only=True, tag="card_played"):
+    """v2 added ``joker_call_effective``."""
+
+    v: int = 2
     seat: int
     card: str
     suit: str | None = None  # suit named with a joker lead
     joker_call: bool = False  # this lead calls the joker (it has effect or not)
+    # a lead that calls the joker: whether the call has effect, that is another seat
+    # holds a Joker, which must come out (§5)
+    joker_call_effective: bool | UnsetType = UNSET
 
 
-class FriendRevealed(_Event, frozen=True, tag="friend_revealed"):
+class FriendRevealed(_Event, frozen=True, kw_only=True, tag="friend_revealed"):
+    """v2 added ``call``."""
+
+    v: int = 2
     seat: int
+    call: str | UnsetType = UNSET  # the call this reveal resolves: the called card, or "first_trick"
 
 
 class DeclarerAlone(_Event, frozen=True, tag="declarer_alone"):

@@ -121,7 +121,8 @@ def decide_call_friend(state: Exchange, cmd: CallFriend) -> list[HandEvent]:
     if friend in FRIEND_CALLS:
         return [FriendCalled(seat=cmd.seat, call=friend, lead_suit=cmd.lead_suit)]
     _check_called_card(state, friend, discards)
-    return [FriendCalled(seat=cmd.seat, call="card", card=friend, lead_suit=cmd.lead_suit)]
+    return [FriendCalled(seat=cmd.seat, call="card", card=friend, lead_suit=cmd.lead_suit,
+                         holder=holder_of(state.hands, friend))]
 
 
 def _two_calls(
@@ -143,9 +144,15 @@ def _two_calls(
     _check_lead_advice(state, cmd.lead_suit)
     return [
         FriendCalled(seat=cmd.seat, call=call, lead_suit=cmd.lead_suit) if call == "first_trick"
-        else FriendCalled(seat=cmd.seat, call="card", card=call, lead_suit=cmd.lead_suit)
+        else FriendCalled(seat=cmd.seat, call="card", card=call, lead_suit=cmd.lead_suit,
+                          holder=holder_of(state.hands, call))
         for call in calls
     ]
+
+
+def holder_of(hands: tuple[tuple[str, ...], ...], card: str) -> int:
+    """§4.3: the friend is whoever holds the called card (with two packs, that copy)."""
+    return next(seat for seat, hand in enumerate(hands) if card in hand)
 
 
 def _check_called_card(state: Exchange, friend: str, discards: tuple[str, ...]) -> None:

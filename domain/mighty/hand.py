@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any, Final, TypeVar, assert_never
 
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from domain.errors import MalformedCommand, WrongPhase
-from domain.mighty import bidding, exchange
+from domain.mighty import bidding, exchange, legacy
 from domain.mighty.cards import SUIT_OF, SUITS, TRUMPS, card_names, is_joker, points_of
 from domain.mighty.commands import (
     Bid,
@@ -44,7 +45,13 @@ from domain.mighty.events import (
     TrickWon,
     TrumpChanged,
 )
-from domain.mighty.play import check_play, is_last_trick, lead_calls_joker, trick_winner
+from domain.mighty.play import (
+    check_play,
+    is_last_trick,
+    joker_call_has_effect,
+    lead_calls_joker,
+    trick_winner,
+)
 from domain.mighty.rules import VARIANTS, RuleSet
 from domain.mighty.scoring import hand_scores, is_made
 from domain.mighty.state import Bidding, Exchange, Finished, HandState, Playing, Redeal
@@ -153,10 +160,14 @@ def decide_play(state: Playing, cmd: Play) -> list[HandEvent]:
     seat, card = cmd.seat, cmd.card
     leading = not state.trick
     named = cmd.suit if leading and is_joker(card) else None
-    call = lead_calls_joker(state, card, cmd.joker_call)
-    events: list[HandEvent] = [CardPlayed(seat=seat, card=card, suit=named, joker_call=call)]
+    if lead_calls_joker(state, card, cmd.joker_call):
+        played = CardPlayed(seat=seat, card=card, suit=named, joker_call=True,
+                            joker_call_effective=joker_call_has_effect(state, seat))
+    else:
+        played = CardPlayed(seat=seat, card=card, suit=named)
+    events: list[HandEvent] = [played]
     if state.pending and card in state.pending:  # a called card (not its identical copy)
-        events.append(FriendRevealed(seat=seat))
+        events.append(FriendRevealed(seat=seat, call=card))
     if len(state.trick) + 1 < len(state.hands):
         return events
     cards = (*state.trick, card)
@@ -170,7 +181,7 @@ def decide_play(state: Playing, cmd: Play) -> list[HandEvent]:
         if winner == state.declarer:
             events.append(DeclarerAlone())
         else:
-            events.append(FriendRevealed(seat=winner))
+            events.append(FriendRevealed(seat=winner, call="first_trick"))
             friends = tuple(sorted({*friends, winner}))
     if is_last_trick(state):
         taken = list(state.taken)
@@ -195,9 +206,12 @@ def score_hand(state: Playing, friends: tuple[int, ...], taken: list[int]) -> Ha
 # ---------------------------------------------------------------- evolve
 
 def evolve(state: HandState | None, event: HandEvent) -> HandState:
-    """Apply one event. Events are facts: nothing is checked here."""
+    """Apply one event. Events are facts: nothing is checked here, and no rule is run,
+    but for the facts an event stored before version 2 lacks (``legacy``)."""
     if isinstance(event, CardPlayed):
         assert isinstance(state, Playing)
+        if event.joker_call and event.joker_call_effective is UNSET:
+            event = legacy.card_played(state, event)
         return _card_played(state, event)
     if isinstance(event, TrickWon):
         assert isinstance(state, Playing)
@@ -217,12 +231,16 @@ def evolve(state: HandState | None, event: HandEvent) -> HandState:
         assert isinstance(state, Exchange)
         return _exchange_step(state, event)
     if isinstance(event, FriendCalled):
+        assert isinstance(state, Exchange | Playing)
+        if event.card is not None and event.holder is UNSET:
+            event = legacy.friend_called(state, event)
         if isinstance(state, Playing):  # the second of two calls (mighty-large.md §4)
             return _second_call(state, event)
-        assert isinstance(state, Exchange)
         return _friend_called(state, event)
     if isinstance(event, FriendRevealed | DeclarerAlone):
         assert isinstance(state, Playing)
+        if isinstance(event, FriendRevealed) and event.call is UNSET:
+            event = legacy.friend_revealed(state, event)
         return _revealed(state, event)
     if isinstance(event, HandScored):
         assert isinstance(state, Playing)
@@ -311,9 +329,7 @@ def _next_exchanger(state: Exchange, after: int, left: tuple[str, ...]) -> int |
 
 
 def _friend_called(state: Exchange, event: FriendCalled) -> Playing:
-    friend = None
-    if event.card is not None:
-        friend = next(s for s, hand in enumerate(state.hands) if event.card in hand)
+    friend = None if isinstance(event.holder, UnsetType) else event.holder
     assert state.discards is not None
     calls = _calls_of(event)
     return Playing(
@@ -337,17 +353,16 @@ def _second_call(state: Playing, event: FriendCalled) -> Playing:
     """Two calls are two ``FriendCalled`` events; the second adds its call and holder."""
     calls = _calls_of(event)
     friends = state.friends
-    if event.card is not None:
-        holder = next(s for s, hand in enumerate(state.hands) if event.card in hand)
-        friends = tuple(sorted({*friends, holder}))
+    if not isinstance(event.holder, UnsetType):
+        friends = tuple(sorted({*friends, event.holder}))
     return replace(state, calls=state.calls + calls, pending=state.pending + calls,
                    friends=friends, friend_known=False)
 
 
 def _revealed(state: Playing, event: FriendRevealed | DeclarerAlone) -> Playing:
-    """A called card was just played (it ends the trick so far), or trick 1 ended and
-    resolved ``first_trick``: that call is revealed."""
-    call = state.trick[-1] if state.trick and state.trick[-1] in state.pending else "first_trick"
+    """The call the event resolves is revealed: a called card just played, or (trick 1
+    ended) ``first_trick``, which ``DeclarerAlone`` always resolves."""
+    call = event.call if isinstance(event, FriendRevealed) else "first_trick"
     pending = tuple(c for c in state.pending if c != call)
     friends, revealed = state.friends, state.revealed
     if isinstance(event, FriendRevealed):
@@ -370,9 +385,7 @@ def _card_played(state: Playing, event: CardPlayed) -> Playing:
     if state.trick:
         return replace(state, hands=hands, trick=(*state.trick, card), to_act=nxt)
     led = event.suit if event.suit is not None else SUIT_OF[card]
-    called = event.joker_call and any(
-        is_joker(c) for s, h in enumerate(hands) if s != seat for c in h
-    )
+    called = event.joker_call and event.joker_call_effective is True
     return replace(state, hands=hands, trick=(card,), to_act=nxt, led_suit=led,
                    joker_called=called, joker_call_made=event.joker_call)
 

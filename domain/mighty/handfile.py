@@ -10,15 +10,17 @@ from typing import Any
 
 import msgspec
 
-from domain.codec import decode_hand_command
-from domain.errors import HandFileError, RuleError, RuleSetError, refusal_told_to_another_seat
+from domain.errors import HandFileError, MalformedCommand, RuleError, RuleSetError
+from domain.handfiles import Rejection, rejection, rules_named
 from domain.mighty.cards import is_card, is_joker
+from domain.mighty.commands import HandCommand
 from domain.mighty.events import HandEvent, HandScored
 from domain.mighty.hand import deal_event, decide, evolve
 from domain.mighty.play import ripper_cards
 from domain.mighty.rules import VARIANTS, RuleSet, make_rules
 from domain.mighty.state import Bidding, Finished, HandState, Playing, Redeal, phase_name, to_act
 from domain.mighty.views import HandView, seat_view
+from domain.upcasting import as_version
 
 FORMAT = "mighty-hand/1"
 
@@ -34,13 +36,6 @@ class HandFile(msgspec.Struct, kw_only=True):
     first_bidder: int | None = None  # for `first_bidder = previous_declarer` after hand 1
 
 
-class Rejection(msgspec.Struct):
-    index: int
-    seat: int | None
-    code: str
-    message: str
-
-
 class Step(msgspec.Struct):
     index: int | None  # None: the deal itself
     seat: int | None
@@ -53,17 +48,6 @@ class Replay(msgspec.Struct):
     events: list[HandEvent]
     rejected: Rejection | None = None
     steps: list[Step] | None = None
-
-
-def rules_named(data: bytes) -> object:
-    """The ``rules`` field of a hand file, or None when it cannot be read: the CLI routes
-    a ``"mitigati"`` file to ``domain.mitigati.handfile`` and everything else here, so a
-    broken file keeps the message ``parse`` gives it."""
-    try:
-        document = msgspec.json.decode(data)
-    except msgspec.DecodeError:
-        return None
-    return document.get("rules") if isinstance(document, dict) else None
 
 
 def parse(data: bytes) -> tuple[HandFile, RuleSet]:
@@ -138,18 +122,13 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
     return Replay(state, events, None, steps)
 
 
-def rejection(index: int, raw: object, error: RuleError, as_seat: int | None) -> Rejection:
-    """The ``rejected`` object for the command at ``index`` (both games). Replayed as a
-    seat, another seat's refusal never carries its message, which may name the command's
-    cards ("Seat 0 does not hold QH")."""
-    seat = raw.get("seat") if isinstance(raw, dict) else None
-    seat_no = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-    code, message = error.code, error.message
-    if as_seat is not None and seat_no != as_seat:
-        # some codes also say what the sender holds (must_play_joker): another seat
-        # learns why in a word only when that reveals no card
-        code, message = refusal_told_to_another_seat(error, seat_no)
-    return Rejection(index, seat_no, code, message)
+def decode_hand_command(data: object) -> HandCommand:
+    """A hand-file command: anything but a well-formed object is ``malformed_command``."""
+    try:
+        command: HandCommand = msgspec.convert(data, HandCommand)
+    except msgspec.ValidationError as error:
+        raise MalformedCommand(f"The command is not well formed: {error}.") from None
+    return command
 
 
 def used_fields(state: HandState, raw: object) -> object:
@@ -206,7 +185,9 @@ def output_of(outcome: Replay) -> dict[str, Any]:
         out["to_act"] = to_act(state)
     if isinstance(state, Redeal):
         out["redeal"] = {"reason": state.reason, "claimed_by": state.claimed_by}
-    out["events"] = msgspec.to_builtins(outcome.events)
+    # hand-file.md fixes the printed events at their first shapes: the facts events
+    # carry since version 2 (domain/upcasting.py) are left out
+    out["events"] = [as_version(event, 1) for event in msgspec.to_builtins(outcome.events)]
     if outcome.rejected is not None:
         out["rejected"] = msgspec.to_builtins(outcome.rejected)
     return out

@@ -11,6 +11,7 @@ from itertools import combinations
 from math import comb
 from typing import overload
 
+from domain.combinations import nth_combination  # re-exported: tests and callers read it here
 from domain.mighty.bidding import hand_worth_halves, outbids
 from domain.mighty.cards import TRUMPS
 from domain.mighty.commands import (
@@ -143,26 +144,11 @@ class DiscardChoices(Sequence[HandCommand]):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:  # equal to a list of the same commands, so unhashable as lists are
+        raise TypeError(f"unhashable type: {type(self).__name__!r}")
 
     def __repr__(self) -> str:
         return f"DiscardChoices(seat={self.seat}, {len(self)} choices)"
-
-
-def nth_combination(pool: tuple[str, ...], r: int, index: int) -> tuple[str, ...]:
-    """``list(combinations(pool, r))[index]`` without making the list."""
-    n = len(pool)
-    c = comb(n, r)
-    if not 0 <= index < c:
-        raise IndexError("combination index out of range")
-    result = []
-    while r:
-        c, n, r = c * r // n, n - 1, r - 1
-        while index >= c:
-            index -= c
-            c, n = c * (n - r) // n, n - 1
-        result.append(pool[-1 - n])
-    return tuple(result)
 
 
 def _in_order(cards: tuple[str, ...], pool: tuple[str, ...]) -> bool:

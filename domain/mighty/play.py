@@ -12,6 +12,7 @@ from domain.errors import (
     MustFollowSuit,
     MustPlayJoker,
     NotYourTurn,
+    RuleError,
 )
 from domain.mighty.cards import (
     JOKERS,
@@ -70,24 +71,63 @@ def lead_calls_joker(state: Playing, card: str, declared: bool | None) -> bool:
     return True
 
 
+def joker_call_has_effect(state: Playing, leader: int) -> bool:
+    """§5 joker call: none "if the Joker is already played, or the leader holds it", that
+    is unless another seat holds a Joker (with two packs, any of the four)."""
+    return any(is_joker(c) for s, hand in enumerate(state.hands) if s != leader for c in hand)
+
+
 def _restricted_first_lead(state: Playing, card: str) -> bool:
     return is_joker(card) or card in ripper_cards(state) or SUIT_OF[card] == state.trump
 
 
-def check_first_lead(state: Playing, hand: tuple[str, ...], card: str) -> None:
-    """§5 first trick: no trump, Joker or Ripper lead unless the leader holds nothing else."""
-    if state.tricks or state.trick or not _restricted_first_lead(state, card):
-        return
-    if any(not _restricted_first_lead(state, other) for other in hand):
-        raise IllegalFirstLead(
-            f"The first trick may not be led with {card}: a trump, the Joker or the Ripper "
-            "may lead it only when the leader holds nothing else."
-        )
+# What limits a seat's cards, for the refusal of any other card.
+FIRST_LEAD, JOKER_CALLED, FOLLOW_SUIT = "first_lead", "joker_called", "follow_suit"
+Limit = str | None
 
 
-def holds_suit(hand: tuple[str, ...], suit: str) -> bool:
-    """The Mighty counts as a card of its own suit for following (§5)."""
-    return any(SUIT_OF[c] == suit for c in hand)
+def playable_cards(state: Playing, hand: tuple[str, ...]) -> tuple[tuple[str, ...], Limit]:
+    """§5: the cards of ``hand`` its seat may play to the trick now, and the rule that
+    leaves out the others (None: every card may be played). The one legality rule:
+    ``check_play`` refuses a card outside it, ``legal_plays`` lists the plays within it.
+    - leading the first trick: no trump, Joker or Ripper unless nothing else is held;
+    - following, the Mighty and the Jokers may always be played;
+    - a Ripper's joker call in effect: a held Joker (or the Mighty), nothing else;
+    - else the led (or joker-named) suit when held, the Mighty of that suit counting.
+
+    The last answer is remembered for its state: a bot or a view asks ``legal_commands``
+    and then ``decide`` of the same state, which would otherwise work it out twice."""
+    last = _LAST[0]
+    if last[0] is state and last[1] is hand:
+        return last[2]
+    answer = _playable(state, hand)
+    _LAST[0] = (state, hand, answer)  # one tuple, swapped whole: safe between threads
+    return answer
+
+
+_LAST: list[tuple[object, object, tuple[tuple[str, ...], Limit]]] = [(None, None, ((), None))]
+
+
+def _playable(state: Playing, hand: tuple[str, ...]) -> tuple[tuple[str, ...], Limit]:
+    if not state.trick:
+        if state.tricks:
+            return hand, None
+        free = tuple(c for c in hand if not _restricted_first_lead(state, c))
+        return (free, FIRST_LEAD) if free and len(free) < len(hand) else (hand, None)
+    key = (state.trump, state.rules.variant)
+    anytime = _ANYTIME[key]
+    free = tuple(c for c in hand if c in anytime)
+    if free and state.joker_called and any(c in JOKERS for c in free):
+        return (free, JOKER_CALLED) if len(free) < len(hand) else (hand, None)
+    led = state.led_suit
+    mighty = _MIGHTY[key]
+    suited = tuple(c for c in hand if SUIT_OF[c] == led and c not in mighty)
+    if suited:
+        allowed = suited + free  # in this order: the views list them so
+        return allowed, FOLLOW_SUIT if len(allowed) < len(hand) else None
+    if free and any(SUIT_OF[c] == led for c in free):  # only Mighties of the led suit
+        return (free, FOLLOW_SUIT) if len(free) < len(hand) else (hand, None)
+    return hand, None
 
 
 def check_play(state: Playing, cmd: Play) -> None:
@@ -98,36 +138,38 @@ def check_play(state: Playing, cmd: Play) -> None:
     hand = state.hands[seat]
     if card not in hand:
         raise CardNotInHand(f"Seat {seat} does not hold {card}.")
-    leading = not state.trick
-    if leading and is_joker(card) and cmd.suit is None:
+    if not state.trick and is_joker(card) and cmd.suit is None:
         raise JokerSuitRequired(f"Seat {seat} leads the Joker and must name a suit (S, H, D or C).")
-    if leading:
-        check_first_lead(state, hand, card)
-        return
-    if card in mighty_cards(state) or is_joker(card):
-        return
-    if state.joker_called and any(is_joker(c) for c in hand):
+    allowed, limit = playable_cards(state, hand)
+    if limit is not None and card not in allowed:
+        raise _refusal(state, seat, card, limit)
+
+
+def _refusal(state: Playing, seat: int, card: str, limit: str) -> RuleError:
+    if limit == FIRST_LEAD:
+        return IllegalFirstLead(
+            f"The first trick may not be led with {card}: a trump, the Joker or the Ripper "
+            "may lead it only when the leader holds nothing else."
+        )
+    if limit == JOKER_CALLED:
         what = "the Joker (or the Mighty)" if state.rules.spec.packs == 1 else "a Joker (or a Mighty)"
-        raise MustPlayJoker(f"The Ripper called the Joker: seat {seat} must play {what}.")
-    led = state.led_suit
-    if led is not None and SUIT_OF[card] != led and holds_suit(hand, led):
-        name = SUIT_NAMES[led]
-        raise MustFollowSuit(f"Seat {seat} holds {name} and must follow the led suit, {name}.")
+        return MustPlayJoker(f"The Ripper called the Joker: seat {seat} must play {what}.")
+    assert state.led_suit is not None
+    name = SUIT_NAMES[state.led_suit]
+    return MustFollowSuit(f"Seat {seat} holds {name} and must follow the led suit, {name}.")
 
 
 def legal_plays(state: Playing, seat: int) -> list[Play]:
-    """Every play the rules allow ``seat`` now; a joker lead once per nameable suit."""
+    """Every play the rules allow ``seat`` now (``playable_cards``); a joker lead once per
+    nameable suit, a Ripper lead under ``joker_call = declared`` with and without the call."""
     if seat != state.to_act:
         return []
-    hand = state.hands[seat]
+    cards, _ = playable_cards(state, state.hands[seat])
     if state.trick:
-        return [Play(seat=seat, card=c) for c in _follow_cards(state, hand)]
+        return [Play(seat=seat, card=c) for c in cards]
     plays: list[Play] = []
     declared = state.rules.joker_call == "declared"
-    restricted = not state.tricks and any(not _restricted_first_lead(state, c) for c in hand)
-    for card in hand:
-        if restricted and _restricted_first_lead(state, card):
-            continue
+    for card in cards:
         if is_joker(card):
             plays.extend(Play(seat=seat, card=card, suit=s) for s in SUITS)
         elif declared and state.tricks and card in ripper_cards(state):
@@ -136,22 +178,6 @@ def legal_plays(state: Playing, seat: int) -> list[Play]:
         else:
             plays.append(Play(seat=seat, card=card))
     return plays
-
-
-def _follow_cards(state: Playing, hand: tuple[str, ...]) -> tuple[str, ...]:
-    key = (state.trump, state.rules.variant)
-    anytime = _ANYTIME[key]
-    free = tuple(c for c in hand if c in anytime)
-    if free and state.joker_called and any(c in JOKERS for c in free):
-        return free
-    led = state.led_suit
-    mighty = _MIGHTY[key]
-    suited = tuple(c for c in hand if SUIT_OF[c] == led and c not in mighty)
-    if suited:
-        return suited + free
-    if free and any(SUIT_OF[c] == led for c in free):  # only Mighties of the led suit
-        return free
-    return hand
 
 
 def trick_winner(state: Playing, cards: tuple[str, ...]) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from domain.errors import BadDeclaration
 from domain.mitigati.cards import FOOL, HONOURS, KINGS, MITIGATI, is_trump, trump_number
-from domain.mitigati.commands import COMBINATIONS, Declare
+from domain.mitigati.commands import COMBINATIONS, Combination, Declare
 from domain.mitigati.events import Declaration, Declared
 from domain.mitigati.rules import right_of
 from domain.mitigati.state import Declaring, Playing
@@ -65,11 +65,12 @@ def declarations_of(seat: int, hand: tuple[str, ...], names: tuple[str, ...]) ->
     return tuple(result)
 
 
-def legal_declarations(hand: tuple[str, ...]) -> list[tuple[str, ...]]:
+def legal_declarations(hand: tuple[str, ...]) -> list[tuple[Combination, ...]]:
     """Every accepted list (in canonical order): nothing, tarocchi, the honour part, both."""
-    best = tuple(sorted(best_honour_part(hand), key=ORDER.__getitem__))
-    taro: tuple[tuple[str, ...], ...] = (("tarocchi",),) if tarocchi(hand) else ()
-    options: list[tuple[str, ...]] = [(), *taro]
+    honours = best_honour_part(hand)
+    best = tuple(name for name in COMBINATIONS if name in honours)  # COMBINATIONS is the canonical order
+    taro: tuple[tuple[Combination, ...], ...] = (("tarocchi",),) if tarocchi(hand) else ()
+    options: list[tuple[Combination, ...]] = [(), *taro]
     if best:
         options.append(best)
         options.extend(t + best for t in taro)

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from domain.errors import HandFileError, MalformedCommand, RuleError, RuleSetError
-from domain.mighty.handfile import (  # one `rejected` object for both games (hand-file.md)
+from domain.handfiles import (  # one `rejected` object for both games (hand-file.md)
     Rejection,
     rejection,
 )

@@ -13,7 +13,7 @@ from itertools import combinations
 from math import comb
 from typing import overload
 
-from domain.mighty.legal import nth_combination  # the unranking of Mighty's discard step
+from domain.combinations import nth_combination  # the discard step's unranking, as Mighty's
 from domain.mitigati.cards import TOTAL_POINTS, is_honour
 from domain.mitigati.commands import Bargain, Declare, Discard, MitigatiCommand, Play
 from domain.mitigati.declarations import legal_declarations
@@ -34,7 +34,7 @@ def legal_commands(state: MitigatiState, seat: int) -> Sequence[MitigatiCommand]
     if isinstance(state, Discarding):
         return DiscardChoices(seat, tuple(c for c in state.hands[seat] if not is_honour(c)))
     if isinstance(state, Declaring):
-        return [Declare(seat=seat, combinations=names)  # type: ignore[arg-type]
+        return [Declare(seat=seat, combinations=names)
                 for names in legal_declarations(state.hands[seat])]
     return []
 

@@ -2,7 +2,7 @@
 
 The domain never shuffles; it receives the order and a salt as data, records the
 commitment before bidding and reveals the salt when the hand ends. Every game deals the
-same way: the whole deck in a shuffled order (``domain.games``: its ``deck``), which the
+same way: the whole deck in a shuffled order (``Game.deck``, ``domain/games.py``), which the
 game cuts into hands and kitty (Mighty) or packets (Mitigati).
 """
 
@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import secrets
 
-from domain.games import AnyRules, game_of
-from domain.table import DealHand, StartTable
+from domain.games import Rules
+from domain.registry import game_of
+from domain.table import DealHand
 
 
-def shuffled_deck(rules: AnyRules) -> tuple[str, ...]:
+def shuffled_deck(rules: Rules) -> tuple[str, ...]:
     deck = list(game_of(rules).deck(rules))
     for i in range(len(deck) - 1, 0, -1):  # Fisher-Yates with a CSPRNG
         j = secrets.randbelow(i + 1)
@@ -22,10 +23,5 @@ def shuffled_deck(rules: AnyRules) -> tuple[str, ...]:
     return tuple(deck)
 
 
-def deal_command(rules: AnyRules) -> DealHand:
+def deal_command(rules: Rules) -> DealHand:
     return DealHand(order=shuffled_deck(rules), salt=secrets.token_hex(16))
-
-
-def start_command(rules: AnyRules) -> StartTable:
-    """§2: the first dealer is drawn at random; the draw is recorded, so replays agree."""
-    return StartTable(first_dealer=secrets.randbelow(game_of(rules).players(rules)))

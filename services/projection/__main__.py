@@ -1,3 +1,3 @@
-from services.cli.projections import main
+from services.cli.worker import main
 
 raise SystemExit(main())

@@ -4,10 +4,14 @@
 -- KEYS[1] checkpoint  mighty:{pNN}:ckpt:<kind>   hash: id = last applied feed id, n = count
 -- KEYS[2] lease       mighty:{pNN}:lease:<kind>  the owning worker's token
 -- KEYS[3] feed        mighty:{pNN}:feed          (for XACK)
--- KEYS[4 ..]          the documents the ops write
+-- KEYS[4] dead letters  mighty:{pNN}:dead:<kind>        stream
+-- KEYS[5] quarantine    mighty:{pNN}:dead:<kind>:tables hash: table -> first dead feed id
+-- KEYS[6 ..]          the documents the ops write
 -- ARGV[1] lease token, ARGV[2] group, ARGV[3] expected checkpoint (what the batch was
--- folded on), ARGV[4] new checkpoint (the batch's last feed id), ARGV[5] entries applied,
+-- folded on), ARGV[4] new checkpoint (the batch's last feed id), ARGV[5] entries applied
+-- (dead letters included: they are passed over for good),
 -- ARGV[6] a = ids to acknowledge, ARGV[7 .. 6+a] the ids,
+-- ARGV[7+a] d = dead letters, then d groups of 5: feed id, table, version, kind, reason,
 -- then ops of 4 arguments: code, key index, field, value. Codes: s = SET, d = DEL,
 -- h = HSET, x = HDEL; S and H also publish the value (sharded Pub/Sub) on a channel
 -- named after the key (and ':' .. field for a hash field).
@@ -43,6 +47,8 @@ if holder ~= ARGV[1] then return {'lease', holder or ''} end
 local stored = redis.call('HGET', KEYS[1], 'id') or '0-0'
 local expected, new = ARGV[3], ARGV[4]
 local acks = tonumber(ARGV[6])
+local deads = tonumber(ARGV[7 + acks])
+local first_op = 8 + acks + 5 * deads
 
 local function ack()
   for i = 7, 6 + acks, 500 do
@@ -69,7 +75,13 @@ if acks > 0 then
   end
 end
 
-for i = 7 + acks, #ARGV, 4 do
+-- Dead letters first: the first write of the script (an OOM refuses it whole).
+for i = 8 + acks, first_op - 1, 5 do
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', 10000, '*',
+    'id', ARGV[i], 't', ARGV[i + 1], 'v', ARGV[i + 2], 'kind', ARGV[i + 3], 'reason', ARGV[i + 4])
+  if ARGV[i + 1] ~= '' then redis.call('HSETNX', KEYS[5], ARGV[i + 1], ARGV[i]) end
+end
+for i = first_op, #ARGV, 4 do
   local code, key, field, value = ARGV[i], KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3]
   if code == 's' or code == 'S' then
     redis.call('SET', key, value)

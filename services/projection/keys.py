@@ -6,6 +6,9 @@ checkpoint and the acknowledgements touches one cluster slot:
 
     mighty:{p07}:ckpt:<kind>       hash: id = last applied feed id, n = entries applied
     mighty:{p07}:lease:<kind>      the worker that owns the partition for this kind
+    mighty:{p07}:dead:<kind>       stream: feed entries this kind could not decode or fold
+    mighty:{p07}:dead:<kind>:tables  hash: table -> its first dead letter's feed id (the
+                                   tables this kind holds back until a rebuild)
     mighty:{p07}:view:<table>:<reader>, mighty:{p07}:ledger:..., mighty:{p07}:dir
                                    the documents (projections/docs.py names them)
 
@@ -48,8 +51,19 @@ class ProjectionKeys:
     def lease(self, partition: int) -> str:
         return f"{self.prefix(partition)}lease:{self.kind}"
 
-    def table_events(self, table_id: str) -> str:
-        return self.space.table(table_id).events
+    def dead(self, partition: int) -> str:
+        return f"{self.prefix(partition)}dead:{self.kind}"
+
+    def quarantine(self, partition: int) -> str:
+        return f"{self.prefix(partition)}dead:{self.kind}:tables"
+
+    def checkpoint_of(self, partition: int, kind: str) -> str:
+        """Another kind's checkpoint in the same partition (the feed is trimmed below
+        the slowest of them)."""
+        return f"{self.prefix(partition)}ckpt:{kind}"
+
+    def table_prefix(self, partition: int) -> str:
+        return f"{self.prefix(partition)}t:"
 
     def workers(self) -> str:
         return f"{self.space.namespace}:workers:{self.kind}"

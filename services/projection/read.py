@@ -181,11 +181,43 @@ class PartitionLag(msgspec.Struct, frozen=True):
     checkpoint: str
     entries: int
     ms: int
+    dead_letters: int = 0  # feed entries this kind passed over (mighty projections dead-letters)
 
 
 def lag(client: redis.Redis, space: KeySpace, kind: str) -> list[PartitionLag]:
     """How far each partition's stored projection is behind its feed."""
     store = ProjectionStore(client, _keys(space, kind))
     checkpoints = {p: store.checkpoint(p) for p in range(space.partitions)}
-    return [PartitionLag(kind, p, checkpoints[p].id, entries, ms)
+    dead = store.dead_count(list(checkpoints))
+    return [PartitionLag(kind, p, checkpoints[p].id, entries, ms, dead[p])
             for p, (entries, ms) in behind(store, checkpoints).items()]
+
+
+class Readers:
+    """The reads above bound to one client and key space: what ``services.bootstrap``
+    hands a process that reads the projections (the CLI, the demo, a gateway)."""
+
+    def __init__(self, client: redis.Redis, space: KeySpace) -> None:
+        self.client, self.space = client, space
+
+    def player_ledgers(self) -> list[PlayerLedger]:
+        return player_ledgers(self.client, self.space)
+
+    def table_ledger(self, table_id: str) -> AnyTableLedger | None:
+        return table_ledger(self.client, self.space, table_id)
+
+    def lobby(self) -> list[DirectoryEntry]:
+        return lobby(self.client, self.space)
+
+    def view(self, table_id: str, reader: str) -> bytes | None:
+        return view(self.client, self.space, table_id, reader)
+
+    def feed_positions(self) -> dict[int, str]:
+        return feed_positions(self.client, self.space)
+
+    def lag(self, kind: str) -> list[PartitionLag]:
+        return lag(self.client, self.space, kind)
+
+    def wait_until(self, kind: str, positions: dict[int, str] | None = None, timeout_s: float = 60.0,
+                   check: Callable[[], None] | None = None) -> None:
+        wait_until(self.client, self.space, kind, positions, timeout_s, check)

@@ -1,8 +1,20 @@
-"""Rebuild a projection from the streams, or check the stored one against a rebuild.
+"""Rebuild a projection from the table streams, or check the stored one against a rebuild.
 
-The rebuild folds a partition's feed from its first entry with the very code the live
-workers run (``projections.replay``), so what it writes is byte-identical to what they
-stored. ``check`` folds up to the stored checkpoint and compares, byte for byte.
+The feed is a queue, trimmed below the slowest kind's checkpoint, so a rebuild reads
+the tables' own streams (the record, never trimmed), each up to a **cut**: a feed
+position and, for every table of the partition, the version it had there. The events
+are folded with the very code the live workers run (``projections.replay``); the
+projections of different tables are independent (a player's ledger is a sum), so
+folding table by table gives the bytes the workers stored folding the feed's
+interleaving. ``check`` folds up to the stored checkpoint and compares, byte for byte.
+
+The cut at a feed position ``at``: every table that has an event at or before ``at``
+exists when the partition's tables are listed afterwards (a table's keys are written
+with its first event and never deleted); the events a table got after ``at`` are
+exactly its entries in the feed after ``at``, which are still there (the feed is never
+trimmed past this kind's checkpoint, and ``at`` is at or after it: the stored
+checkpoint for ``check``, the feed's end for a rebuild, which holds the lease so the
+checkpoint stays put). Each table is folded up to its first such entry, less one.
 """
 
 from __future__ import annotations
@@ -16,10 +28,12 @@ import redis
 import structlog
 
 from domain.codec import decode_event
+from domain.table import TableEvent
 from projections import new_projection, replay
 from projections.docs import DocKey
-from services.projection.store import START, Checkpoint, ProjectionStore, id_key
-from services.store.base import FeedEntry
+from services.projection.store import Checkpoint, ProjectionStore
+from services.store.base import StoredEvent
+from services.store.redis_store import RedisEventStore
 
 log = structlog.get_logger("mighty.workers")
 _CHUNK = 2000
@@ -34,35 +48,67 @@ class Difference:
     rebuilt: bytes | None
 
 
-def entries_upto(store: ProjectionStore, partition: int, upto: str | None,
-                 every_chunk: Callable[[], None] | None = None) -> Iterator[FeedEntry]:
-    after = START
+def table_ids(store: ProjectionStore, partition: int) -> list[str]:
+    """Every table of the partition (SCAN of ``…:t:<id>:meta``, written with a table's
+    first event), sorted."""
+    prefix = store.keys.table_prefix(partition)
+    found = set()
+    for key in store.client.scan_iter(match=prefix + "*:meta", count=1000):
+        table_id = key.decode()[len(prefix):-len(":meta")]
+        if store.keys.space.partition_of(table_id) == partition:
+            found.add(table_id)
+    return sorted(found)
+
+
+def later_versions(store: ProjectionStore, partition: int, at: str,
+                   every_chunk: Callable[[], None] | None = None) -> dict[str, int]:
+    """Per table, the first version the feed holds after ``at``: the table's events from
+    there on came after the cut. (An entry written into the feed behind the store's back
+    counts too; it can only make the cut earlier, and its own table is then held back.)"""
+    first: dict[str, int] = {}
+    after = at
     while True:
         if every_chunk is not None:
             every_chunk()
         chunk = store.feed_after(partition, after, _CHUNK)
         for entry in chunk:
-            if upto is not None and id_key(entry.id) > id_key(upto):
-                return
-            yield entry
+            if entry.version >= 1 and entry.table_id and entry.version < first.get(entry.table_id, 1 << 62):
+                first[entry.table_id] = entry.version
         if len(chunk) < _CHUNK:
-            return
+            return first
         after = chunk[-1].id
 
 
-def compute(store: ProjectionStore, partition: int, upto: str | None,
+def _stream(events: RedisEventStore, table_id: str, upto: int,
+            every_chunk: Callable[[], None] | None) -> Iterator[StoredEvent]:
+    after = 0
+    while after < upto:
+        if every_chunk is not None:
+            every_chunk()
+        chunk = events.read(table_id, after, min(upto, after + _CHUNK))
+        yield from chunk
+        if not chunk:
+            return
+        after = chunk[-1].version
+
+
+def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
             every_chunk: Callable[[], None] | None = None) -> tuple[dict[DocKey, bytes], Checkpoint]:
-    """The documents of a partition folded from its feed's start up to ``upto`` (None: all)."""
-    last = Checkpoint()
+    """The documents of a partition folded from the table streams up to the cut at
+    ``upto`` (None: the feed's end now), and that cut's checkpoint."""
+    cut = store.feed_position(partition) if upto is None else upto
+    tables = table_ids(store, partition)
+    later = later_versions(store, partition, cut.id, every_chunk)
+    events = RedisEventStore(store.client, keys=store.keys.space)
+    top = 1 << 62
 
-    def events() -> Iterator[tuple[str, int, object]]:
-        nonlocal last
-        for entry in entries_upto(store, partition, upto, every_chunk):
-            last = Checkpoint(entry.id, last.count + 1)
-            yield entry.table_id, entry.version, decode_event(entry.data)
+    def folded() -> Iterator[tuple[str, int, TableEvent]]:
+        for table_id in tables:
+            for event in _stream(events, table_id, later.get(table_id, top) - 1, every_chunk):
+                yield table_id, event.version, decode_event(event.data)
 
-    docs = replay(new_projection(store.keys.kind), events())  # type: ignore[arg-type]
-    return docs, last
+    docs = replay(new_projection(store.keys.kind), folded())
+    return docs, cut
 
 
 def check(store: ProjectionStore, partition: int, attempts: int = 20) -> list[Difference]:
@@ -72,7 +118,7 @@ def check(store: ProjectionStore, partition: int, attempts: int = 20) -> list[Di
         stored = store.docs(partition)
         if store.checkpoint(partition) != checkpoint:
             continue  # a worker wrote meanwhile: read again
-        rebuilt, _ = compute(store, partition, checkpoint.id)
+        rebuilt, _ = compute(store, partition, checkpoint)
         return [
             Difference(partition, doc, stored.get(doc), rebuilt.get(doc))
             for doc in sorted(stored.keys() | rebuilt.keys(), key=lambda d: (d.name, d.field or ""))
@@ -89,12 +135,15 @@ class RebuildInterrupted(RuntimeError):
 
 
 def rebuild(store: ProjectionStore, partition: int) -> Checkpoint:
-    """Recompute a partition's documents from its feed and store them with the checkpoint.
+    """Recompute a partition's documents from the table streams and store them with the
+    checkpoint of the cut (the feed's end when it starts), clearing the kind's dead
+    letters of the partition: the rebuild has folded every event they stood for.
 
     The rebuild takes the partition's lease from whichever worker holds it (that
     worker's next write is refused, and it starts over from the new checkpoint), renews
-    it at every chunk of the feed it reads, and writes only if it still holds it (WATCH
-    on the lease, then one MULTI), so a rebuild that outlived its lease writes nothing.
+    it at every chunk it reads, and writes only if it still holds it (WATCH on the
+    lease, then one MULTI), so a rebuild that outlived its lease writes nothing. An
+    event the rules cannot read stops the rebuild (nothing is written): fix it first.
     """
     token = f"rebuild-{secrets.token_hex(4)}"
     store.take_over(partition, token, _REBUILD_LEASE_MS)
@@ -134,6 +183,7 @@ def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], ch
         else:
             pipe.hset(keys.key_of(partition, doc), doc.field, data)
     pipe.hset(keys.checkpoint(partition), mapping={"id": checkpoint.id, "n": checkpoint.count})
+    pipe.delete(keys.dead(partition), keys.quarantine(partition))
     try:
         pipe.execute()
     except redis.WatchError:
@@ -148,6 +198,7 @@ def reset(store: ProjectionStore, partition: int) -> None:
     to time a worker catching up)."""
     keys = store.keys
     doomed = [keys.key_of(partition, DocKey(doc.name)) for doc in store.docs(partition)]
-    store.client.delete(*set(doomed), keys.checkpoint(partition), keys.lease(partition))
+    store.client.delete(*set(doomed), keys.checkpoint(partition), keys.lease(partition), keys.dead(partition),
+                        keys.quarantine(partition))
     with contextlib.suppress(redis.ResponseError):  # no feed yet: nothing to destroy
         store.client.xgroup_destroy(keys.feed(partition), keys.group)

@@ -7,7 +7,7 @@ reads as the algorithm and this module as the protocol.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
 
@@ -34,6 +34,22 @@ if holder == false or holder == ARGV[1] then
 end
 return 0
 """
+# The feed is a queue: entries every kind's checkpoint has passed are dropped (XTRIM
+# MINID keeps the checkpoints' own entries). A kind with no checkpoint yet holds it all.
+_TRIM = """
+local lowest = nil
+for i = 2, #KEYS do
+  local id = redis.call('HGET', KEYS[i], 'id')
+  if not id then return 0 end
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  ms, seq = tonumber(ms), tonumber(seq)
+  if lowest == nil or ms < lowest[1] or (ms == lowest[1] and seq < lowest[2]) then
+    lowest = {ms, seq}
+  end
+end
+if lowest == nil or lowest[1] == 0 and lowest[2] == 0 then return 0 end
+return redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d-%d', lowest[1], lowest[2]))
+"""
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -43,7 +59,25 @@ return 0
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     id: str = START  # the last feed entry applied
-    count: int = 0  # feed entries applied so far (the feed is never trimmed)
+    count: int = 0  # feed entries passed so far (applied or dead-lettered), from the feed's start
+
+
+@dataclass(frozen=True, slots=True)
+class BadFeedEntry(FeedEntry):
+    """A feed entry whose fields cannot even be read (missing, not numbers)."""
+
+    problem: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    """A feed entry a kind could not decode or fold: passed over, kept for the record."""
+
+    feed_id: str
+    table_id: str
+    version: int
+    kind: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +90,7 @@ class Batch:
     applied: int  # entries past the checkpoint
     acks: list[str]  # every id read, past the checkpoint or not
     docs: Docs
+    dead: list[DeadLetter] = field(default_factory=list)  # entries passed over, with why
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +112,19 @@ def id_ms(entry_id: str) -> int:
 
 
 def feed_entries(raw: Iterable[tuple[bytes, dict[bytes, bytes]]]) -> list[FeedEntry]:
-    return [
-        FeedEntry(entry_id.decode(), fields[b"t"].decode(), int(fields[b"v"]), fields[b"e"], fields[b"h"].decode())
-        for entry_id, fields in raw
-    ]
+    return [feed_entry(entry_id, fields) for entry_id, fields in raw]
+
+
+def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
+    """One feed entry; one the store could not have written (a field missing, a version
+    that is not a number) comes back as a ``BadFeedEntry`` instead of stopping the read."""
+    try:
+        return FeedEntry(entry_id.decode(), fields[b"t"].decode(), int(fields[b"v"]), bytes(fields[b"e"]),
+                         fields[b"h"].decode())
+    except (KeyError, ValueError) as error:
+        table = fields.get(b"t", b"").decode(errors="replace")
+        return BadFeedEntry(entry_id.decode(), table, 0, b"", "",
+                            problem=f"malformed feed entry ({type(error).__name__}: {error})")
 
 
 class ProjectionStore:
@@ -92,6 +136,7 @@ class ProjectionStore:
         self._renew = client.register_script(_RENEW)
         self._acquire = client.register_script(_ACQUIRE)
         self._release = client.register_script(_RELEASE)
+        self._trim = client.register_script(_TRIM)
 
     # ---------------------------------------------------------------- checkpoint
 
@@ -111,8 +156,12 @@ class ProjectionStore:
 
     def _script_call(self, batch: Batch, token: str, publish: bool) -> tuple[list[str], list[Any]]:
         p = batch.partition
-        keys = [self.keys.checkpoint(p), self.keys.lease(p), self.keys.feed(p)]
+        keys = [self.keys.checkpoint(p), self.keys.lease(p), self.keys.feed(p), self.keys.dead(p),
+                self.keys.quarantine(p)]
         args: list[Any] = [token, self.keys.group, batch.expected, batch.new, batch.applied, len(batch.acks), *batch.acks]
+        args.append(len(batch.dead))
+        for dead in batch.dead:
+            args.extend((dead.feed_id, dead.table_id, dead.version, dead.kind, dead.reason[:1000]))
         index: dict[str, int] = {}
         for doc, data in batch.docs.items():
             key = self.keys.key_of(p, doc)
@@ -123,6 +172,56 @@ class ProjectionStore:
             args.extend(_op(doc, data, publish))
             args[-3] = slot
         return keys, args
+
+    # ---------------------------------------------------------------- dead letters
+
+    def quarantined(self, partition: int) -> set[str]:
+        """The tables this kind holds back in a partition (each has a dead letter)."""
+        return {t.decode() for t in self.client.hkeys(self.keys.quarantine(partition))}
+
+    def dead_letters(self, partition: int) -> list[DeadLetter]:
+        found = []
+        for _, fields in self.client.xrange(self.keys.dead(partition), "-", "+"):
+            found.append(DeadLetter(fields[b"id"].decode(), fields[b"t"].decode(), int(fields[b"v"]),
+                                    fields[b"kind"].decode(), fields[b"reason"].decode(errors="replace")))
+        return found
+
+    def dead_count(self, partitions: Sequence[int]) -> dict[int, int]:
+        pipe = self.client.pipeline(transaction=False)
+        for partition in partitions:
+            pipe.xlen(self.keys.dead(partition))
+        return {p: int(n) for p, n in zip(partitions, pipe.execute(), strict=True)}
+
+    # ---------------------------------------------------------------- the feed as a queue
+
+    def trim(self, partitions: Sequence[int], kinds: Sequence[str]) -> list[int]:
+        """Drop the feed entries every kind's checkpoint has passed (one round trip);
+        answers the entries dropped per partition."""
+        pipe = self.client.pipeline(transaction=False)
+        for p in partitions:
+            self._trim(keys=[self.keys.feed(p), *(self.keys.checkpoint_of(p, kind) for kind in kinds)],
+                       client=pipe)
+        return [int(n) for n in pipe.execute()]
+
+    def feed_position(self, partition: int) -> Checkpoint:
+        """The feed's last id and how many entries it was ever given (trimmed or not):
+        a checkpoint that has passed everything appended so far."""
+        try:
+            info = self.client.xinfo_stream(self.keys.feed(partition))
+        except redis.ResponseError:  # no feed yet
+            return Checkpoint()
+        last = info.get("last-generated-id") or b"0-0"
+        return Checkpoint(last.decode() if isinstance(last, bytes) else str(last), int(info.get("entries-added", 0)))
+
+    def trimmed_past(self, partition: int, checkpoint: Checkpoint) -> bool:
+        """Whether entries after ``checkpoint`` are gone from the feed (it was trimmed
+        while this kind had no checkpoint, or a reset forgot it): the feed then cannot
+        bring the projection up to date, the table streams must (a rebuild)."""
+        try:
+            info = self.client.xinfo_stream(self.keys.feed(partition))
+        except redis.ResponseError:
+            return False
+        return int(info.get("length", 0)) < int(info.get("entries-added", 0)) - checkpoint.count
 
     # ---------------------------------------------------------------- leases
 

@@ -25,13 +25,21 @@ import redis
 import structlog
 
 from domain.codec import decode_event
-from services.projection.keys import ProjectionKeys
+from projections import KINDS
 from services.projection.kinds import AnyProjection, Kind, make_kind
-from services.projection.store import Applied, Batch, Checkpoint, ProjectionStore, id_key, id_ms
-from services.store.base import FeedEntry
+from services.projection.rebuild import rebuild
+from services.projection.store import (
+    Applied,
+    BadFeedEntry,
+    Batch,
+    Checkpoint,
+    DeadLetter,
+    ProjectionStore,
+    id_key,
+    id_ms,
+)
+from services.store.base import EventStore, FeedEntry
 from services.store.errors import StoreUnavailable
-from services.store.keys import KeySpace
-from services.store.redis_store import RedisEventStore
 
 log = structlog.get_logger("mighty.workers")
 
@@ -39,6 +47,9 @@ log = structlog.get_logger("mighty.workers")
 # a ConnectionError) once the client's own retries are spent; StoreUnavailable is the same
 # thing said by the event store, which a views worker reads tables' streams through.
 UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, StoreUnavailable)
+# What stops the loop for a moment rather than dead-lettering an entry: the store's
+# trouble, never the entry's.
+_NOT_THE_ENTRY = (*UNREACHABLE, redis.RedisError)
 
 
 @dataclass
@@ -63,6 +74,9 @@ def new_worker_id(kind: str) -> str:
 class _Partition:
     projection: AnyProjection
     checkpoint: Checkpoint
+    # Tables with a dead letter: their later entries are dead-lettered too (folding past
+    # a missing event would store a wrong view or total) until a rebuild after the fix.
+    quarantined: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -72,6 +86,7 @@ class Stats:
     worker: str
     kind: str
     events: int = 0  # feed entries applied
+    dead_letters: int = 0  # feed entries passed over as dead letters
     batches: int = 0
     busy_s: float = 0.0  # time spent folding, rendering and writing
     cpu_s: float = 0.0  # the process's CPU time
@@ -86,26 +101,30 @@ class Stats:
 
 
 class Worker:
+    """One worker of the kind ``store`` holds (its keys name it). ``events`` is the event
+    store a views worker restores a table from; ``services.bootstrap`` builds both."""
+
     def __init__(
         self,
-        client: redis.Redis,
-        kind: str,
+        store: ProjectionStore,
+        events: EventStore,
         *,
-        space: KeySpace | None = None,
         worker_id: str | None = None,
         batch: int = 500,
         block_ms: int = 100,
         lease_ms: int = 3000,
         publish: bool = True,
         linger_ms: int = 10,
+        trim: bool = True,
     ) -> None:
-        self.space = space or KeySpace()
-        self.keys = ProjectionKeys(self.space, kind)
-        self.store = ProjectionStore(client, self.keys)
-        self.kind: Kind = make_kind(kind, self.store, RedisEventStore(client, keys=self.space))
+        kind = store.keys.kind
+        self.keys = store.keys
+        self.store = store
+        self.kind: Kind = make_kind(kind, store, events)
         self.id = worker_id or new_worker_id(kind)
         self.batch, self.block_ms, self.lease_ms, self.publish = batch, block_ms, lease_ms, publish
         self.linger_s = linger_ms / 1000
+        self.trim = trim
         self.owned: dict[int, _Partition] = {}
         self._fresh_entries: dict[int, list[FeedEntry]] = {}
         self.stats = Stats(self.id, kind)
@@ -210,12 +229,11 @@ class Worker:
             return None
         expected = owned.checkpoint.id
         fresh = [e for e in entries if id_key(e.id) > id_key(expected)]
-        if fresh:
-            self._fold(owned.projection, partition, fresh)
+        dead = self._fold(owned, partition, fresh) if fresh else []
         docs = owned.projection.flush() if fresh else {}
         new = max((e.id for e in entries), key=id_key)
         self._fresh_entries[partition] = fresh
-        return Batch(partition, expected, new, len(fresh), [e.id for e in entries], docs)
+        return Batch(partition, expected, new, len(fresh), [e.id for e in entries], docs, dead)
 
     def _settle(self, batch: Batch, result: Applied) -> None:
         partition = batch.partition
@@ -226,7 +244,11 @@ class Worker:
         if result.status == "ok":
             owned.checkpoint = Checkpoint(batch.new, owned.checkpoint.count + batch.applied)
             self.stats.events += batch.applied
+            self.stats.dead_letters += len(batch.dead)
             self.stats.record_lag(fresh, result.server_ms)
+            for dead in batch.dead:
+                self.log.error("dead letter", partition=partition, feed_id=dead.feed_id, table=dead.table_id,
+                               version=dead.version, reason=dead.reason)
         elif result.status == "lease":
             self._drop(partition, "lease lost", holder=result.stored)
         elif result.status == "gap":
@@ -241,12 +263,57 @@ class Worker:
                              stored=result.stored, expected=batch.expected)
             self.owned[partition] = self._fresh(partition)
 
-    def _fold(self, projection: AnyProjection, partition: int, entries: Sequence[FeedEntry]) -> None:
-        unknown = list(dict.fromkeys(e.table_id for e in entries if not projection.known(e.table_id)))
-        if unknown:
-            self.kind.restore(projection, partition, unknown)
+    def _fold(self, owned: _Partition, partition: int, entries: Sequence[FeedEntry]) -> list[DeadLetter]:
+        """Fold the entries; answer those that could not be decoded or folded (a stored
+        event of a shape this release cannot read, a fold that raised, an entry with a
+        field missing). They are passed over with the batch, never retried in a loop:
+        one bad entry must not stop a partition."""
+        projection, quarantined = owned.projection, owned.quarantined
+        unknown = list(dict.fromkeys(e.table_id for e in entries if not isinstance(e, BadFeedEntry)
+                                     and e.table_id not in quarantined and not projection.known(e.table_id)))
+        failed = self._restore(projection, partition, unknown) if unknown else {}
+        dead: list[DeadLetter] = []
         for entry in entries:
+            reason = failed.get(entry.table_id) or self._fold_one(projection, entry, quarantined)
+            if reason is not None:
+                dead.append(DeadLetter(entry.id, entry.table_id, entry.version, self.kind.name, reason))
+                if entry.table_id and entry.table_id not in quarantined:
+                    quarantined.add(entry.table_id)
+                    failed.pop(entry.table_id, None)
+        return dead
+
+    def _fold_one(self, projection: AnyProjection, entry: FeedEntry, quarantined: set[str]) -> str | None:
+        if isinstance(entry, BadFeedEntry):
+            return entry.problem
+        if entry.table_id in quarantined:
+            return "the table has an earlier dead letter: held back until a rebuild"
+        try:
             self.kind.apply(projection, entry.table_id, entry.version, decode_event(entry.data))
+        except _NOT_THE_ENTRY:
+            raise
+        except Exception as error:  # noqa: BLE001 - whatever an entry makes a fold raise
+            return f"{type(error).__name__}: {error}"
+        return None
+
+    def _restore(self, projection: AnyProjection, partition: int, table_ids: list[str]) -> dict[str, str]:
+        """Restore the tables' state from what is stored; answer the tables that could not
+        be (a stored document or event this release cannot read), with why."""
+        try:
+            self.kind.restore(projection, partition, table_ids)
+            return {}
+        except _NOT_THE_ENTRY:
+            raise
+        except Exception:  # noqa: BLE001 - one of them: find which, one at a time
+            pass
+        failed: dict[str, str] = {}
+        for table_id in table_ids:
+            try:
+                self.kind.restore(projection, partition, [table_id])
+            except _NOT_THE_ENTRY:
+                raise
+            except Exception as error:  # noqa: BLE001
+                failed[table_id] = f"restoring the table failed: {type(error).__name__}: {error}"
+        return failed
 
     # ---------------------------------------------------------------- partitions
 
@@ -268,6 +335,8 @@ class Worker:
             self.store.release(partition, self.id)
         if len(self.owned) < share:
             self._acquire(share)
+        if self.trim and self.owned:
+            self.store.trim(sorted(self.owned), KINDS)
 
     def _acquire(self, share: int) -> None:
         count = self.keys.partitions
@@ -283,8 +352,19 @@ class Worker:
         """Own a partition: group at the checkpoint, claim what a dead consumer left
         pending, apply our pending entries (oldest first), then go on with new ones."""
         self.owned[partition] = owned = self._fresh(partition)
+        if self.store.trimmed_past(partition, owned.checkpoint):
+            self.log.warning("entries past the checkpoint are gone from the feed: rebuilding from the table streams",
+                             partition=partition, checkpoint=owned.checkpoint.id)
+            rebuild(self.store, partition)  # takes the lease for itself and frees it
+            if not self.store.acquire(partition, self.id, self.lease_ms):
+                self._drop(partition, "lease taken during the rebuild")
+                return
+            self.owned[partition] = owned = self._fresh(partition)
         created = self.store.ensure_group(partition, owned.checkpoint.id)
         claimed, deleted = self.store.claim_all(partition, self.id)
+        # Entries the checkpoint has passed may be trimmed while still pending (a worker
+        # died between its write and its XACK): nothing is lost. Only later ones matter.
+        deleted = [d for d in deleted if id_key(d) > id_key(owned.checkpoint.id)]
         if deleted:
             self.log.error("pending entries were deleted from the feed", partition=partition, ids=deleted[:20],
                            count=len(deleted))
@@ -300,7 +380,8 @@ class Worker:
         self.store.drop_idle_consumers(partition, self.id, idle_ms=self.lease_ms)
 
     def _fresh(self, partition: int) -> _Partition:
-        return _Partition(self.kind.new(self.store, partition), self.store.checkpoint(partition))
+        return _Partition(self.kind.new(self.store, partition), self.store.checkpoint(partition),
+                          self.store.quarantined(partition))
 
     def _drop(self, partition: int, reason: str, **details: object) -> None:
         if self.owned.pop(partition, None) is not None:
@@ -338,21 +419,29 @@ class Worker:
 
 def behind(store: ProjectionStore, checkpoints: dict[int, Checkpoint]) -> dict[int, tuple[int, int]]:
     """How far each partition's stored projection is behind its feed: entries not yet
-    applied, and how long ago the oldest of them was appended (server clock). One round
-    trip for all partitions."""
+    applied (the entries the feed was ever given, trimmed or not, less those the
+    checkpoint has passed), and how long ago the oldest of them was appended (server
+    clock). One round trip for all partitions."""
     pipe = store.client.pipeline(transaction=False)
     for partition, checkpoint in checkpoints.items():
-        pipe.xlen(store.keys.feed(partition))
+        pipe.xinfo_stream(store.keys.feed(partition))
         start = "-" if checkpoint.id == "0-0" else f"({checkpoint.id}"
         pipe.xrange(store.keys.feed(partition), start, "+", count=1)
     pipe.time()
-    replies = pipe.execute()
+    replies = pipe.execute(raise_on_error=False)
+    if isinstance(replies[-1], Exception):
+        raise replies[-1]
     now_s, now_us = replies[-1]
     now = now_s * 1000 + now_us // 1000
     found = {}
     for i, (partition, checkpoint) in enumerate(checkpoints.items()):
-        length, oldest = replies[2 * i], replies[2 * i + 1]
-        entries = max(0, length - checkpoint.count)
+        info, oldest = replies[2 * i], replies[2 * i + 1]
+        if isinstance(oldest, Exception):
+            raise oldest
+        added = 0 if isinstance(info, redis.ResponseError) else int(info.get("entries-added", 0))
+        if isinstance(info, Exception) and not isinstance(info, redis.ResponseError):
+            raise info
+        entries = max(0, added - checkpoint.count)
         ms = max(0, now - id_ms(oldest[0][0].decode())) if entries and oldest else 0
         found[partition] = (entries, ms)
     return found

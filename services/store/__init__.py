@@ -24,7 +24,6 @@ from services.store.errors import (
     VersionConflict,
 )
 from services.store.keys import KeySpace
-from services.store.memory import AsyncInMemoryEventStore, InMemoryEventStore
 from services.store.redis_store import RedisEventStore, connect
 
 __all__ = [
@@ -32,7 +31,6 @@ __all__ = [
     "GENESIS",
     "Appended",
     "AsyncEventStore",
-    "AsyncInMemoryEventStore",
     "AsyncRedisEventStore",
     "BadAppend",
     "BadCommandId",
@@ -42,7 +40,6 @@ __all__ = [
     "EventStore",
     "FeedEntry",
     "Head",
-    "InMemoryEventStore",
     "KeySpace",
     "PayloadTooLarge",
     "RedisEventStore",

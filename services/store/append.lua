@@ -4,9 +4,15 @@
 -- KEYS[2] table meta      mighty:{pNN}:t:<table>:meta    hash: v = version, h = head hash
 -- KEYS[3] command ids     mighty:{pNN}:t:<table>:cmds    hash: command id -> outcome
 -- KEYS[4] partition feed  mighty:{pNN}:feed
+-- KEYS[5] (optional) command-id index  mighty:{pNN}:t:<table>:cmdx  list of '<ms>:<command id>'
 -- ARGV[1] table id, ARGV[2] expected version, ARGV[3] command id, ARGV[4] outcome,
 -- ARGV[5] prev hash (the head hash the caller built on), ARGV[6] event count n,
 -- ARGV[7 ..] n pairs: event bytes, event hash (sha256(prev hash hex .. event), from the caller)
+-- ARGV[7 + 2n] (optional, with KEYS[5]) the idempotency window in ms: command ids are kept
+--   at least this long, then forgotten. Each append records its id in the index with the
+--   server's clock, forgets (HDEL) up to 64 ids older than the window, and sets both keys
+--   to expire a window after this append, so a table nobody writes to drops them all.
+--   Without KEYS[5] (the 4-key call of earlier releases) ids are kept for ever, as before.
 --
 -- Replies (RESP2 arrays):
 --   {'ok', version, head hash}                        the events were written
@@ -47,10 +53,14 @@ local function key_type(key)
   return reply
 end
 
-if #KEYS ~= 4 then return bad('expected 4 keys') end
+if #KEYS ~= 4 and #KEYS ~= 5 then return bad('expected 4 or 5 keys') end
 local n = count(ARGV[6])
 if n == nil or n < 1 or n > MAX_EVENTS then return bad('event count') end
-if #ARGV ~= 6 + 2 * n then return bad('argument count') end
+local window = nil
+if #KEYS == 5 and #ARGV == 7 + 2 * n then
+  window = count(ARGV[7 + 2 * n])
+  if window == nil or window < 1 then return bad('idempotency window') end
+elseif #ARGV ~= 6 + 2 * n then return bad('argument count') end
 local table_id, command_id, outcome, prev = ARGV[1], ARGV[3], ARGV[4], ARGV[5]
 if #table_id < 1 or #table_id > 64 or not string.match(table_id, '^[%w_%-]+$') then
   return bad('table id')
@@ -72,6 +82,7 @@ end
 if total > MAX_APPEND_BYTES then return bad('append too large') end
 
 local kinds = {{KEYS[1], 'stream'}, {KEYS[2], 'hash'}, {KEYS[3], 'hash'}, {KEYS[4], 'stream'}}
+if window then kinds[5] = {KEYS[5], 'list'} end
 for _, pair in ipairs(kinds) do
   local found = key_type(pair[1])
   if found ~= 'none' and found ~= pair[2] then
@@ -106,4 +117,19 @@ for i = 1, n do
 end
 redis.call('HSET', KEYS[2], 'v', v, 'h', prev)
 redis.call('HSET', KEYS[3], command_id, outcome)
+if window then
+  local clock = redis.call('TIME')
+  local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  for _ = 1, 64 do
+    local oldest = redis.call('LINDEX', KEYS[5], 0)
+    if not oldest then break end
+    local at, id = string.match(oldest, '^(%d+):(.+)$')
+    if at and tonumber(at) > now - window then break end
+    redis.call('LPOP', KEYS[5])
+    if id and id ~= command_id then redis.call('HDEL', KEYS[3], id) end
+  end
+  redis.call('RPUSH', KEYS[5], now .. ':' .. command_id)
+  redis.call('PEXPIRE', KEYS[3], window)
+  redis.call('PEXPIRE', KEYS[5], window)
+end
 return {'ok', v, prev}

@@ -41,6 +41,7 @@ from services.store.redis_store import (
     appended,
     feed_entry,
     feed_start,
+    idempotency_ms,
     meta_pattern,
     parse_head,
     store_error,
@@ -122,10 +123,13 @@ class AsyncRedisEventStore:
         *,
         keys: KeySpace | None = None,
         script: str = APPEND_SCRIPT,
+        idempotency_s: float | None = None,
         batch: int = DEFAULT_BATCH,
     ) -> None:
         self.client = client
         self.keys = keys or KeySpace()
+        # command ids are forgotten after this window, as RedisEventStore's; 0: never
+        self.idempotency_ms = idempotency_ms(idempotency_s)
         self._script = script
         self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers
         self.batch = batch
@@ -146,8 +150,9 @@ class AsyncRedisEventStore:
         outcome: bytes,
     ) -> Appended:
         check_append(table_id, events, expected, command_id, outcome)
-        args = append_args(table_id, events, expected, command_id, outcome)
-        reply = await self.append_raw(self.keys.table(table_id).as_list(), args)
+        args = append_args(table_id, events, expected, command_id, outcome, self.idempotency_ms)
+        keys = self.keys.table(table_id)
+        reply = await self.append_raw(keys.with_index() if self.idempotency_ms else keys.as_list(), args)
         return appended(reply, expected, outcome)
 
     def append_raw(self, keys: list[str], args: list[Any]) -> asyncio.Future[Any]:

@@ -6,13 +6,12 @@ The partition's feed ``mighty:{p07}:feed`` shares it too, which is what lets the
 script write the table stream and the feed atomically.
 
 The partition count is fixed for the life of a deployment (``MIGHTY_PARTITIONS``,
-default 16): it is part of every key name, so changing it moves every table. See
-docs/store.md, "Changing the partition count".
+default 16, read by ``services/settings.py``): it is part of every key name, so changing
+it moves every table. See docs/store.md, "Changing the partition count".
 """
 
 from __future__ import annotations
 
-import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -30,14 +29,8 @@ _COMMAND_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 _NAMESPACE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
-def partition_count() -> int:
-    """The configured partition count: ``MIGHTY_PARTITIONS`` or 16."""
-    raw = os.environ.get("MIGHTY_PARTITIONS", "")
-    if not raw:
-        return DEFAULT_PARTITIONS
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_PARTITIONS:
-        raise ValueError(f"MIGHTY_PARTITIONS must be an integer in 1..{MAX_PARTITIONS}: {raw!r}")
-    return int(raw)
+# How long a command id is remembered (docs/store.md); Settings.idempotency_s overrides it.
+DEFAULT_IDEMPOTENCY_S: Final = 86_400.0
 
 
 def check_table_id(table_id: object) -> str:
@@ -66,22 +59,29 @@ def _show(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TableKeys:
-    """The four keys one append touches, in the order the script takes them."""
+    """The keys one append touches, in the order the script takes them."""
 
     events: str
     meta: str
     commands: str
     feed: str
+    command_index: str = ""  # the command ids by time, for their expiry
 
     def as_list(self) -> list[str]:
+        """The four keys of the script's original call (command ids kept for ever)."""
         return [self.events, self.meta, self.commands, self.feed]
+
+    def with_index(self) -> list[str]:
+        """The five keys of a call with an idempotency window (command ids expire)."""
+        return [self.events, self.meta, self.commands, self.feed, self.command_index]
 
 
 class KeySpace:
-    """Builds key names for one namespace and partition count."""
+    """Builds key names for one namespace and partition count (a process gets both from
+    its ``Settings``; the defaults are the deployment defaults)."""
 
     def __init__(self, partitions: int | None = None, namespace: str = DEFAULT_NAMESPACE) -> None:
-        self.partitions = partition_count() if partitions is None else partitions
+        self.partitions = DEFAULT_PARTITIONS if partitions is None else partitions
         if not 1 <= self.partitions <= MAX_PARTITIONS:
             raise ValueError(f"partitions must be in 1..{MAX_PARTITIONS}")
         if not _NAMESPACE.fullmatch(namespace):
@@ -106,7 +106,7 @@ class KeySpace:
             partition = self.partition_of(table_id)
             base = f"{self.namespace}:{self.tag(partition)}:t:{table_id}"
             feed = self.feed(partition)
-            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed)
+            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed, f"{base}:cmdx")
             if len(self._tables) >= _KEY_CACHE_SIZE:
                 self._tables.clear()
             self._tables[table_id] = keys

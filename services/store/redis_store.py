@@ -37,7 +37,7 @@ from services.store.errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from services.store.keys import KeySpace, check_command_id
+from services.store.keys import DEFAULT_IDEMPOTENCY_S, KeySpace, check_command_id
 
 APPEND_SCRIPT: Final = resources.files("services.store").joinpath("append.lua").read_text()
 READ_CHUNK: Final = 1000
@@ -99,9 +99,12 @@ class RedisEventStore:
         *,
         keys: KeySpace | None = None,
         script: str = APPEND_SCRIPT,
+        idempotency_s: float | None = None,
     ) -> None:
         self.client = client
         self.keys = keys or KeySpace()
+        # command ids are forgotten after this window (docs/store.md, "Idempotency"); 0: never
+        self.idempotency_ms = idempotency_ms(idempotency_s)
         self._script = script
         self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers
         # preload; a Redis that is down now gets it on the first NOSCRIPT instead
@@ -127,9 +130,10 @@ class RedisEventStore:
         outcome: bytes,
     ) -> Appended:
         check_append(table_id, events, expected, command_id, outcome)
-        args = append_args(table_id, events, expected, command_id, outcome)
+        args = append_args(table_id, events, expected, command_id, outcome, self.idempotency_ms)
+        keys = self.keys.table(table_id)
         try:
-            reply = self._evalsha(self.keys.table(table_id).as_list(), args)
+            reply = self._evalsha(keys.with_index() if self.idempotency_ms else keys.as_list(), args)
         except redis.RedisError as error:
             raise store_error(error) from error
         return appended(reply, expected, outcome)
@@ -218,16 +222,31 @@ class RedisEventStore:
 # What both Redis stores (this one and ``AsyncRedisEventStore``) share, I/O aside.
 
 
+def idempotency_ms(window_s: float | None) -> int:
+    """The command-id window in ms for the script (``DEFAULT_IDEMPOTENCY_S`` when None;
+    0: ids kept for ever, the 4-key call)."""
+    window = DEFAULT_IDEMPOTENCY_S if window_s is None else window_s
+    return max(1, round(window * 1000)) if window > 0 else 0
+
+
 def append_args(
-    table_id: str, events: Sequence[bytes], expected: Head, command_id: str, outcome: bytes
+    table_id: str,
+    events: Sequence[bytes],
+    expected: Head,
+    command_id: str,
+    outcome: bytes,
+    window_ms: int = 0,
 ) -> list[Any]:
-    """The append script's ARGV (see append.lua), event hashes chained here."""
+    """The append script's ARGV (see append.lua), event hashes chained here, and the
+    idempotency window last when there is one (the 5-key call)."""
     prev = expected.hash
     args: list[Any] = [table_id, expected.version, command_id, outcome, prev, len(events)]
     for data in events:
         prev = event_hash(prev, data)
         args.append(data)
         args.append(prev)
+    if window_ms:
+        args.append(window_ms)
     return args
 
 

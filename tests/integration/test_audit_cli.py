@@ -120,7 +120,7 @@ def test_verify_wants_one_table_or_all(redis_server: PrivateRedis) -> None:
 
 def test_exported_hand_replays_to_the_same_result(redis_server: PrivateRedis, played: tuple[str, list], tmp_path: Path) -> None:
     out = tmp_path / "hand.json"
-    done = mighty(redis_server, "export", "audit1", "--hand", "0", "-o", str(out))
+    done = mighty(redis_server, "export", "audit1", "--hand", "1", "-o", str(out))
     assert done.returncode == 0, done.stderr
     replayed = mighty(redis_server, "replay", str(out))
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr

@@ -14,8 +14,8 @@ import pytest
 
 from domain.codec import decode_event
 from domain.mitigati import events as mev
+from domain.mitigati.ledger import TableLedger as MitigatiTableLedger
 from projections import KINDS
-from projections.ledger import MitigatiTableLedger
 from services.audit import verify_events
 from services.projection.read import lobby, player_ledgers, table_ledger, wait_until
 from services.store.keys import KeySpace

@@ -24,8 +24,8 @@ from services.store import (
     StoreUnavailable,
     connect,
 )
-from services.store.counter import Add, CounterDecider, Note, Open
 from services.store.redis_store import APPEND_SCRIPT
+from tests.counter import Add, CounterDecider, Note, Open
 from tests.store_contract import redis_snapshot
 
 pytestmark = pytest.mark.integration

@@ -25,7 +25,7 @@ from services.store import (
     connect,
 )
 from services.store.base import verify_chain
-from services.store.counter import Add, CounterDecider, Open
+from tests.counter import Add, CounterDecider, Open
 
 pytestmark = pytest.mark.integration
 

@@ -23,7 +23,7 @@ from services.store import (
     PayloadTooLarge,
     RedisEventStore,
 )
-from services.store.counter import Add, CounterDecider, Note, Open
+from tests.counter import Add, CounterDecider, Note, Open
 
 pytestmark = pytest.mark.integration
 

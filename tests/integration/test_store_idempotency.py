@@ -15,7 +15,7 @@ from services.store import (
     RedisEventStore,
     connect,
 )
-from services.store.counter import Add, CounterDecider, Open, Play
+from tests.counter import Add, CounterDecider, Open, Play
 from tests.integration.writers import run_writers
 
 pytestmark = pytest.mark.integration

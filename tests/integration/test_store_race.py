@@ -18,7 +18,7 @@ from services.store import (
     connect,
 )
 from services.store.base import verify_chain
-from services.store.counter import Add, Added, CounterDecider, Open
+from tests.counter import Add, Added, CounterDecider, Open
 from tests.integration.writers import run_writers
 
 pytestmark = pytest.mark.integration

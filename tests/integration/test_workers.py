@@ -33,7 +33,6 @@ from services.projection.read import (
     wait_until,
 )
 from services.projection.rebuild import rebuild
-from services.projection.worker import Worker
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
 from tests.integration.workers.support import (
@@ -41,6 +40,7 @@ from tests.integration.workers.support import (
     applied,
     assert_identical_to_a_rebuild,
     feed_length,
+    in_process_worker,
     pending,
     scored_hands,
     start_worker,
@@ -205,7 +205,7 @@ def test_a_redelivered_entry_changes_nothing(redis_client: Any) -> None:
     tables = Tables(redis_client, SPACE, seed=3)
     tables.open(ids("r", 6))
     tables.play(hands=1)
-    first = Worker(redis_client, "ledger", space=SPACE, linger_ms=0, block_ms=10)
+    first = in_process_worker(redis_client, "ledger", SPACE, linger_ms=0, block_ms=10)
     while applied(redis_client, SPACE, "ledger") < feed_length(redis_client, SPACE):
         first.step()
     store = store_of(redis_client, SPACE, "ledger")
@@ -214,7 +214,7 @@ def test_a_redelivered_entry_changes_nothing(redis_client: Any) -> None:
     keys = ProjectionKeys(SPACE, "ledger")
     for partition in range(SPACE.partitions):  # deliver every entry once more
         redis_client.xgroup_setid(keys.feed(partition), keys.group, "0-0")
-    again = Worker(redis_client, "ledger", space=SPACE, linger_ms=0, block_ms=10)
+    again = in_process_worker(redis_client, "ledger", SPACE, linger_ms=0, block_ms=10)
     for _ in range(20):
         again.step()
     again.shutdown()
@@ -225,7 +225,7 @@ def test_a_lost_consumer_group_comes_back_at_the_stored_checkpoint(redis_client:
     tables = Tables(redis_client, SPACE, seed=4)
     table_ids = ids("g", 8)
     tables.open(table_ids)
-    worker = Worker(redis_client, "directory", space=SPACE, linger_ms=0, block_ms=10)
+    worker = in_process_worker(redis_client, "directory", SPACE, linger_ms=0, block_ms=10)
     while applied(redis_client, SPACE, "directory") < feed_length(redis_client, SPACE):
         worker.step()
     keys = ProjectionKeys(SPACE, "directory")
@@ -242,7 +242,8 @@ def test_a_lost_consumer_group_comes_back_at_the_stored_checkpoint(redis_client:
     assert_identical_to_a_rebuild(redis_client, SPACE, ("directory",))
 
 
-def test_entries_left_pending_by_a_dead_consumer_are_reclaimed_and_deleted_ones_reported(redis_client: Any) -> None:
+def test_entries_gone_from_the_feed_before_they_were_applied_come_back_from_the_table_streams(
+        redis_client: Any) -> None:
     tables = Tables(redis_client, SPACE, seed=5)
     table_ids = ids("x", 1)
     tables.open(table_ids)
@@ -252,14 +253,15 @@ def test_entries_left_pending_by_a_dead_consumer_are_reclaimed_and_deleted_ones_
     read = redis_client.xreadgroup(keys.group, "dead-worker", {keys.feed(partition): ">"})
     entries = read[0][1]
     gone = entries[-1][0].decode()
-    redis_client.xdel(keys.feed(partition), gone)  # a feed is never trimmed; prove we cope
-    worker = Worker(redis_client, "directory", space=SPACE, linger_ms=0, block_ms=10)
+    redis_client.xdel(keys.feed(partition), gone)  # pending, unapplied, and deleted by hand
+    worker = in_process_worker(redis_client, "directory", SPACE, linger_ms=0, block_ms=10)
     reported: list[Any] = []
     worker.log = _Recorder(reported, worker.log)
-    worker.maintain()  # takes the partitions: claims the dead consumer's entries
-    assert any(kw.get("ids") == [gone] for event, kw in reported if "deleted" in event)
+    worker.maintain()  # takes the partitions: sees the hole, rebuilds, claims the dead consumer's entries
+    assert any("gone from the feed" in event and kw.get("partition") == partition for event, kw in reported)
     assert pending(redis_client, SPACE, "directory") == 0
-    assert store_of(redis_client, SPACE, "directory").checkpoint(partition).count == len(entries) - 1
+    assert store_of(redis_client, SPACE, "directory").checkpoint(partition).count == len(entries)
+    assert_identical_to_a_rebuild(redis_client, SPACE, ("directory",))
     worker.shutdown()
 
 
@@ -368,7 +370,7 @@ def test_lag_counts_the_entries_not_yet_applied_and_how_old_the_oldest_is(redis_
     behind = lag(redis_client, SPACE, "views")
     assert sum(row.entries for row in behind) == feed_length(redis_client, SPACE)
     assert max(row.ms for row in behind) >= 0
-    worker = Worker(redis_client, "views", space=SPACE, linger_ms=0, block_ms=10)
+    worker = in_process_worker(redis_client, "views", SPACE, linger_ms=0, block_ms=10)
     positions = feed_positions(redis_client, SPACE)
     while applied(redis_client, SPACE, "views") < feed_length(redis_client, SPACE):
         worker.step()
@@ -442,7 +444,7 @@ def test_the_demo_runs_with_no_redis_configured_or_on_the_path(tmp_path: Path) -
 def test_a_table_ledger_document_reads_back(redis_client: Any) -> None:
     tables = Tables(redis_client, SPACE, seed=11)
     tables.open(["z000"])
-    worker = Worker(redis_client, "ledger", space=SPACE, linger_ms=0, block_ms=10)
+    worker = in_process_worker(redis_client, "ledger", SPACE, linger_ms=0, block_ms=10)
     while applied(redis_client, SPACE, "ledger") < feed_length(redis_client, SPACE):
         worker.step()
     worker.shutdown()

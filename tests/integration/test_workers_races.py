@@ -18,6 +18,7 @@ from tests.integration.workers.support import (
     applied,
     assert_identical_to_a_rebuild,
     feed_length,
+    in_process_worker,
     pending,
     store_of,
     wait_for,
@@ -30,7 +31,7 @@ SPACE = KeySpace(16)
 
 def _worker(client: Any, kind: str, space: KeySpace = ONE) -> Worker:
     # a long lease: maintain() runs on the first step only, unless a test asks again
-    return Worker(client, kind, space=space, lease_ms=60_000, linger_ms=0, block_ms=10)
+    return in_process_worker(client, kind, space, lease_ms=60_000, linger_ms=0, block_ms=10)
 
 
 def test_entries_read_by_a_worker_that_lost_its_lease_are_not_skipped_by_the_new_owner(
@@ -62,12 +63,12 @@ def test_entries_read_by_a_worker_that_lost_its_lease_are_not_skipped_by_the_new
 def test_a_views_worker_rides_out_an_outage_met_while_reading_a_table_stream(redis_client: Any) -> None:
     tables = Tables(redis_client, SPACE, seed=22)
     tables.open([f"u{i:03d}" for i in range(4)])
-    earlier = Worker(redis_client, "views", space=SPACE, linger_ms=0, block_ms=10)
+    earlier = in_process_worker(redis_client, "views", SPACE, linger_ms=0, block_ms=10)
     while applied(redis_client, SPACE, "views") < feed_length(redis_client, SPACE):
         earlier.step()
     earlier.shutdown()
     tables.play(hands=1, steps=2)  # a worker meeting these restores the tables from their streams
-    worker = Worker(redis_client, "views", space=SPACE, linger_ms=0, block_ms=10)
+    worker = in_process_worker(redis_client, "views", SPACE, linger_ms=0, block_ms=10)
     views: Any = worker.kind
     reachable = views.events
     # Redis is gone just when the worker reads a table's stream to restore its state.

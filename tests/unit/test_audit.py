@@ -17,7 +17,7 @@ from services.audit import HandInProgress, describe, export_hand, verify_events
 from services.commands.tables import table_handler
 from services.players import next_submission, seating
 from services.store.base import GENESIS, StoredEvent, event_hash
-from services.store.memory import InMemoryEventStore
+from tests.memory_store import InMemoryEventStore
 
 
 def play_table(table_id: str, hands: int, seed: int) -> InMemoryEventStore:

@@ -21,15 +21,9 @@ from services.commands.core import (
     Steps,
 )
 from services.commands.handler import AsyncCommandHandler
-from services.store import (
-    EMPTY_HEAD,
-    AsyncInMemoryEventStore,
-    AsyncRedisEventStore,
-    InMemoryEventStore,
-    VersionConflict,
-)
-from services.store.counter import Add, Added, CounterDecider, Open, Opened, Play
-from services.store.memory import AsyncInMemoryEventStore as _Twin
+from services.store import EMPTY_HEAD, AsyncRedisEventStore, VersionConflict
+from tests.counter import Add, Added, CounterDecider, Open, Opened, Play
+from tests.memory_store import AsyncInMemoryEventStore, InMemoryEventStore
 
 
 def drive(steps: Steps[Any], store: InMemoryEventStore, log: list[str]) -> Any:
@@ -159,7 +153,7 @@ def test_commands_for_one_table_sent_at_once_all_land_once_in_order_of_arrival(k
     none is lost or doubled, and they land in the order they came."""
 
     async def scenario() -> tuple[list[int], list[str]]:
-        store: Any = _Twin()
+        store: Any = AsyncInMemoryEventStore()
         if kind == "fakeredis":
             store = AsyncRedisEventStore(
                 fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), protocol=2)

@@ -22,7 +22,6 @@ def procfile() -> dict[str, list[str]]:
 
 
 def parse(argv: list[str]) -> object:
-    cli._load_extensions()
     return cli.build_parser().parse_args(argv)
 
 
@@ -56,3 +55,13 @@ def test_the_env_example_holds_only_settings_the_code_reads() -> None:
              if line and not line.startswith("#")]
     source = "\n".join(p.read_text() for p in (ROOT / "services").rglob("*.py"))
     assert names and all(f'"{name}"' in source for name in names), names
+
+
+def test_the_env_example_lists_every_setting_and_each_value_is_accepted() -> None:
+    from services.settings import ENVIRONMENT, settings_from
+
+    example = dict(line.split("=", 1) for line in (DEPLOY / "mighty.env.example").read_text().splitlines()
+                   if line and not line.startswith("#"))
+    assert set(example) == set(ENVIRONMENT.values())
+    settings = settings_from(None, environ=example)
+    assert settings.as_env() == example  # read back as written: nothing ignored, nothing renamed

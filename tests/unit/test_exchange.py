@@ -165,25 +165,25 @@ def test_changing_trump_to_clubs_moves_the_ripper_to_the_three_of_spades() -> No
 
 
 def test_a_friend_is_called_by_a_card_and_its_holder_is_the_secret_friend() -> None:
-    given(discarded()).when(call(0, "QH")).then(FriendCalled(seat=0, call="card", card="QH"))
+    given(discarded()).when(call(0, "QH")).then(FriendCalled(seat=0, call="card", card="QH", holder=1))
     state = given(run(discarded(), call(0, "QH"))).state
     assert isinstance(state, Playing) and state.friend == 1 and not state.friend_known
 
 
 def test_the_joker_may_be_called() -> None:
-    given(discarded()).when(call(0, "JK")).then(FriendCalled(seat=0, call="card", card="JK"))
+    given(discarded()).when(call(0, "JK")).then(FriendCalled(seat=0, call="card", card="JK", holder=4))
 
 
 def test_with_spades_trump_the_mighty_ace_of_diamonds_may_be_called() -> None:
     dealt = deal(*STANDARD_HANDS[1:3], STANDARD_HANDS[0], *STANDARD_HANDS[3:], kitty=STANDARD_KITTY)
     events = run(auction_to(dealt, 0, "13 S"), discard(0, "9S 8S 7S"))  # seat 2 holds AD
-    given(events).when(call(0, "AD")).then(FriendCalled(seat=0, call="card", card="AD"))
+    given(events).when(call(0, "AD")).then(FriendCalled(seat=0, call="card", card="AD", holder=2))
 
 
 def test_the_mighty_may_be_called_when_another_seat_holds_it() -> None:
     dealt = deal(*reversed(STANDARD_HANDS), kitty=STANDARD_KITTY)  # seat 4 holds AS
     events = run(auction_to(dealt, 0, "13 H"), discard(0, "5D 4D 3D"))
-    given(events).when(call(0, "AS")).then(FriendCalled(seat=0, call="card", card="AS"))
+    given(events).when(call(0, "AS")).then(FriendCalled(seat=0, call="card", card="AS", holder=4))
 
 
 def test_a_card_in_the_declarers_own_hand_may_not_be_called() -> None:
@@ -269,7 +269,7 @@ def test_where_the_declarer_always_plays_alone_none_is_the_only_call() -> None:
 
 def test_with_a_20_no_trump_contract_the_declarer_may_name_a_suit_for_the_friend_to_lead() -> None:
     given(discarded("20 NT")).when(call(0, "QH", lead_suit="D")).then(
-        FriendCalled(seat=0, call="card", card="QH", lead_suit="D"))
+        FriendCalled(seat=0, call="card", card="QH", lead_suit="D", holder=1))
     state = given(run(discarded("20 NT"), call(0, "QH", lead_suit="D"))).state
     assert isinstance(state, Playing) and state.lead_suit == "D"
 

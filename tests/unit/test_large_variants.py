@@ -258,7 +258,8 @@ def test_two_calls_name_two_friends_each_revealed_when_its_card_is_played() -> N
     dealt = large_deal("mighty-6", "AD#1", "2D#1", "3D#1 KH#2 -H", "4D#1", "5D#1 QS#1", "6D#1")
     events = to_play(dealt, friend=("KH#2", "QS#1"))
     assert [e for e in events if isinstance(e, FriendCalled)] == [
-        FriendCalled(seat=0, call="card", card="KH#2"), FriendCalled(seat=0, call="card", card="QS#1")]
+        FriendCalled(seat=0, call="card", card="KH#2", holder=2),
+        FriendCalled(seat=0, call="card", card="QS#1", holder=4)]
     state = playing(events)
     assert state.friends == (2, 4) and not state.friend_known and state.revealed == ()
     events = play_cards(events, "AD#1 2D#1 3D#1 4D#1 5D#1 6D#1")
@@ -308,7 +309,7 @@ def test_first_trick_reveals_its_winner_when_trick_one_ends() -> None:
     dealt = large_deal("mighty-6", "5D#1", "KD#1", "2D#1 QS#1", "3D#1", "4D#1", "6D#1")
     events = to_play(dealt, friend=("first_trick", "QS#1"))
     events = play_cards(events, "5D#1 KD#1 2D#1 3D#1 4D#1 6D#1")
-    assert events[-1] == FriendRevealed(seat=1)
+    assert events[-1] == FriendRevealed(seat=1, call="first_trick")
     state = playing(events)
     assert state.friends == (1, 2) and state.revealed == (1,) and not state.friend_known
 

@@ -21,12 +21,12 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.domain import pick_by_kind, random_packets
 from domain.errors import RuleError
 from domain.mitigati.cards import CARDS, DECK, FOOL, POINTS, SUIT_OF, TRUMP
 from domain.mitigati.commands import Bargain, Declare, Discard, MitigatiCommand, Play
-from domain.mitigati.decider import deal_event, decide, evolve
+from domain.mitigati.decider import deal_event, decide, evolve, packets_from_order
 from domain.mitigati.events import CardPlayed, Declared, MitigatiEvent
+from domain.mitigati.game import MITIGATI
 from domain.mitigati.legal import legal_commands
 from domain.mitigati.rules import make_rules
 from domain.mitigati.state import (
@@ -36,11 +36,21 @@ from domain.mitigati.state import (
     Discarding,
     Finished,
     MitigatiState,
+    Packets,
     Playing,
     is_terminal,
     to_act,
 )
 from domain.mitigati.views import audit_view, seat_view, spectator_view
+from services.players import pick_by_kind
+
+
+def random_packets(rng: random.Random, dealer: int) -> Packets:
+    """A shuffled tarot deck cut into mitigati-hand-file.md §2's packets."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    return packets_from_order(tuple(deck), dealer)
+
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
 SETTINGS = settings(max_examples=3000 if THOROUGH else 100, deadline=None,
@@ -155,7 +165,7 @@ def play_hand(seed: int) -> tuple[MitigatiState, list[MitigatiEvent]]:
         if step % 7 == 0 or not isinstance(state, Playing):
             check_step(state, rng, legal)
             check_views(events, state)
-        new = decide(state, pick_by_kind(rng, legal))
+        new = decide(state, pick_by_kind(rng, MITIGATI.command_kinds(legal)))
         for event in new:
             state = evolve(state, event)
         events.extend(new)

@@ -17,6 +17,7 @@ from domain.mitigati import commands as mcmd
 from domain.mitigati import events as mev
 from domain.mitigati.cards import DECK
 from domain.mitigati.decider import deal_order, packets_from_order
+from domain.mitigati.game import TableCreated as MitigatiTableCreated
 from domain.mitigati.handfile import output_of, parse, replay
 from domain.mitigati.state import Abandoned, Bargaining, Finished
 from domain.table import (
@@ -25,7 +26,6 @@ from domain.table import (
     DealHand,
     DealRevealed,
     JoinSeat,
-    MitigatiTableCreated,
     PlayerResigned,
     Resign,
     Submission,
@@ -40,7 +40,7 @@ from services.audit import export_hand, verify_events
 from services.commands.tables import submission_from_wire, table_handler
 from services.players import next_submission, seating
 from services.store.base import StoredEvent
-from services.store.memory import InMemoryEventStore
+from tests.memory_store import InMemoryEventStore
 
 PLAYERS = ["ann", "bob", "cy"]
 

@@ -213,7 +213,8 @@ def test_the_joker_has_no_power_in_a_trick_led_by_the_ripper_with_a_joker_call()
 
 def test_leading_the_ripper_calls_the_joker_which_its_holder_must_play() -> None:
     events = play_cards(standard_play(), "AC KC JC 9C 7C")
-    given(events).when(play(0, "3C")).then(CardPlayed(seat=0, card="3C", joker_call=True))
+    given(events).when(play(0, "3C")).then(  # seat 4 holds the Joker: the call has effect
+        CardPlayed(seat=0, card="3C", joker_call=True, joker_call_effective=True))
     events = play_cards(events, "3C QC TC 8C")
     given(events).when(play(4, "6C")).refused("must_play_joker")
     given(events).when(play(4, "3H")).refused("must_play_joker")
@@ -231,6 +232,7 @@ def test_the_joker_holder_may_answer_the_call_with_the_mighty_instead() -> None:
 def test_the_call_has_no_effect_when_the_joker_is_already_played() -> None:
     events = after(JOKER_FALLS_FIRST, "3C")
     assert not playing(events).joker_called
+    assert events[-1] == CardPlayed(seat=0, card="3C", joker_call=True, joker_call_effective=False)
 
 
 def test_the_call_has_no_effect_when_the_leader_holds_the_joker() -> None:
@@ -238,6 +240,7 @@ def test_the_call_has_no_effect_when_the_leader_holds_the_joker() -> None:
     events = play_cards(events, "AH 5H 3H TD QC", "3C")
     state = playing(events)
     assert state.joker_call_made and not state.joker_called
+    assert events[-1] == CardPlayed(seat=0, card="3C", joker_call=True, joker_call_effective=False)
 
 
 def test_the_ripper_calls_nothing_when_the_joker_was_discarded() -> None:
@@ -251,7 +254,7 @@ def test_the_ripper_calls_nothing_when_the_joker_was_discarded() -> None:
 def test_with_joker_call_declared_the_leader_chooses_to_call() -> None:
     events = after("AC KC JC 9C 7C", joker_call="declared")
     given(events).when(play(0, "3C", joker_call=True)).then(
-        CardPlayed(seat=0, card="3C", joker_call=True))
+        CardPlayed(seat=0, card="3C", joker_call=True, joker_call_effective=True))
     called = play_cards(events, "3C! QC TC 8C")
     given(called).when(play(4, "6C")).refused("must_play_joker")
 

@@ -40,7 +40,14 @@ from domain.mighty.commands import (
 from domain.mighty.commands import (
     Exchange as ExchangeCommand,
 )
-from domain.mighty.events import CardPlayed, FriendRevealed, HandEvent, HandScored, TrickWon
+from domain.mighty.events import (
+    CardPlayed,
+    FriendCalled,
+    FriendRevealed,
+    HandEvent,
+    HandScored,
+    TrickWon,
+)
 from domain.mighty.hand import deal_event, decide, evolve
 from domain.mighty.handfile import parse, replay, to_hand_file
 from domain.mighty.legal import legal_commands
@@ -591,7 +598,9 @@ def check_finished(played: Played) -> None:
     if state.call == "card":
         plays = [e for e in played.events if isinstance(e, CardPlayed | FriendRevealed)]
         at = next(i for i, e in enumerate(plays) if isinstance(e, CardPlayed) and e.card == state.called_card)
-        assert plays[at + 1] == FriendRevealed(seat=friend)  # type: ignore[arg-type]
+        assert plays[at + 1] == FriendRevealed(seat=friend, call=state.called_card)  # type: ignore[arg-type]
+        called = [e for e in played.events if isinstance(e, FriendCalled)]
+        assert [e.holder for e in called] == [friend]  # the event names the secret friend
     assert [e for e in played.events if isinstance(e, HandScored)] == [scored]
 
 

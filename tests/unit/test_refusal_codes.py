@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 import pytest
 
-from domain.codec import decode_hand_command
 from domain.errors import RULE_ERRORS, MalformedCommand, RuleError
 from domain.mighty.commands import Bid, HandCommand, Pass, Play
 from domain.mighty.events import HandEvent
 from domain.mighty.hand import decide
+from domain.mighty.handfile import decode_hand_command
 from tests.unit.helpers import (
     STANDARD_HANDS,
     bid,

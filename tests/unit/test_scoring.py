@@ -200,7 +200,7 @@ def test_a_whole_hand_alone_scores_4b_for_the_declarer() -> None:
 
 def test_the_friends_tricks_count_for_the_declarers_side_once_the_hand_ends() -> None:
     events = play_cards(ready_to_play(standard_deal(), discards="4C 3C 2C", friend="QH"), *LINE)
-    assert FriendRevealed(seat=1) in events
+    assert FriendRevealed(seat=1, call="QH") in events
     scored = final(events)
     assert (scored.declarer_side_points, scored.friend) == (20, 1)
     assert scored.scores == (2, 1, -1, -1, -1)
@@ -217,7 +217,7 @@ def test_a_first_trick_friend_won_by_the_declarer_plays_alone_for_scoring_too() 
 def test_a_first_trick_friend_won_by_another_seat_makes_that_seat_the_friend() -> None:
     events = play_cards(ready_to_play(standard_deal(), discards="4C 2C KD", friend="first_trick"),
                         "KS 9S 6S 3S 2H")
-    assert FriendRevealed(seat=4) in events
+    assert FriendRevealed(seat=4, call="first_trick") in events
     state = given(events).state
     assert state.friend == 4 and state.friend_known  # type: ignore[union-attr]
 

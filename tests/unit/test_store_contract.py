@@ -12,15 +12,8 @@ import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.store import (
-    AsyncInMemoryEventStore,
-    AsyncRedisEventStore,
-    EventStore,
-    Head,
-    InMemoryEventStore,
-    RedisEventStore,
-    StoreError,
-)
+from services.store import AsyncRedisEventStore, EventStore, Head, RedisEventStore, StoreError
+from tests.memory_store import AsyncInMemoryEventStore, InMemoryEventStore
 from tests.store_contract import RedisScriptContract, StoreContract, SyncOverAsync
 
 

@@ -19,20 +19,18 @@ from structlog.testing import capture_logs
 from domain.errors import MalformedCommand, NotYourTurn, TableError
 from services.commands.handler import AsyncCommandHandler, CommandHandler, CommandResult
 from services.store import (
-    AsyncInMemoryEventStore,
     AsyncRedisEventStore,
     BadTableId,
     CommandIdReused,
     EventStore,
     Head,
-    InMemoryEventStore,
     PayloadTooLarge,
     RedisEventStore,
     StoreUnavailable,
     VersionConflict,
 )
 from services.store.base import Appended
-from services.store.counter import (
+from tests.counter import (
     Add,
     Added,
     Counter,
@@ -45,6 +43,7 @@ from services.store.counter import (
     Play,
     Played,
 )
+from tests.memory_store import AsyncInMemoryEventStore, InMemoryEventStore
 from tests.store_contract import SyncOverAsync
 
 

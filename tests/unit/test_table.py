@@ -13,6 +13,7 @@ from domain.codec import decode_event, encode_event
 from domain.errors import RuleError
 from domain.mighty.commands import Bid, HandCommand
 from domain.mighty.events import HandDealt, HandPassedOut, HandScored, MisdealClaimed
+from domain.mighty.game import TableCreated
 from domain.mighty.hand import evolve as hand_evolve
 from domain.mighty.state import Bidding, Finished, Redeal
 from domain.mighty.views import seat_view, spectator_view
@@ -30,7 +31,6 @@ from domain.table import (
     StartTable,
     Submission,
     TableClosed,
-    TableCreated,
     TableEvent,
     TableStarted,
     TableState,

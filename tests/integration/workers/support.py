@@ -22,6 +22,8 @@ from services.players import next_submission, seating
 from services.projection.keys import ProjectionKeys
 from services.projection.rebuild import check
 from services.projection.store import ProjectionStore
+from services.projection.worker import Worker
+from services.settings import Settings
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
 
@@ -95,6 +97,14 @@ def wait_ready(client: Any, space: KeySpace, kinds: tuple[str, ...], timeout_s: 
     wait_for(lambda: client.exists(*leases) == len(leases), timeout_s, "the workers to take the partitions")
 
 
+def in_process_worker(client: Any, kind: str, space: KeySpace, **options: Any) -> Worker:
+    """A worker in this process, wired as a worker process wires it (``services.bootstrap``)."""
+    from services.bootstrap import wire
+
+    settings = Settings(namespace=space.namespace, partitions=space.partitions)
+    return wire(client, settings).worker(kind, **options)
+
+
 def store_of(client: Any, space: KeySpace, kind: str) -> ProjectionStore:
     return ProjectionStore(client, ProjectionKeys(space, kind))
 
@@ -105,7 +115,12 @@ def applied(client: Any, space: KeySpace, kind: str) -> int:
 
 
 def feed_length(client: Any, space: KeySpace) -> int:
-    return sum(int(client.xlen(space.feed(p))) for p in range(space.partitions))
+    """Entries ever appended to the feeds (``entries-added``: the workers trim the feeds)."""
+    pipe = client.pipeline(transaction=False)
+    for p in range(space.partitions):
+        pipe.xinfo_stream(space.feed(p))
+    replies = pipe.execute(raise_on_error=False)
+    return sum(0 if isinstance(r, Exception) else int(r["entries-added"]) for r in replies)
 
 
 def wait_for(predicate: Any, timeout_s: float = 30.0, what: str = "a condition") -> None:

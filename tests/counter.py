@@ -1,6 +1,6 @@
 """A tiny decider (a turn-taking counter) that exercises the store without the game rules.
 
-Tests and the store benchmark use it; it is also the smallest example of what
+Tests use it; it is also the smallest example of what
 ``CommandHandler`` needs from a game: initial_state, decide, evolve and an event codec.
 """
 

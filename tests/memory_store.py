@@ -1,6 +1,6 @@
 """The in-memory twin of the Redis event store: same contract, same refusals.
 
-For unit tests and for running without Redis. One lock makes each append atomic, the
+For unit tests (the store contract runs on it too, tests/store_contract.py). One lock makes each append atomic, the
 way one script is on Redis.
 """
 

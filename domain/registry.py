@@ -1,0 +1,54 @@
+"""The games a table can run: the one module outside the game packages that names them.
+
+Everything else (the table, the codec, the audit, the projections, the CLI, the random
+players) asks this module for a ``Game`` (``domain/games.py``) and calls it; a new game
+is a new package with a ``game.py`` and one line here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from domain.games import AnyGame, Rules
+from domain.handfiles import rules_named
+from domain.mighty.game import MIGHTY
+from domain.mighty.rules import VARIANTS as MIGHTY_VARIANTS
+from domain.mitigati.game import MITIGATI
+
+GAMES: Final[dict[str, AnyGame]] = {MIGHTY.name: MIGHTY, MITIGATI.name: MITIGATI}
+DEFAULT: Final[AnyGame] = MIGHTY  # a variant, a hand file or a table naming no other game
+
+_BY_RULES: Final[dict[type, AnyGame]] = {game.rules_type: game for game in GAMES.values()}
+_BY_EVENT: Final[dict[type, AnyGame]] = {
+    cls: game for game in GAMES.values() for cls in (game.created_type, *game.hand_events)
+}
+
+
+def variants() -> tuple[str, ...]:
+    """Every name ``CreateTable`` takes: Mighty's rule sets (mighty.md §7), then each other
+    game's own name."""
+    return (*MIGHTY_VARIANTS, *(name for name in GAMES if name != MIGHTY.name))
+
+
+def game_of(rules: Rules) -> AnyGame:
+    """The game a rule set belongs to."""
+    return _BY_RULES[type(rules)]
+
+
+def game_named(variant: str) -> AnyGame:
+    """The game of a ``CreateTable`` variant: a game's own name (``mitigati``), else one of
+    Mighty's variants (``mighty-5``, ...)."""
+    return GAMES.get(variant, DEFAULT)
+
+
+def game_of_event(event: object) -> AnyGame | None:
+    """The game whose event this is (its table's creation or a hand event), or None for
+    an event of the table itself."""
+    return _BY_EVENT.get(type(event))
+
+
+def game_of_hand_file(data: bytes) -> AnyGame:
+    """The game a hand file is for, by its ``rules`` field (a broken file goes to the
+    default game, whose parser says what is wrong with it)."""
+    named = rules_named(data)
+    return game_named(named) if isinstance(named, str) else DEFAULT

@@ -1,0 +1,128 @@
+"""The one wiring point: ``Settings`` in, the parts a process runs on out.
+
+Every process and CLI command builds what it uses here (the demo, the audit commands,
+the projections commands, the workers; the gateway later), so a setting means the same
+thing everywhere and nothing builds its own client or store behind the settings' back:
+
+    settings = settings_from(args)       # services/settings.py: flags, then environment
+    wired = bootstrap(settings)          # client, key space, event store, handler, readers
+    wired.worker("views").run(stop)      # or wired.handler.handle(...), wired.readers.lobby()
+
+``wire(client, settings)`` does the same for a client that already exists (tests, a
+process that made its own connection). Only a command that starts a Redis of its own
+(``mighty demo``; ``serve`` later) may run without ``redis_url``: ``run_redis`` gives it
+one; every other command is refused by ``bootstrap`` with ``NoStoreConfigured``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import redis
+import structlog
+
+from services.commands.tables import TableHandler, table_handler
+from services.projection.keys import ProjectionKeys
+from services.projection.read import Readers
+from services.projection.store import ProjectionStore
+from services.projection.worker import Worker
+from services.redis_runtime import RunRedis, redis_for_run
+from services.settings import Settings, SettingsError
+from services.store.keys import KeySpace
+from services.store.redis_store import RedisEventStore, connect
+
+log = structlog.get_logger("mighty.bootstrap")
+
+
+class NoStoreConfigured(SettingsError):
+    """A command that needs an existing store was given no Redis URL: it refuses to guess
+    one (127.0.0.1:6379 may be anybody's Redis)."""
+
+    def __init__(self) -> None:
+        super().__init__("no store given: set REDIS_URL (or --redis-url) to the Redis the tables live in")
+
+
+@dataclass
+class Wiring:
+    """What a process runs on, built from one ``Settings``."""
+
+    settings: Settings
+    client: redis.Redis
+    space: KeySpace
+    store: RedisEventStore
+    handler: TableHandler
+    readers: Readers
+    _projection_stores: dict[str, ProjectionStore] = field(default_factory=dict)
+
+    def projection_store(self, kind: str) -> ProjectionStore:
+        """The stored projection of ``kind`` (views, ledger, directory)."""
+        if kind not in self._projection_stores:
+            self._projection_stores[kind] = ProjectionStore(self.client, ProjectionKeys(self.space, kind))
+        return self._projection_stores[kind]
+
+    def worker(self, kind: str, **options: Any) -> Worker:
+        """A projection worker of ``kind`` on this store (options: ``Worker``'s)."""
+        return Worker(self.projection_store(kind), self.store, **options)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def key_space(settings: Settings) -> KeySpace:
+    return KeySpace(settings.partitions, namespace=settings.namespace)
+
+
+def wire(client: redis.Redis, settings: Settings) -> Wiring:
+    """The parts on an existing client."""
+    space = key_space(settings)
+    store = RedisEventStore(client, keys=space, idempotency_s=settings.idempotency_s)
+    return Wiring(settings, client, space, store, table_handler(store), Readers(client, space))
+
+
+def bootstrap(settings: Settings) -> Wiring:
+    """The parts on the store ``settings.redis_url`` names; ``NoStoreConfigured`` without one.
+
+    Connecting is lazy (redis-py connects on the first command), so a Redis that is down
+    shows up as ``StoreUnavailable`` on first use, which the CLI reports as exit 4."""
+    if not settings.redis_url:
+        raise NoStoreConfigured()
+    return wire(connect(settings.redis_url), settings)
+
+
+# TODO(async): once services/commands and services/store have AsyncCommandHandler and
+# AsyncRedisEventStore, the async shell is one more function of the same shape:
+#
+#     async def bootstrap_async(settings: Settings) -> AsyncWiring:
+#         if not settings.redis_url:
+#             raise NoStoreConfigured()
+#         space = key_space(settings)
+#         store = AsyncRedisEventStore(connect_async(settings.redis_url), keys=space)
+#         return AsyncWiring(settings, store.client, space, store, AsyncCommandHandler(store, TableDecider()))
+
+
+def run_redis(settings: Settings, stack: contextlib.ExitStack) -> tuple[Settings, RunRedis]:
+    """For a command that may start its own Redis: the settings with ``redis_url`` filled
+    in (``REDIS_URL`` when given, else a private redis-server on the settings' durability
+    profile, else an embedded fake Redis), and which of the three it is. What is started
+    stops when ``stack`` closes."""
+    redis_ = redis_for_run(stack, settings.redis_url, appendfsync=settings.durability)
+    return msgspec.structs.replace(settings, redis_url=redis_.url), redis_
+
+
+def check_durability(client: redis.Redis, settings: Settings) -> str | None:
+    """Warn (log) when the Redis fsyncs less often than the durability profile asks; the
+    Redis's ``appendfsync`` (None when it will not say: CONFIG disabled, or no AOF)."""
+    try:
+        appendonly = client.config_get("appendonly").get("appendonly")
+        fsync = client.config_get("appendfsync").get("appendfsync")
+    except (redis.RedisError, AttributeError):  # refused, or down: the worker rides that out
+        return None
+    if appendonly is None or fsync is None:
+        return None
+    profile = "no-aof" if appendonly in ("no", b"no") else (fsync.decode() if isinstance(fsync, bytes) else str(fsync))
+    if profile != settings.durability and not (profile == "always" and settings.durability == "everysec"):
+        log.warning("redis durability differs from the profile", wanted=settings.durability, redis=profile)
+    return profile

@@ -1,0 +1,55 @@
+"""``mighty worker KIND`` (also ``python -m services.projection KIND``): one projection
+worker process, until SIGTERM or SIGINT. It takes its store from the settings
+(``--redis-url``/``REDIS_URL``, ``--namespace``/``MIGHTY_NAMESPACE``,
+``--partitions``/``MIGHTY_PARTITIONS``) and refuses to start without a URL."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Callable
+
+from projections import KINDS
+from services.bootstrap import check_durability
+from services.cli.common import EXIT_OK, wired
+from services.settings import add_store_options
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    worker = sub.add_parser("worker", help="run a projection worker until SIGTERM or SIGINT")
+    worker.add_argument("kind", choices=KINDS)
+    add_store_options(worker)
+    worker.add_argument("--batch", type=int, default=500, help="feed entries read per batch")
+    worker.add_argument("--block-ms", type=int, default=100, help="how long a read waits for news")
+    worker.add_argument("--lease-ms", type=int, default=3000,
+                        help="a dead worker's partitions are taken over after this long")
+    worker.add_argument("--id", default=None, help="the worker's consumer name (default: host-pid-random)")
+    worker.add_argument("--keep-feed", action="store_true",
+                        help="do not trim the feed below the slowest kind's checkpoint (benchmarks)")
+    worker.add_argument("--linger-ms", type=int, default=10,
+                        help="after a read that did not fill a batch, wait this long for more")
+    worker.add_argument("--no-publish", action="store_true", help="store views without notifying")
+    worker.set_defaults(run=cmd_worker)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    wiring = wired(args)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    check_durability(wiring.client, wiring.settings)
+    worker = wiring.worker(args.kind, worker_id=args.id, batch=args.batch, block_ms=args.block_ms,
+                           lease_ms=args.lease_ms, publish=not args.no_publish, linger_ms=args.linger_ms,
+                           trim=not args.keep_feed)
+    worker.run(stop)
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m services.projection KIND ...``: the same as ``mighty worker KIND ...``."""
+    from services.cli import main as mighty
+
+    run: Callable[[list[str]], int] = mighty
+    return run(["worker", *(sys.argv[1:] if argv is None else argv)])

@@ -1,0 +1,85 @@
+"""Games as packages: what differs per game is a member of the ``Game`` protocol
+(``domain/games.py``), so nothing outside a game's package names its modules but the one
+registry (``domain/registry.py``), and no game borrows from another. Proved by reading
+the imports of every module of ``domain/``, ``projections/``, ``services/`` and ``bench/``
+(tests may import a game's package)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME_PACKAGES = ("domain.mighty", "domain.mitigati")
+REGISTRY = "domain.registry"
+CHECKED = ("domain", "projections", "services", "bench")
+MODULES = sorted(p for package in CHECKED for p in (ROOT / package).rglob("*.py"))
+TYPED_STRICTLY = ("domain", "projections")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(source: str, module: str, *, is_package: bool = False) -> set[str]:
+    """Every module an import names, wherever it stands: ``from a import b`` names
+    ``a`` and ``a.b`` (``b`` may be a module); relative imports are resolved."""
+    package = module.split(".") if is_package else module.split(".")[:-1]  # where `.` points
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                stem = ".".join(package[:len(package) - node.level + 1])
+                base = f"{stem}.{base}" if base else stem
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def game_of_module(module: str) -> str | None:
+    return next((g for g in GAME_PACKAGES if module == g or module.startswith(g + ".")), None)
+
+
+def game_imports(source: str, module: str, *, is_package: bool = False) -> set[str]:
+    """The game packages a module imports, other than its own."""
+    own = game_of_module(module)
+    names = imported_modules(source, module, is_package=is_package)
+    return {g for name in names if (g := game_of_module(name)) and g != own}
+
+
+def test_there_are_modules_of_every_layer_to_check() -> None:
+    names = {module_name(p) for p in MODULES}
+    assert {"domain.table", "domain.codec", REGISTRY, "projections.ledger", "bench.domain"} <= names
+    assert any(n.startswith("services.audit.") for n in names)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_registry_and_a_games_own_package_import_it(path: Path) -> None:
+    module = module_name(path)
+    if module == REGISTRY:
+        return
+    named = game_imports(path.read_text(), module, is_package=path.name == "__init__.py")
+    assert not named, f"{module} imports {sorted(named)}: ask the Game protocol (domain/games.py) instead"
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if p.relative_to(ROOT).parts[0] in TYPED_STRICTLY],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_strictly_typed_module_silences_no_type_error(path: Path) -> None:
+    lines = [n for n, line in enumerate(path.read_text().splitlines(), start=1) if "type: ignore" in line]
+    assert not lines, f"{path.relative_to(ROOT)} has `type: ignore` on lines {lines}"
+
+
+def test_the_scan_sees_a_game_imported_in_every_form() -> None:
+    for source in ("from domain.mighty.rules import RuleSet\n", "import domain.mitigati.cards\n",
+                   "from domain import mighty\n", "def f():\n    from domain.mitigati import legal\n"):
+        assert game_imports(source, "domain.table"), source
+    assert game_imports("from ..mitigati import cards\n", "domain.mighty.legal") == {"domain.mitigati"}
+    assert not game_imports("from domain.mighty.cards import SUITS\nfrom . import hand\n", "domain.mighty.legal")
+    assert not game_imports("from domain.games import Game\nfrom domain import registry\n", "domain.table")
+    assert game_imports("from .. import mitigati\n", "domain.mighty", is_package=True) == {"domain.mitigati"}
