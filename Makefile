@@ -1,10 +1,11 @@
 # Every target installs what it needs first: a virtualenv with the project and its dev
-# tools (from pyproject.toml), and redis-server from Debian's packages when it is missing.
+# tools (from pyproject.toml), and redis-server and PostgreSQL (the archive's tests) from
+# Debian's packages when they are missing.
 VENV ?= .venv
 BIN := $(VENV)/bin
 PYTHON ?= python3
 
-.PHONY: run test lint bench redis-server clean
+.PHONY: run test lint bench redis-server postgres clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,10 +19,13 @@ redis-server:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq redis-server >/dev/null; }
 
+postgres:
+	@bash deploy/install-postgres.sh
+
 run: $(BIN)/.installed
 	$(BIN)/mighty demo --tables 4 --hands 3
 
-test: $(BIN)/.installed redis-server
+test: $(BIN)/.installed redis-server postgres
 	$(BIN)/pytest
 
 lint: $(BIN)/.installed
