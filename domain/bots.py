@@ -1,0 +1,91 @@
+"""What every game's bots share: the levels, the budget, and the search.
+
+A bot is a pure function of a seat's view (what that seat may see, rules/mighty.md §8),
+the table's rule set (public), a seed (data, never a clock or a random source) and a
+budget; it returns one of the seat's legal commands. Three levels:
+
+- ``random``: a legal command at random (for Mitigati's bargaining, a kind of command
+  first, so the 2 x 129 listed amounts do not strike a bargain every hand);
+- ``beginner``: rules of thumb a sensible beginner follows, fast enough to play the
+  other seats inside the expert's playouts;
+- ``expert``: determinized search (flat Monte Carlo over sampled worlds). It samples
+  deals of the unseen cards consistent with the view (``domain.sampling``), rebuilds a
+  full hand state from each, plays every candidate command out to the end of the hand
+  with beginners in every seat, and picks the command with the best average score.
+
+The budget counts playouts; ``stop``, when given, is asked between playouts, so a caller
+can cap the thinking by time without this package reading a clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final, Generic, Protocol, TypeVar
+
+import msgspec
+
+from domain.prng import Rng
+
+LEVELS: Final = ("random", "beginner", "expert")
+
+C = TypeVar("C")
+W = TypeVar("W")
+R_contra = TypeVar("R_contra", contravariant=True)
+V_contra = TypeVar("V_contra", contravariant=True)
+C_co = TypeVar("C_co", covariant=True)
+
+
+class Budget(msgspec.Struct, frozen=True, kw_only=True):
+    """How hard the expert thinks: ``playouts`` per decision (None: the game's default,
+    set so a decision stays within 300 ms at p99 on one core), and ``stop``, asked between
+    playouts, for a caller that caps by time."""
+
+    playouts: int | None = None
+    stop: Callable[[], bool] | None = None
+
+
+DEFAULT_BUDGET: Final = Budget()
+
+
+class Policy(Protocol[R_contra, V_contra, C_co]):
+    """``policy(rules, view, seed, budget) -> command``: one of the view's legal commands."""
+
+    def __call__(self, rules: R_contra, view: V_contra, seed: int, budget: Budget) -> C_co: ...
+
+
+class Playouts(Generic[W, C]):
+    """Flat Monte Carlo over determinizations: each round samples one world and plays
+    every candidate out in it (the same world for all: common random numbers, so the
+    comparison is between commands, not between deals)."""
+
+    def __init__(self, world: Callable[[Rng], W], playout: Callable[[W, C, Rng], float]) -> None:
+        self.world = world
+        self.playout = playout
+
+    def best(self, candidates: Sequence[C], playouts: int, rng: Rng,
+             stop: Callable[[], bool] | None = None) -> C:
+        """The candidate with the best mean; the first one on ties and when the budget
+        does not cover one round (candidates come in the beginner's order of preference)."""
+        if len(candidates) <= 1:
+            return candidates[0]
+        totals = [0.0] * len(candidates)
+        rounds = 0
+        spent = 0
+        while spent + len(candidates) <= max(playouts, len(candidates)):
+            if stop is not None and rounds and stop():
+                break
+            world = self.world(rng)
+            seed = rng.next()
+            for i, candidate in enumerate(candidates):
+                totals[i] += self.playout(world, candidate, Rng(seed))
+            spent += len(candidates)
+            rounds += 1
+        best = 0
+        for i in range(1, len(candidates)):
+            if totals[i] > totals[best] + 1e-9:
+                best = i
+        return candidates[best]
+
+
+def uniform_pick(legal: Sequence[C], rng: Rng) -> C:
+    return legal[rng.below(len(legal))]
