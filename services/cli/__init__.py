@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the replay step by step as this seat saw it")
     replay.set_defaults(run=cmd_replay)
     bench = sub.add_parser("bench", help="run a benchmark and print JSON")
-    bench.add_argument("what", choices=["domain", "store", "projections"])
+    bench.add_argument("what", choices=["domain", "store", "projections", "bots"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(run=cmd_bench)

@@ -89,13 +89,20 @@ def hand_tricks(hand: Sequence[str], trump: str, spec: Variant) -> float:
     return tricks
 
 
+# The hand strength (``hand_tricks`` in its best trump) at which a hand bids the
+# variant's lowest bid: about the strongest quarter of random hands, measured over random
+# deals of each variant (a hand that strong, with the kitty and a friend, usually makes it).
+BID_THRESHOLD: Final = {"mighty-5": 3.2, "mighty-4": 3.6, "mighty-3": 4.0, "mighty-4-short": 3.35,
+                        "mighty-3-short": 3.6, "mighty-6": 5.1, "mighty-7": 4.2, "mighty-8": 4.0}
+
+
 def expected_points(hand: Sequence[str], trump: str, spec: Variant, kitty_to_come: bool) -> float:
-    """The point cards the declarer's side should take: its tricks (the friend's share
-    and the kitty's included) times the points per trick."""
-    friends = spec.max_friends * (spec.hand_size / spec.players + 0.6)
-    kitty = 0.12 * (spec.kitty_keep or spec.kitty_size) if kitty_to_come else 0.0
-    total = points_of(spec.deck)
-    return (hand_tricks(hand, trump, spec) + friends + kitty) / spec.hand_size * total
+    """The contract a hand is worth: the lowest bid at the threshold strength, and half
+    again the points a trick brings for each likely trick beyond it. After the kitty is
+    taken the hand has grown into its threshold by about a trick."""
+    tricks = hand_tricks(hand, trump, spec) - (0.0 if kitty_to_come else 1.0)
+    per_trick = points_of(spec.deck) / spec.hand_size
+    return spec.min_bid + (tricks - BID_THRESHOLD[spec.name]) * 1.5 * per_trick
 
 
 def best_trump(hand: Sequence[str], spec: Variant, kitty_to_come: bool) -> tuple[str, float]:

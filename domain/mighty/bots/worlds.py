@@ -23,7 +23,7 @@ from domain.mighty.commands import Bid, Pass
 from domain.mighty.events import TrickWon
 from domain.mighty.hand import deal_event, decide, evolve
 from domain.mighty.rules import RuleSet
-from domain.mighty.state import Bidding, Exchange, HandState, Playing
+from domain.mighty.state import Exchange, HandState, Playing
 from domain.mighty.views import HandView
 from domain.prng import Rng
 from domain.sampling import sample_holdings
@@ -50,7 +50,7 @@ def knowledge(rules: RuleSet, view: HandView) -> Knowledge:
     seat, n = view.viewer, len(view.hand_sizes)
     seen = set(view.hand) | set(view.discards or ())
     played_by: dict[str, int] = {}
-    tricks = [(t.leader, t.cards, None) for t in view.tricks]
+    tricks: list[tuple[int, tuple[str, ...], str | None]] = [(t.leader, t.cards, None) for t in view.tricks]
     if view.trick is not None:
         tricks.append((view.trick.leader, view.trick.cards, view.led_suit))
     for leader, cards, _ in tricks:
@@ -179,10 +179,10 @@ def _playing(rules: RuleSet, view: HandView, hands: tuple[tuple[str, ...], ...],
         view.joker_call if isinstance(view.joker_call, bool) else rules.joker_call == "on_ripper_lead")
     called = call_made and any(is_joker(c) for s, h in enumerate(hands) if s != leader for c in h)
     discards = view.discards if view.discards is not None else pile[:rules.spec.discard_count]
-    call_kind, card = view.friend_call or ("none", None)
+    call_kind, called_card = view.friend_call if view.friend_call is not None else ("none", None)
     return Playing(
         **common,  # type: ignore[arg-type]
-        discards=discards, trump_changed=changed, call=call_kind, called_card=card,
+        discards=discards, trump_changed=changed, call=call_kind, called_card=called_card,
         lead_suit=view.lead_suit, friend=friend, friend_known=view.friend_known, calls=calls,
         pending=pending, friends=tuple(sorted(friends)), revealed=revealed,
         tricks=tuple(TrickWon(trick=i, leader=t.leader, cards=t.cards, winner=t.winner or 0,

@@ -9,9 +9,9 @@ from typing import Final
 from domain.bots import Budget, Policy
 from domain.mitigati.bots.beginner import beginner_policy
 from domain.mitigati.bots.expert import expert_policy
+from domain.mitigati.cards import is_honour
 from domain.mitigati.commands import Bargain, Discard, MitigatiCommand
 from domain.mitigati.rules import DISCARD_COUNT, RuleSet
-from domain.mitigati.cards import is_honour
 from domain.mitigati.views import MitigatiView
 from domain.prng import Rng
 

@@ -29,14 +29,13 @@ from domain.mitigati.cards import (
     TRUMP,
     is_honour,
 )
-from domain.mitigati.declarations import legal_declarations
 from domain.mitigati.commands import Bargain, Declare, Discard, MitigatiCommand, Play
+from domain.mitigati.declarations import legal_declarations
 from domain.mitigati.legal import bargain_commands
 from domain.mitigati.play import legal_plays, seat_at, trick_winner
 from domain.mitigati.rules import DISCARD_COUNT, PLAYERS, TRICKS, RuleSet
 from domain.mitigati.state import Bargaining, Declaring, Discarding, MitigatiState, Playing
 from domain.mitigati.views import MitigatiView
-
 
 # ---------------------------------------------------------------- judging a hand
 
@@ -88,7 +87,9 @@ def bargain(view_hand: Sequence[str], seat: int, payer: int | None, offer: int |
     return pass_
 
 
-def discard(seat: int, hand: Sequence[str]) -> Discard:
+def discard_order(hand: Sequence[str]) -> list[str]:
+    """The cards that may be discarded (no honour), the likeliest discards first: the
+    shortest suits, counting cards first (the discards count for the dealer), trumps last."""
     lengths: dict[str | None, int] = {}
     for card in hand:
         lengths[SUIT_OF[card]] = lengths.get(SUIT_OF[card], 0) + 1
@@ -98,8 +99,11 @@ def discard(seat: int, hand: Sequence[str]) -> Discard:
             return 100.0 + STRENGTH[card]
         return 3.0 * lengths[SUIT_OF[card]] + STRENGTH[card] - 2.5 * POINTS[card]
 
-    pool = sorted((c for c in hand if not is_honour(c)), key=lambda c: (keep(c), c))
-    gone = set(pool[:DISCARD_COUNT])
+    return sorted((c for c in hand if not is_honour(c)), key=lambda c: (keep(c), c))
+
+
+def discard(seat: int, hand: Sequence[str]) -> Discard:
+    gone = set(discard_order(hand)[:DISCARD_COUNT])
     return Discard(seat=seat, cards=tuple(c for c in hand if c in gone))
 
 

@@ -16,16 +16,17 @@ from typing import Final
 from domain.bots import Budget, Playouts
 from domain.mitigati.bots import beginner
 from domain.mitigati.bots.worlds import knowledge, world
-from domain.mitigati.cards import POINTS, STRENGTH, SUIT_OF, is_honour
+from domain.mitigati.cards import POINTS, STRENGTH, SUIT_OF
 from domain.mitigati.commands import Bargain, Discard, MitigatiCommand, Play
 from domain.mitigati.decider import decide, evolve
 from domain.mitigati.rules import RuleSet
-from domain.mitigati.state import MitigatiState, is_terminal, to_act
+from domain.mitigati.state import Abandoned, Finished, MitigatiState, is_terminal, to_act
 from domain.mitigati.views import MitigatiView
 from domain.prng import Rng
 
 DEFAULT_PLAYOUTS: Final = 48
 MAX_DISCARDS: Final = 6
+MAX_DISCARD_POOL: Final = 5  # the sets are drawn from the five lowest-valued cards
 
 
 def playout_value(state: MitigatiState, seat: int) -> float:
@@ -34,8 +35,8 @@ def playout_value(state: MitigatiState, seat: int) -> float:
         assert actor is not None
         for event in decide(state, beginner.act(state, actor)):
             state = evolve(state, event)
-    scores = getattr(state, "scores")  # Finished and Abandoned both carry them
-    return float(scores[seat])
+    assert isinstance(state, Finished | Abandoned)
+    return float(state.scores[seat])
 
 
 def _after(state: MitigatiState, command: MitigatiCommand) -> MitigatiState:
@@ -57,33 +58,29 @@ def candidates_for(view: MitigatiView) -> list[MitigatiCommand]:
     if view.phase == "bargaining":
         b = view.bargaining
         assert b is not None
-        for command in (Bargain(seat=seat, action="pass"), Bargain(seat=seat, action="continue"),
-                        Bargain(seat=seat, action="pay", amount=b.ask),
-                        Bargain(seat=seat, action="sell", amount=b.offer)):
-            if command in view.legal:
-                add(command)
+        offers: list[MitigatiCommand] = [
+            Bargain(seat=seat, action="pass"), Bargain(seat=seat, action="continue"),
+            Bargain(seat=seat, action="pay", amount=b.ask), Bargain(seat=seat, action="sell", amount=b.offer)]
+        for offer in offers:
+            if offer in view.legal:
+                add(offer)
     elif view.phase == "discard":
-        pool = [c for c in view.hand if not is_honour(c)]
-        ranked = sorted(pool, key=lambda c: (c not in first.cards if isinstance(first, Discard) else 0,
-                                             POINTS[c] * 0, c))
-        low = list(first.cards) if isinstance(first, Discard) else []
-        extra = [c for c in ranked if c not in low][:2]
-        for cards in combinations(low + extra, 3):
-            add(Discard(seat=seat, cards=tuple(c for c in view.hand if c in cards)))
+        ranked = beginner.discard_order(view.hand)  # the beginner discards the first three
+        for chosen in combinations(ranked[:MAX_DISCARD_POOL], 3):
+            add(Discard(seat=seat, cards=tuple(c for c in view.hand if c in chosen)))
             if len(out) >= MAX_DISCARDS:
                 break
     elif view.phase == "play":
         by_suit: dict[str | None, list[str]] = {}
-        for command in view.legal:
-            assert isinstance(command, Play)
-            card = command.card
-            if POINTS[card] == 1:
-                by_suit.setdefault(SUIT_OF[card], []).append(card)
+        for legal in view.legal:
+            assert isinstance(legal, Play)
+            if POINTS[legal.card] == 1:
+                by_suit.setdefault(SUIT_OF[legal.card], []).append(legal.card)
             else:
-                add(command)
-        for cards in by_suit.values():
-            cards.sort(key=lambda c: STRENGTH[c])
-            for card in dict.fromkeys([cards[0], cards[-1]]):
+                add(legal)
+        for group in by_suit.values():
+            group.sort(key=lambda c: STRENGTH[c])
+            for card in dict.fromkeys([group[0], group[-1]]):
                 add(Play(seat=seat, card=card))
     return out
 

@@ -70,9 +70,9 @@ def knowledge(view: MitigatiView) -> Knowledge:
                 barred[who].update(c for c in unseen if SUIT_OF[c] == TRUMP)
     fixed: dict[str, int] = {}
     for d in view.declarations:
-        cards = set(d.shown or ()) | (KINGS if d.name == "kings" else set()) | (
+        shown: set[str] = set(d.shown or ()) | (KINGS if d.name == "kings" else set()) | (
             MITIGATI if d.name == "mitigati" else set())
-        for card in cards:
+        for card in shown:
             fixed[card] = d.seat
     barred[PILE].update(c for c in unseen if is_honour(c))
     everyone = frozenset(h for h in range(PLAYERS + 1) if room[h] > 0)
