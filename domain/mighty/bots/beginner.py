@@ -23,6 +23,7 @@ from typing import Final
 from domain.bots import Budget
 from domain.mighty.bots.knowledge import (
     Spot,
+    any_out,
     is_boss,
     spot_from_state,
     spot_from_view,
@@ -251,7 +252,7 @@ def play(spot: Spot) -> Play:
 
 def lead(spot: Spot, cards: list[str]) -> Play:
     options = spot.options
-    unseen_joker = any(c in JOKERS for c in spot.unseen)
+    unseen_joker = any_out(spot, None)
     rippers = [c for c in cards if c in spot.rippers]
     joker_friend = spot.seat == spot.declarer and not spot.partners  # its friend may hold it
     if rippers and unseen_joker and spot.trick_no > 0 and not joker_friend:
@@ -261,7 +262,7 @@ def lead(spot: Spot, cards: list[str]) -> Play:
     on_declarer_side = spot.seat == spot.declarer or spot.declarer in spot.partners
     if on_declarer_side and trumps and spot.trick_no > 0:
         top = max(trumps, key=lambda c: (RANK_OF[c], c))
-        if is_boss(spot, top) and any(SUIT_OF[c] == spot.trump for c in spot.unseen):
+        if is_boss(spot, top) and any_out(spot, spot.trump):
             return _pick(options, top, spot)
     bosses = [c for c in plain if SUIT_OF[c] != spot.trump and is_boss(spot, c)]
     if bosses:
@@ -336,12 +337,12 @@ def beginner_policy(rules: RuleSet, view: HandView, seed: int, budget: Budget) -
     return choose(rules, view, Rng(seed))
 
 
-def act(state: HandState, seat: int) -> HandCommand:
+def act(state: HandState, seat: int, played: set[str] | None = None) -> HandCommand:
     """The beginner's command read off a state, looking only at what ``seat`` may see:
     the expert's playouts run every seat with it, without building views."""
     rules = state.rules
     if isinstance(state, Playing):
-        return play(spot_from_state(state, seat, legal_plays(state, seat)))
+        return play(spot_from_state(state, seat, legal_plays(state, seat), played))
     if isinstance(state, Bidding):
         return bid(rules, state.hands[seat], legal_commands(state, seat), seat)
     assert isinstance(state, ExchangeState)

@@ -27,7 +27,7 @@ from domain.mighty.commands import Bid, CallFriend, ChangeTrump, Discard, HandCo
 from domain.mighty.exchange import raised_contract
 from domain.mighty.hand import decide, evolve
 from domain.mighty.rules import RuleSet
-from domain.mighty.state import Finished, HandState, Redeal, to_act
+from domain.mighty.state import Finished, HandState, Playing, Redeal, to_act
 from domain.mighty.views import HandView
 from domain.prng import Rng
 
@@ -41,11 +41,17 @@ _SIDE_WEIGHT: Final = 0.05
 def playout_value(state: HandState, seat: int) -> float:
     """Play to the end with beginners; the seat's score, plus a little per point card
     its side took (so a sure loss still prefers losing by less)."""
+    played: set[str] | None = None
     while not isinstance(state, Finished | Redeal):
         actor = to_act(state)
         assert actor is not None
-        for event in decide(state, beginner.act(state, actor)):
+        if played is None and isinstance(state, Playing):
+            played = {c for t in state.tricks for c in t.cards} | set(state.trick)
+        command = beginner.act(state, actor, played)
+        for event in decide(state, command):
             state = evolve(state, event)
+        if played is not None and isinstance(command, Play):
+            played.add(command.card)
     if isinstance(state, Redeal):
         return 0.0
     scored = state.scored

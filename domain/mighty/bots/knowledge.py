@@ -17,7 +17,6 @@ from domain.mighty.rules import VARIANTS, RuleSet
 from domain.mighty.state import Playing
 from domain.mighty.views import HandView
 
-_DECKS: Final = {v.name: frozenset(v.deck) for v in VARIANTS.values()}
 _MIGHTY: Final = {(t, v.name): mighties(t, v.packs) for t in TRUMPS for v in VARIANTS.values()}
 _RIPPER: Final = {(t, v.name): rippers(t, v.ripper_rank, v.packs) for t in TRUMPS for v in VARIANTS.values()}
 
@@ -36,7 +35,8 @@ class Spot(NamedTuple):
     declarer: int
     partners: frozenset[int]  # seats known to be on this seat's side
     opponents: frozenset[int]  # seats known to be against it
-    unseen: frozenset[str]  # cards neither played, nor in this hand, nor known discards
+    gone: frozenset[str] | set[str]  # cards played, in this hand, or known discards
+    variant: str
     mighty: frozenset[str]
     rippers: frozenset[str]
     joker_power: bool  # jokers can win the current trick
@@ -83,19 +83,22 @@ def spot_from_view(rules: RuleSet, view: HandView) -> Spot:
         leader=view.trick.leader if view.trick is not None else seat,
         led_suit=view.led_suit, trump=trump, trick_no=trick_no, tricks=rules.spec.hand_size,
         declarer=view.declarer, partners=partners, opponents=opponents,
-        unseen=_DECKS[rules.variant] - gone, mighty=_MIGHTY[trump, rules.variant],
+        gone=gone, variant=rules.variant, mighty=_MIGHTY[trump, rules.variant],
         rippers=_RIPPER[trump, rules.variant], joker_power=power,
         declared_calls=rules.joker_call == "declared",
     )
 
 
-def spot_from_state(state: Playing, seat: int, options: Sequence[Play]) -> Spot:
-    """The same facts from a state, reading only what ``seat`` may see (§8)."""
+def spot_from_state(state: Playing, seat: int, options: Sequence[Play],
+                    played: set[str] | None = None) -> Spot:
+    """The same facts from a state, reading only what ``seat`` may see (§8); ``played``,
+    when the caller keeps it, is every card played so far."""
     rules = state.rules
-    played = [c for t in state.tricks for c in t.cards]
-    played.extend(state.trick)
+    if played is None:
+        played = {c for t in state.tricks for c in t.cards}
+        played.update(state.trick)
     hand = state.hands[seat]
-    gone = set(played) | set(hand)
+    gone = played | set(hand)
     if seat == state.declarer:
         gone.update(state.discards)
     is_friend = seat in state.friends and seat != state.declarer
@@ -105,7 +108,7 @@ def spot_from_state(state: Playing, seat: int, options: Sequence[Play]) -> Spot:
         seat=seat, players=state.players, hand=hand, options=options, trick=state.trick,
         leader=state.leader, led_suit=state.led_suit, trump=state.trump,
         trick_no=len(state.tricks), tricks=rules.spec.hand_size, declarer=state.declarer,
-        partners=partners, opponents=opponents, unseen=_DECKS[rules.variant] - gone,
+        partners=partners, opponents=opponents, gone=gone, variant=rules.variant,
         mighty=_MIGHTY[state.trump, rules.variant], rippers=_RIPPER[state.trump, rules.variant],
         joker_power=joker_has_power(state), declared_calls=rules.joker_call == "declared",
     )
@@ -130,11 +133,29 @@ def winning_place(spot: Spot, cards: tuple[str, ...], led: str | None) -> int:
     return 0
 
 
-def is_boss(spot: Spot, card: str) -> bool:
-    """No unseen card of the suit ranks higher (the Mighty and jokers aside)."""
+def _higher(variant: str, card: str) -> tuple[str, ...]:
     suit, rank = SUIT_OF[card], RANK_OF[card]
-    return suit is not None and not any(
-        SUIT_OF[c] == suit and RANK_OF[c] > rank and c not in spot.mighty for c in spot.unseen)
+    return tuple(c for c in VARIANTS[variant].deck if SUIT_OF[c] == suit and RANK_OF[c] > rank)
+
+
+# (variant, card) -> the cards of its suit that rank higher, and per suit (None: jokers)
+# every card of it: precomputed, since the playouts ask at every card.
+_HIGHER: Final = {(v, c): _higher(v, c) for v in VARIANTS for c in VARIANTS[v].deck if SUIT_OF[c]}
+_OF_SUIT: Final = {(v.name, s): tuple(c for c in v.deck if SUIT_OF[c] == s) for v in VARIANTS.values()
+                   for s in (*SUITS, None)}
+
+
+def is_boss(spot: Spot, card: str) -> bool:
+    """No unseen card of the suit ranks higher (the Mighty aside)."""
+    gone, mighty = spot.gone, spot.mighty
+    higher = _HIGHER.get((spot.variant, card))
+    return higher is not None and all(c in gone or c in mighty for c in higher)
+
+
+def any_out(spot: Spot, suit: str | None) -> bool:
+    """Whether a card of ``suit`` (None: a joker) is still unseen."""
+    gone = spot.gone
+    return any(c not in gone for c in _OF_SUIT.get((spot.variant, suit), ()))
 
 
 def suit_lengths(hand: Iterable[str]) -> dict[str, int]:
