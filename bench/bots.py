@@ -12,7 +12,8 @@ deal sent as the service sends it, each bot given only its seat's view
   level, and ``diff_ci95``, the 95% interval of ``a_avg - b_avg`` from the per-deal paired
   differences (normal approximation);
 - per level: how often its seats became the declarer and made the contract (Mighty), and
-  its decision times (p50, p99) at the budget given.
+  its decision times at the budget given: p50 and p99 of the CPU time the decision took
+  (its cost on one core, whatever else the machine runs), and the wall-clock p99.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def play_hand(variant: str, order: tuple[str, ...], dealer: int, levels: Sequenc
     bots = policies(game)
     rules = table.rules
     rng = Rng(seed)
-    times: dict[str, list[float]] = {}
+    times: dict[str, list[float]] = {}  # CPU time of this thread: one core's cost
+    walls: dict[str, list[float]] = {}  # wall time: what a player waits on a shared machine
     while not table.awaiting_deal:
         hand = table.hand
         assert hand is not None
@@ -80,15 +82,16 @@ def play_hand(variant: str, order: tuple[str, ...], dealer: int, levels: Sequenc
         assert actor is not None
         seat = actor
         view = game.seat_view(hand, seat)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         command = bots[levels[seat]](rules, view, rng.next(), budget)
-        times.setdefault(levels[seat], []).append(time.perf_counter() - started)
+        times.setdefault(levels[seat], []).append(time.thread_time() - cpu)
+        walls.setdefault(levels[seat], []).append(time.perf_counter() - started)
         table = _apply(table, Submission(command, names[seat]))
     hand = table.hand
     scored = getattr(hand, "scored", None)
     declarer = getattr(hand, "declarer", None) if scored is not None else None
     return {"scores": list(table.totals), "declarer": declarer,
-            "made": None if scored is None else scored.made, "times": times}
+            "made": None if scored is None else scored.made, "times": times, "walls": walls}
 
 
 def levels_for(a: str, b: str, players: int, rotation: int) -> list[str]:
@@ -116,15 +119,20 @@ def run_deals(variant: str, a: str, b: str, deals: Sequence[int], budget: Budget
                 key = "a" if (seat + rotation) % n < n // 2 else "b"
                 sums[key] += hand["scores"][seat]
                 counts[key] += 1
-                s = stats.setdefault(level, {"seat_hands": 0, "declarer": 0, "made": 0, "times": []})
+                s = stats.setdefault(level, _fresh())
                 s["seat_hands"] += 1
                 if hand["declarer"] == seat:
                     s["declarer"] += 1
                     s["made"] += int(bool(hand["made"]))
-            for level, times in hand["times"].items():
-                stats.setdefault(level, {"seat_hands": 0, "declarer": 0, "made": 0, "times": []})["times"].extend(times)
+            for kind in ("times", "walls"):
+                for level, times in hand[kind].items():
+                    stats.setdefault(level, _fresh())[kind].extend(times)
         out.append({"a": sums["a"] / counts["a"], "b": sums["b"] / counts["b"], "stats": stats})
     return out
+
+
+def _fresh() -> dict[str, Any]:
+    return {"seat_hands": 0, "declarer": 0, "made": 0, "times": [], "walls": []}
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -145,26 +153,28 @@ def summarize(variant: str, pairs: list[tuple[str, str]], results: dict[tuple[st
         k = len(diffs)
         mean = sum(diffs) / k
         sd = math.sqrt(sum((x - mean) ** 2 for x in diffs) / (k - 1)) if k > 1 else 0.0
-        half = 1.96 * sd / math.sqrt(k) if k > 1 else float("inf")
+        half = 1.96 * sd / math.sqrt(k) if k > 1 else None
         hands = k * players
         total_hands += hands
         report["pairs"].append({
             "a": a, "b": b, "hands": hands, "deals": k,
             "a_avg": round(sum(d["a"] for d in deals) / k, 3),
             "b_avg": round(sum(d["b"] for d in deals) / k, 3),
-            "diff_ci95": [round(mean - half, 3), round(mean + half, 3)],
+            "diff_ci95": None if half is None else [round(mean - half, 3), round(mean + half, 3)],
         })
         for d in deals:
             for level, s in d["stats"].items():
-                m = merged.setdefault(level, {"seat_hands": 0, "declarer": 0, "made": 0, "times": []})
+                m = merged.setdefault(level, _fresh())
                 for key in ("seat_hands", "declarer", "made"):
                     m[key] += s[key]
                 m["times"].extend(s["times"])
+                m["walls"].extend(s["walls"])
     report["hands"] = total_hands
     for level, m in merged.items():
         entry: dict[str, Any] = {
             "decision_p50_ms": round(_percentile(m["times"], 0.5) * 1000, 2),
             "decision_p99_ms": round(_percentile(m["times"], 0.99) * 1000, 2),
+            "decision_wall_p99_ms": round(_percentile(m["walls"], 0.99) * 1000, 2),
             "decisions": len(m["times"]),
         }
         if variant != "mitigati":

@@ -64,27 +64,39 @@ class Playouts(Generic[W, C]):
 
     def best(self, candidates: Sequence[C], playouts: int, rng: Rng,
              stop: Callable[[], bool] | None = None) -> C:
-        """The candidate with the best mean; the first one on ties and when the budget
-        does not cover one round (candidates come in the beginner's order of preference)."""
+        """The candidate with the best mean, if it beats the first one (the beginner's
+        choice) clearly: its mean paired difference more than ``MARGIN`` standard errors
+        above zero. Few worlds are noisy; this keeps the search from trading a sound
+        rule of thumb for a lucky draw."""
         if len(candidates) <= 1:
             return candidates[0]
-        totals = [0.0] * len(candidates)
-        rounds = 0
+        values: list[list[float]] = [[] for _ in candidates]
         spent = 0
         while spent + len(candidates) <= max(playouts, len(candidates)):
-            if stop is not None and rounds and stop():
+            if stop is not None and spent and stop():
                 break
             world = self.world(rng)
             seed = rng.next()
             for i, candidate in enumerate(candidates):
-                totals[i] += self.playout(world, candidate, Rng(seed))
+                values[i].append(self.playout(world, candidate, Rng(seed)))
             spent += len(candidates)
-            rounds += 1
-        best = 0
-        for i in range(1, len(candidates)):
-            if totals[i] > totals[best] + 1e-9:
-                best = i
-        return candidates[best]
+        return candidates[_clear_winner(values)]
+
+
+MARGIN: Final = 1.0
+
+
+def _clear_winner(values: list[list[float]]) -> int:
+    """The index of the best mean whose paired advantage over index 0 is clear, else 0."""
+    rounds = len(values[0])
+    means = [sum(v) / rounds for v in values]
+    best = max(range(len(values)), key=lambda i: (means[i], -i))
+    if best == 0 or rounds < 2:
+        return best if rounds < 2 else 0
+    diffs = [b - a for a, b in zip(values[0], values[best], strict=True)]
+    mean = sum(diffs) / rounds
+    variance = sum((d - mean) ** 2 for d in diffs) / (rounds - 1)
+    return best if mean > MARGIN * (variance / rounds) ** 0.5 else 0
 
 
 def uniform_pick(legal: Sequence[C], rng: Rng) -> C:

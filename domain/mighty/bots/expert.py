@@ -35,7 +35,7 @@ from domain.prng import Rng
 DEFAULT_PLAYOUTS: Final = {"mighty-5": 60, "mighty-4": 52, "mighty-3": 40, "mighty-4-short": 60,
                            "mighty-3-short": 70, "mighty-6": 24, "mighty-7": 26, "mighty-8": 30}
 MAX_DISCARDS: Final = 6
-_SIDE_WEIGHT: Final = 0.05
+_SIDE_WEIGHT: Final = 0.1
 
 
 def playout_value(state: HandState, seat: int) -> float:
