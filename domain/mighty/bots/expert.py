@@ -32,8 +32,8 @@ from domain.mighty.views import HandView
 from domain.prng import Rng
 
 # Playouts per decision at the default budget, per variant: p99 within 300 ms on one core.
-DEFAULT_PLAYOUTS: Final = {"mighty-5": 60, "mighty-4": 52, "mighty-3": 40, "mighty-4-short": 60,
-                           "mighty-3-short": 70, "mighty-6": 24, "mighty-7": 26, "mighty-8": 30}
+DEFAULT_PLAYOUTS: Final = {"mighty-5": 100, "mighty-4": 88, "mighty-3": 100, "mighty-4-short": 100,
+                           "mighty-3-short": 120, "mighty-6": 72, "mighty-7": 78, "mighty-8": 90}
 MAX_DISCARDS: Final = 6
 _SIDE_WEIGHT: Final = 0.1
 

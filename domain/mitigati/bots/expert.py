@@ -24,7 +24,7 @@ from domain.mitigati.state import Abandoned, Finished, MitigatiState, is_termina
 from domain.mitigati.views import MitigatiView
 from domain.prng import Rng
 
-DEFAULT_PLAYOUTS: Final = 48
+DEFAULT_PLAYOUTS: Final = 72
 MAX_DISCARDS: Final = 6
 MAX_DISCARD_POOL: Final = 5  # the sets are drawn from the five lowest-valued cards
 
