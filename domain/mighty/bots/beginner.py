@@ -93,7 +93,7 @@ def hand_tricks(hand: Sequence[str], trump: str, spec: Variant) -> float:
 # The hand strength (``hand_tricks`` in its best trump) at which a hand bids the
 # variant's lowest bid: about the strongest quarter of random hands, measured over random
 # deals of each variant (a hand that strong, with the kitty and a friend, usually makes it).
-BID_THRESHOLD: Final = {"mighty-5": 3.2, "mighty-4": 3.6, "mighty-3": 4.4, "mighty-4-short": 3.35,
+BID_THRESHOLD: Final = {"mighty-5": 3.2, "mighty-4": 3.3, "mighty-3": 4.4, "mighty-4-short": 3.35,
                         "mighty-3-short": 3.6, "mighty-6": 5.1, "mighty-7": 4.2, "mighty-8": 4.0}
 
 
