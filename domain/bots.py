@@ -26,7 +26,7 @@ import msgspec
 
 from domain.prng import Rng
 
-LEVELS: Final = ("random", "beginner", "expert")
+LEVELS: Final = ("random", "beginner", "expert")  # every game's ``POLICIES`` has these keys
 
 C = TypeVar("C")
 W = TypeVar("W")
@@ -42,9 +42,6 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
 
     playouts: int | None = None
     stop: Callable[[], bool] | None = None
-
-
-DEFAULT_BUDGET: Final = Budget()
 
 
 class Policy(Protocol[R_contra, V_contra, C_co]):
@@ -97,7 +94,3 @@ def _clear_winner(values: list[list[float]]) -> int:
     mean = sum(diffs) / rounds
     variance = sum((d - mean) ** 2 for d in diffs) / (rounds - 1)
     return best if mean > MARGIN * (variance / rounds) ** 0.5 else 0
-
-
-def uniform_pick(legal: Sequence[C], rng: Rng) -> C:
-    return legal[rng.below(len(legal))]

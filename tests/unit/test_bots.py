@@ -13,8 +13,9 @@ from typing import Any, get_type_hints
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
-from domain.bots import Budget, Playouts
+from domain.bots import LEVELS, Budget, Playouts
 from domain.mighty import views as mighty_views
 from domain.mighty.bots import POLICIES as MIGHTY_BOTS
 from domain.mighty.bots.worlds import knowledge as mighty_knowledge
@@ -140,6 +141,7 @@ def test_beginners_bid_and_pass_in_mighty_five() -> None:
 
 @pytest.mark.parametrize(("policies", "view_type"), [(MIGHTY_BOTS, HandView), (MITIGATI_BOTS, MitigatiView)])
 def test_every_policy_takes_the_seat_view_type(policies: Any, view_type: type) -> None:
+    assert tuple(policies) == LEVELS
     for level, policy in policies.items():
         hints = get_type_hints(policy)
         assert hints["view"] is view_type, level
@@ -159,7 +161,6 @@ def _swap_hidden(state: HandState, seat: int) -> HandState | None:
         for j, y in enumerate(hands[b]):
             if x[:2] != y[:2] and x not in calls and y not in calls:
                 hands[a][i], hands[b][j] = y, x
-                from msgspec.structs import replace
                 return replace(state, hands=tuple(tuple(h) for h in hands))
     return None
 
