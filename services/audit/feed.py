@@ -19,8 +19,8 @@ import redis
 
 from services.projection.store import BadFeedEntry, feed_entries
 from services.store.base import FeedEntry, StoredEvent
-from services.store.keys import KeySpace, check_table_id
 from services.store.errors import BadTableId
+from services.store.keys import KeySpace, check_table_id
 
 _PAGE: Final = 1000
 
