@@ -115,7 +115,7 @@ def decode_command(data: bytes | str | dict[str, Any], game: str = DEFAULT.name)
     """Decode a command from JSON or from a dict for a table of ``game`` (a name of
     ``domain.registry.GAMES``); refuse anything malformed."""
     if game not in COMMAND_UNIONS:
-        raise MalformedCommand(f"There is no game {game!r}; known: {', '.join(COMMAND_UNIONS)}.")
+        raise MalformedCommand(f"There is no game {clip(repr(game))}; known: {', '.join(COMMAND_UNIONS)}.")
     try:
         if isinstance(data, dict):
             command: TableCommand = msgspec.convert(data, COMMAND_UNIONS[game])
@@ -123,6 +123,8 @@ def decode_command(data: bytes | str | dict[str, Any], game: str = DEFAULT.name)
             command = _command_decoders[game].decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         raise MalformedCommand(f"The command is not well formed: {clip(str(error))}.") from None
+    except UnicodeEncodeError:  # a str holding a lone surrogate: no UTF-8 reads it
+        raise MalformedCommand("The command is not valid Unicode (a lone surrogate).") from None
     return command
 
 

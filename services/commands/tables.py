@@ -11,6 +11,7 @@ written), never a crash of the caller's process.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -71,7 +72,8 @@ class TableDecider:
 def _internal(state: TableState, command: Submission, what: str, error: Exception) -> InternalError:
     """The fault logged (with the traceback of ``error``) and the error the caller gets."""
     _log.error("internal_error", table=state.table_id, command=clip(repr(command)), problem=what,
-               exc_info=error)
+               error=clip(f"{type(error).__name__}: {error}"),
+               traceback="".join(traceback.format_exception(error)))
     return InternalError(f"Table {state.table_id}: {what} ({type(error).__name__}); "
                          "nothing was written. This is a fault of the service, logged.")
 
@@ -89,7 +91,7 @@ def submission_from_wire(data: bytes | str | dict[str, Any], player: str | None,
     elif isinstance(data, dict):
         try:
             size = len(_encode(data))
-        except (TypeError, msgspec.EncodeError) as error:
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as error:
             raise MalformedCommand(f"a command holds what JSON cannot: {clip(str(error))}") from None
     else:
         raise MalformedCommand(f"a command is a JSON object, not {clip(type(data).__name__)}")
