@@ -185,7 +185,9 @@ def _first_difference(group: list[StoredEvent], events: list[TableEvent], derive
     for stored, event, expected in zip(group, events, derived, strict=False):
         if event != expected:
             return stored.version
-    return group[min(len(group), len(derived)) - 1].version
+    if len(group) > len(derived):  # the first stored event the rules do not derive
+        return group[len(derived)].version
+    return group[-1].version + 1  # the first derived event the stream lacks
 
 
 def _check_commitment(event: TableEvent, version: int,
