@@ -79,7 +79,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             "version": entries[0].version,
             "problem": f"feed entry {entries[0].id} is of a table that has no stream: it was forged"}})
         bad.append(table_id)
-    write_json_line({"tables": len(tables), "ok": len(tables) - len(bad), "bad": bad})
+    write_json_line({"tables": len(tables), "ok": len(set(tables) - set(bad)), "bad": bad})
     if not tables:
         return fail("verify", f"no tables {where(wiring)}: nothing was verified")
     return EXIT_OK if not bad else EXIT_DIFFERENT

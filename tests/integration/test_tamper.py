@@ -218,6 +218,11 @@ def downgrade_hash_version(client: redis.Redis, entries: Entries) -> int:
     return len(entries)
 
 
+def delete_the_stream(client: redis.Redis, entries: Entries) -> int:
+    client.delete(SPACE.table(TABLE).events)
+    return 1
+
+
 def meta_behind(client: redis.Redis, entries: Entries) -> int:
     client.hset(SPACE.table(TABLE).meta, mapping={"v": len(entries) - 2, "h": entries[-3][1][b"h"]})
     return len(entries) - 1
@@ -254,6 +259,7 @@ DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
     "edited command id": edit_command_id,
     "edited command id, chain and meta recomputed": edit_command_id_and_rechain,
     "hash version downgraded, chain and meta recomputed, feed trimmed": downgrade_hash_version,
+    "deleted the whole stream": delete_the_stream,
     "meta behind the stream": meta_behind,
     "forged feed entry past the stream": forge_feed_after,
     "forged feed entry for a stored version": forge_feed_copy,
@@ -291,6 +297,19 @@ def test_the_handler_refuses_a_table_whose_meta_and_stream_disagree_and_writes_n
             handler.handle(TABLE, submission, command_id=f"after-{attempt}")
         assert refused.value.code == "store_corrupt"
     assert (redis_client.xrange(keys.events), redis_client.hgetall(keys.meta), redis_client.xlen(keys.feed)) == before
+
+
+def test_a_forged_feed_entry_of_a_table_that_has_no_stream_fails_verify_all(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries,
+) -> None:
+    partition = SPACE.partition_of("ghost")
+    scored = forged_score(played[scored_index(played)][1])
+    redis_client.xadd(SPACE.feed(partition), {"t": "ghost", "v": 1, "e": scored[b"e"], "h": "0" * 64})
+    done = mighty(redis_server, "verify", "--all")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1 and lines[-1] == {"tables": 1, "ok": 1, "bad": ["ghost"]}
+    (ghost,) = [line for line in lines if line.get("table") == "ghost"]
+    assert ghost["first_bad"]["version"] == 1 and "has no stream" in ghost["first_bad"]["problem"]
 
 
 # ------------------------------------------------------------ projections
