@@ -235,7 +235,7 @@ def raw_calls(
     calls: list[Any] = []
     version, digest = head
     for n, batch in enumerate(batches):
-        hashes = chain_hashes(digest, batch)
+        hashes = chain_hashes(digest, batch, f"{prefix}{n}")
         args: list[Any] = [table_id, version, f"{prefix}{n}", b"{}", digest, len(batch)]
         for data, event_hash in zip(batch, hashes, strict=True):
             args += [data, event_hash]

@@ -8,6 +8,11 @@ their tags never clash (Mitigati's start with ``mitigati_``). Commands do clash 
 games have ``discard`` and ``play``), so a command is decoded for one game:
 ``decode_command(data, game="mitigati")`` for a Mitigati table; the default game's is the
 default.
+
+A command built in Python is held to the very same schema (``domain/limits.py``):
+``checked_submission`` encodes it and decodes it back through its game's decoder, so a
+``Bid(points=15.0)`` or a player name holding a lone surrogate is refused as a JSON
+client's would be, before the rules see it.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ import msgspec
 
 from domain.errors import MalformedCommand
 from domain.games import SeatCommand
+from domain.limits import Player, clip
 from domain.registry import DEFAULT, GAMES
-from domain.table import TableEvent, TableOnlyCommand, TableOnlyEvent
+from domain.table import Submission, TableEvent, TableOnlyCommand, TableOnlyEvent
 from domain.upcasting import UPCASTERS, Upcaster, current_versions, upcast
 
 TableCommand = TableOnlyCommand | SeatCommand  # what a table decides: its own, or its game's
@@ -40,6 +46,17 @@ AnyTableCommand: Final[Any] = Union[(  # noqa: UP007
 
 _encoder = msgspec.json.Encoder()
 _command_decoders = {game: msgspec.json.Decoder(union) for game, union in COMMAND_UNIONS.items()}
+# A submission as its game's schema reads it, per game; and the game whose union holds
+# each command type (a table's own commands are in every union: the default game's).
+_submission_decoders = {
+    game: msgspec.json.Decoder(msgspec.defstruct(
+        "Submission", [("command", union), ("player", Player | None, None)], frozen=True)).decode
+    for game, union in COMMAND_UNIONS.items()
+}
+_GAME_OF_COMMAND: Final[dict[type, str]] = {
+    **{cls: game for game, union in COMMAND_UNIONS.items() for cls in get_args(union)},
+    **{cls: DEFAULT.name for cls in get_args(TableOnlyCommand)},
+}
 
 
 def encode_event(event: TableEvent) -> bytes:
@@ -98,12 +115,40 @@ def decode_command(data: bytes | str | dict[str, Any], game: str = DEFAULT.name)
     """Decode a command from JSON or from a dict for a table of ``game`` (a name of
     ``domain.registry.GAMES``); refuse anything malformed."""
     if game not in COMMAND_UNIONS:
-        raise MalformedCommand(f"There is no game {game!r}; known: {', '.join(COMMAND_UNIONS)}.")
+        raise MalformedCommand(f"There is no game {clip(repr(game))}; known: {', '.join(COMMAND_UNIONS)}.")
     try:
         if isinstance(data, dict):
             command: TableCommand = msgspec.convert(data, COMMAND_UNIONS[game])
         else:
             command = _command_decoders[game].decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
-        raise MalformedCommand(f"The command is not well formed: {error}.") from None
+        raise MalformedCommand(f"The command is not well formed: {clip(str(error))}.") from None
+    except UnicodeEncodeError:  # a str holding a lone surrogate: no UTF-8 reads it
+        raise MalformedCommand("The command is not valid Unicode (a lone surrogate).") from None
     return command
+
+
+def encode_submission(submission: object) -> bytes:
+    """A submission's JSON, to be checked by ``checked_submission``; a ``Submission`` of
+    no command of any game's, or one holding what JSON cannot (a lone surrogate, an
+    object of another type), is ``malformed_command``."""
+    if type(submission) is not Submission or type(submission.command) not in _GAME_OF_COMMAND:
+        command = getattr(submission, "command", submission)
+        raise MalformedCommand(f"Not a table command: a {clip(type(command).__name__)}.")
+    try:
+        return _encoder.encode(submission)
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as error:
+        raise MalformedCommand(f"The command holds what JSON cannot: {clip(str(error))}.") from None
+
+
+def checked_submission(submission: Submission, data: bytes) -> Submission:
+    """``submission`` (encoded as ``data`` by ``encode_submission``) decoded back, exactly
+    typed and in bounds, by its game's schema; refused as ``malformed_command`` if not."""
+    decode = _submission_decoders[_GAME_OF_COMMAND[type(submission.command)]]
+    try:
+        wire: Any = decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        where = str(error).replace("`$.command.", "`$.").replace("`$.command`", "`$`")
+        raise MalformedCommand(f"The command is not well formed: {clip(where)}.") from None
+    checked: Submission = Submission(command=wire.command, player=wire.player)
+    return checked

@@ -20,6 +20,14 @@ class MightyError(Exception):
         return {"code": self.code, "message": self.message}
 
 
+class InternalError(MightyError):
+    """Not a refusal but a fault: the rules raised something that is not a ``MightyError``,
+    or made an event that does not decode. Nothing was written; the fault is logged with
+    its table, command and traceback, and the process goes on."""
+
+    code = "internal_error"
+
+
 class RuleSetError(MightyError):
     """An unknown variant or option, or a bad option value."""
 

@@ -10,51 +10,52 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import msgspec
 from msgspec.structs import replace
 
 from domain.errors import MalformedCommand, RuleSetError, TableError, WrongPhase
 from domain.games import AnyGame, Hand, Rules, SeatCommand, TableCreatedEvent
+from domain.limits import Cards, Name, Options, Player, Salt, Seat, Version, Word
 from domain.registry import DEFAULT, game_named, game_of
 
 # ---------------------------------------------------------------- commands
 
 
 class _TableCommand(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
-    v: int = 1
+    v: Version = 1
 
 
 class CreateTable(_TableCommand, frozen=True, tag="create_table"):
-    variant: str = "mighty-5"
-    options: dict[str, Any] = {}
-    name: str = ""
+    variant: Word = "mighty-5"
+    options: Options = {}
+    name: Name = ""
 
 
 class JoinSeat(_TableCommand, frozen=True, tag="join"):
-    seat: int
+    seat: Seat
 
 
 class LeaveSeat(_TableCommand, frozen=True, tag="leave"):
-    seat: int
+    seat: Seat
 
 
 class StartTable(_TableCommand, frozen=True, tag="start"):
-    first_dealer: int  # drawn by the service with `secrets`: data, not a die roll here
+    first_dealer: Seat  # drawn by the service with `secrets`: data, not a die roll here
 
 
 class DealHand(_TableCommand, frozen=True, tag="deal"):
-    order: tuple[str, ...]  # the shuffled deck: hands in seat order, then the kitty
-    salt: str
+    order: Cards  # the shuffled deck: hands in seat order, then the kitty
+    salt: Salt
 
 
 class Resign(_TableCommand, frozen=True, tag="resign"):
-    seat: int
+    seat: Seat
 
 
 class CloseTable(_TableCommand, frozen=True, tag="close"):
-    reason: str = "closed"
+    reason: Name = "closed"
 
 
 TableOnlyCommand = CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable
@@ -64,7 +65,7 @@ class Submission(msgspec.Struct, frozen=True):
     """A command and who sent it (``None``: the service itself)."""
 
     command: TableOnlyCommand | SeatCommand  # a seat's command: one of its table's game
-    player: str | None = None
+    player: Player | None = None
 
 
 # ---------------------------------------------------------------- events

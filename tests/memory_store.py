@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from services.store.base import (
     EMPTY_HEAD,
+    HASH_VERSION,
     Appended,
     FeedEntry,
     Head,
@@ -47,7 +48,7 @@ class InMemoryEventStore:
         outcome: bytes,
     ) -> Appended:
         check_append(table_id, events, expected, command_id, outcome)
-        hashes = chain_hashes(expected.hash, events)
+        hashes = chain_hashes(expected.hash, events, command_id)
         with self._lock:
             table = self._tables.setdefault(table_id, _Table())
             if command_id in table.outcomes:
@@ -69,7 +70,7 @@ class InMemoryEventStore:
         prev = table.head
         for data, digest in zip(events, hashes, strict=True):
             version = prev.version + 1
-            table.events.append(StoredEvent(version, data, digest, prev.hash, command_id))
+            table.events.append(StoredEvent(version, data, digest, prev.hash, command_id, HASH_VERSION))
             feed.append(FeedEntry(f"0-{len(feed) + 1}", table_id, version, data, digest))
             prev = Head(version, digest)
         table.head = prev

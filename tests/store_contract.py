@@ -10,6 +10,7 @@ through ``SyncOverAsync``, which runs each call to completion on the test's even
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
@@ -33,6 +34,8 @@ from services.store import (
 )
 from services.store.async_redis_store import AsyncRedisEventStore
 from services.store.base import (
+    HASH_V1,
+    HASH_VERSION,
     MAX_APPEND_BYTES,
     MAX_EVENT_BYTES,
     Appended,
@@ -133,10 +136,24 @@ class StoreContract:
             (2, b"b", "c1"),
         ]
         assert events[0].prev_hash == GENESIS
-        assert events[0].hash == event_hash(GENESIS, b"a")
+        assert events[0].hash == event_hash(GENESIS, b"a", "c1")
         assert events[1].prev_hash == events[0].hash
         assert head == Head(2, events[1].hash) == store.head("t1")
         assert verify_chain(EMPTY_HEAD, events) == head
+
+    def test_every_event_hash_covers_its_command_id(self, store: EventStore) -> None:
+        append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        (event,) = store.read("t1")
+        assert event.hash_version == HASH_VERSION == 2
+        assert event.hash == event_hash(GENESIS, b"a", "c1") != event_hash(GENESIS, b"a", "c2")
+        with pytest.raises(StoreCorrupt, match="does not match its hash"):
+            verify_chain(EMPTY_HEAD, [dataclasses.replace(event, command_id="c2")])
+
+    def test_a_version_1_entry_is_checked_by_the_version_1_hash(self, store: EventStore) -> None:
+        old = StoredEvent(1, b"a", event_hash(GENESIS, b"a"), GENESIS, "c1", HASH_V1)
+        assert verify_chain(EMPTY_HEAD, [old]) == Head(1, old.hash)
+        with pytest.raises(StoreCorrupt):
+            verify_chain(EMPTY_HEAD, [dataclasses.replace(old, hash_version=HASH_VERSION)])
 
     def test_appends_continue_the_chain(self, store: EventStore) -> None:
         head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
@@ -273,7 +290,7 @@ def raw_args(*events: bytes, expected: int = 0, cid: str = "c1", table_id: str =
     args: list[Any] = [table_id, expected, cid, b"out", GENESIS, len(events)]
     prev = GENESIS
     for data in events:
-        prev = event_hash(prev, data)
+        prev = event_hash(prev, data, cid)
         args += [data, prev]
     return args
 

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import msgspec
 
+from domain.limits import Card, Cards, Number, Seat, Version, Word, Words
+
 
 class _Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
-    seat: int
-    v: int = 1
+    seat: Seat
+    v: Version = 1
 
 
 class Bid(_Command, frozen=True, tag="bid"):
-    points: int
-    trump: str
+    points: Number
+    trump: Word
 
 
 class Pass(_Command, frozen=True, tag="pass"):
@@ -28,29 +30,29 @@ class ClaimMisdeal(_Command, frozen=True, tag="claim_misdeal"):
 
 
 class Discard(_Command, frozen=True, tag="discard"):
-    cards: tuple[str, ...]
-    take: tuple[str, ...] | None = None  # mighty-3 only
+    cards: Cards
+    take: Cards | None = None  # mighty-3 only
 
 
 class Exchange(_Command, frozen=True, tag="exchange"):
     """mighty-3: each other player takes one kitty card and discards one."""
 
-    take: str
-    discard: str
+    take: Card
+    discard: Card
 
 
 class ChangeTrump(_Command, frozen=True, tag="change_trump"):
-    trump: str
+    trump: Word
 
 
 class CallFriend(_Command, frozen=True, tag="call_friend"):
-    friend: str | tuple[str, ...]
-    lead_suit: str | None = None  # §4.4: advice with a 20 NT contract
+    friend: Word | Words
+    lead_suit: Word | None = None  # §4.4: advice with a 20 NT contract
 
 
 class Play(_Command, frozen=True, tag="play"):
-    card: str
-    suit: str | None = None  # the suit named when leading the joker
+    card: Card
+    suit: Word | None = None  # the suit named when leading the joker
     joker_call: bool | None = None  # only with option joker_call = declared
 
 

@@ -7,9 +7,11 @@ combination name not among the four) is ``malformed_command``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+
+from domain.limits import Card, Cards, Number, Seat, Version
 
 Action = Literal["pass", "pay", "sell", "continue"]
 Combination = Literal["tarocchi", "kings", "mitigati", "honours"]
@@ -17,31 +19,31 @@ COMBINATIONS: tuple[Combination, ...] = ("tarocchi", "kings", "mitigati", "honou
 
 
 class _Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
-    seat: int
-    v: int = 1
+    seat: Seat
+    v: Version = 1
 
 
 class Bargain(_Command, frozen=True, tag="bargain"):
     """§4: pass, pay X, sell X or continue; ``amount`` only for pay and sell."""
 
     action: Action
-    amount: int | None = None
+    amount: Number | None = None
 
 
 class Discard(_Command, frozen=True, tag="discard"):
     """§5: the dealer's three cards, face down."""
 
-    cards: tuple[str, ...]
+    cards: Cards
 
 
 class Declare(_Command, frozen=True, tag="declare"):
     """§6: a set of combination names; it may be empty."""
 
-    combinations: tuple[Combination, ...]
+    combinations: Annotated[tuple[Combination, ...], msgspec.Meta(max_length=16)]
 
 
 class Play(_Command, frozen=True, tag="play"):
-    card: str
+    card: Card
 
 
 MitigatiCommand = Bargain | Discard | Declare | Play

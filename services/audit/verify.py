@@ -1,17 +1,30 @@
 """``mighty verify``: check a stored table and name the first bad entry.
 
-verify checks three things:
-1. the hash chain (each event's hash covers the previous hash and its bytes);
-2. every deal commitment (the revealed salt and order hash to the commitment published
+verify checks five things:
+1. the hash chain: versions 1, 2, 3, ... each linked to the hash before it, each hash
+   the hash of its entry by the hash version the entry names (version 2: the previous
+   hash, the command id and the bytes; version 1, streams stored before it: the previous
+   hash and the bytes), and the hash version never going back from 2 to 1;
+2. the table's meta (its version and head hash, what every append checks against): it
+   must name the stream's last event, so a stream whose last events were deleted, or
+   edited with its chain recomputed, is caught even where the chain itself holds;
+3. the partition feed's copies of the table's events, those still in the feed (it is
+   trimmed below the projections' checkpoints): each must be the stream's event at its
+   version, byte for byte (``services/audit/feed.py``);
+4. every deal commitment (the revealed salt and order hash to the commitment published
    before bidding, and the order is the one dealt);
-3. that replaying the stream through the domain yields what is stored: each command's
+5. that replaying the stream through the domain yields what is stored: each command's
    events are re-derived by ``decide`` from the command they record, and must be equal,
    byte for byte, to the stored ones (trick winners, scores, everything).
+
+The finding reported is the first bad entry: where the chain breaks, if it does (the other
+checks judge the stream against itself, so they wait for a stream that holds together);
+else the lowest version any of checks 2-5 names (at one version, in that order).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,8 +43,9 @@ from domain.table import (
     initial_state,
 )
 from domain.upcasting import as_recorded
+from services.audit.feed import check_table_feed
 from services.audit.recorded import command_of
-from services.store.base import GENESIS, StoredEvent, event_hash
+from services.store.base import GENESIS, HASH_V1, HASH_V2, FeedEntry, Head, StoredEvent, stored_hash
 
 # The stored form of every game's deal event's tag: a hand is counted without decoding.
 _DEAL_TAGS: Final = tuple(f'"type":"{game.deal_type.__struct_config__.tag}"'.encode() for game in GAMES.values())
@@ -67,8 +81,19 @@ def _groups(stored: list[StoredEvent]) -> Iterator[list[StoredEvent]]:
         yield group
 
 
-def verify_events(table_id: str, stored: list[StoredEvent]) -> Verdict:
-    finding = check_chain(stored) or check_replay(table_id, stored)
+def verify_events(table_id: str, stored: list[StoredEvent], head: Head | None = None,
+                  feed: Iterable[FeedEntry] | None = None) -> Verdict:
+    """``stored`` (the table's whole stream) checked; with ``head``, against the table's
+    meta; with ``feed``, against the table's entries the partition feed holds."""
+    finding = check_chain(stored)
+    if finding is None:  # the rest is judged against a stream that holds together
+        found = [
+            None if head is None else check_meta(stored, head),
+            None if feed is None else _feed_finding(table_id, stored, feed),
+            check_replay(table_id, stored),
+        ]
+        ranked = [(f.version, rank, f) for rank, f in enumerate(found) if f is not None]
+        finding = min(ranked)[2] if ranked else None
     hands = 0
     for entry in stored:
         hands += any(tag in entry.data for tag in _DEAL_TAGS)
@@ -76,16 +101,44 @@ def verify_events(table_id: str, stored: list[StoredEvent]) -> Verdict:
 
 
 def check_chain(stored: list[StoredEvent]) -> Finding | None:
-    prev = GENESIS
+    prev, newest = GENESIS, HASH_V1
     for version, entry in enumerate(stored, start=1):
         if entry.version != version:
             return Finding(entry.version, f"expected version {version}: an event is missing or out of order")
         if entry.prev_hash != prev:
             return Finding(version, "its previous-hash link does not match the event before it")
-        if event_hash(prev, entry.data) != entry.hash:
-            return Finding(version, "its bytes do not match its hash: the event was edited")
-        prev = entry.hash
+        if entry.hash_version not in (HASH_V1, HASH_V2):
+            return Finding(version, f"it names hash version {entry.hash_version}, which this release does not know")
+        if entry.hash_version < newest:
+            return Finding(version, f"its hash version goes back from {newest} to {entry.hash_version}")
+        if stored_hash(prev, entry) != entry.hash:
+            return Finding(version, "its bytes or its command id do not match its hash: the entry was edited"
+                           if entry.hash_version == HASH_V2 else
+                           "its bytes do not match its hash: the event was edited")
+        prev, newest = entry.hash, entry.hash_version
     return None
+
+
+def check_meta(stored: list[StoredEvent], head: Head) -> Finding | None:
+    """The table's meta names the stream's last event (a stream whose chain holds, but
+    whose last events were deleted or whose events were edited and re-chained, fails)."""
+    count = len(stored)
+    last = stored[-1].hash if stored else GENESIS
+    if head.version > count:
+        return Finding(count + 1, f"the table's meta says version {head.version}, its stream ends at "
+                                  f"{count}: the last events were deleted")
+    if head.version < count:
+        return Finding(head.version + 1, f"the stream goes on past version {head.version}, where the "
+                                         "table's meta ends: events were added behind the store's back")
+    if head.hash != last:
+        return Finding(count, "the table's meta head hash is not the stream's last hash: the stream "
+                              "was edited and its chain recomputed")
+    return None
+
+
+def _feed_finding(table_id: str, stored: list[StoredEvent], feed: Iterable[FeedEntry]) -> Finding | None:
+    found = check_table_feed(table_id, stored, feed)
+    return None if found is None else Finding(found.version, found.problem)
 
 
 def check_replay(table_id: str, stored: list[StoredEvent]) -> Finding | None:
@@ -105,6 +158,8 @@ def check_replay(table_id: str, stored: list[StoredEvent]) -> Finding | None:
             derived = decide(state, Submission(command=command, player=player))
         except MightyError as error:
             return Finding(first, f"the rules refuse the command it records: {error.code}: {error.message}")
+        except Exception as error:  # noqa: BLE001 - a forged stream may break what the rules assume
+            return Finding(first, f"the rules cannot decide the command it records: {_short(error)}")
         # as read today (upcast), so an old stream still verifies; a fact added since an
         # event was stored is not in it, so it is not compared (domain/upcasting.py)
         derived = [as_recorded(d, e) for d, e in zip(derived, events, strict=False)] + derived[len(events):]
@@ -114,15 +169,25 @@ def check_replay(table_id: str, stored: list[StoredEvent]) -> Finding | None:
             finding = _check_commitment(event, group[0].version, commitments)
             if finding:
                 return finding
-            state = evolve(state, event)
+            try:
+                state = evolve(state, event)
+            except Exception as error:  # noqa: BLE001 - as above
+                return Finding(first, f"the table cannot take the event: {_short(error)}")
     return None
+
+
+def _short(error: Exception) -> str:
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _first_difference(group: list[StoredEvent], events: list[TableEvent], derived: list[TableEvent]) -> int:
     for stored, event, expected in zip(group, events, derived, strict=False):
         if event != expected:
             return stored.version
-    return group[min(len(group), len(derived)) - 1].version
+    if len(group) > len(derived):  # the first stored event the rules do not derive
+        return group[len(derived)].version
+    return group[-1].version + 1  # the first derived event the stream lacks
 
 
 def _check_commitment(event: TableEvent, version: int,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -29,7 +30,7 @@ from services.settings import add_store_options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    verify = sub.add_parser("verify", help="check a table's hash chain, deal commitments and replay")
+    verify = sub.add_parser("verify", help="check a table's hash chain, meta, feed copies, deal commitments and replay")
     verify.add_argument("table", nargs="?", default=None)
     verify.add_argument("--all", action="store_true", help="every table in the store, one line each")
     add_store_options(verify)
@@ -56,30 +57,66 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return fail("verify", "name one TABLE, or --all")
     wiring = wired(args)
     if not args.all:
-        stored = wiring.store.read(args.table)
-        if not stored:
+        partition = wiring.store.partition_of(args.table)
+        stored, head, feed = _still(wiring, args.table, lambda: _feeds(wiring, [partition]))
+        if not stored and head.version == 0:
             return fail("verify", no_events(wiring, args.table))
-        report = verify_report(args.table, stored)
+        report = verify_report(args.table, stored, head, feed.get(args.table, []))
         write_json_line(report)
         return EXIT_OK if report["ok"] else EXIT_DIFFERENT
     bad: list[str] = []
     tables = wiring.store.table_ids()
+    feeds = _feeds(wiring, range(wiring.space.partitions))
     for table_id in tables:  # one line per table as it is checked, then the summary
-        report = verify_report(table_id, wiring.store.read(table_id))
+        stored, head, _ = _still(wiring, table_id, dict)
+        report = verify_report(table_id, stored, head, feeds.pop(table_id, []))
         if not report["ok"]:
             bad.append(table_id)
         write_json_line(report)
         sys.stdout.flush()
-    write_json_line({"tables": len(tables), "ok": len(tables) - len(bad), "bad": bad})
+    for table_id, entries in sorted(feeds.items()):  # feed entries of a table that has no stream
+        write_json_line({"table": table_id, "events": 0, "hands": 0, "ok": False, "first_bad": {
+            "version": entries[0].version,
+            "problem": f"feed entry {entries[0].id} is of a table that has no stream: it was forged"}})
+        bad.append(table_id)
+    write_json_line({"tables": len(tables), "ok": len(set(tables) - set(bad)), "bad": bad})
     if not tables:
         return fail("verify", f"no tables {where(wiring)}: nothing was verified")
     return EXIT_OK if not bad else EXIT_DIFFERENT
 
 
-def verify_report(table_id: str, stored: list[Any]) -> dict[str, Any]:
+def _still(wiring: Any, table_id: str, read_feeds: Callable[[], dict[str, list[Any]]],
+           attempts: int = 5) -> tuple[list[Any], Any, dict[str, list[Any]]]:
+    """The table's stream, its meta and the feeds, read while the table stood still: the
+    meta read before and after the stream (so a table being played is not mistaken for one
+    whose meta and stream disagree), the feed before the stream (so every genuine entry is
+    in the stream read after it)."""
+    for _ in range(attempts):
+        before = wiring.store.head(table_id)
+        feeds = read_feeds()
+        stored = wiring.store.read(table_id)
+        head = wiring.store.head(table_id)
+        if head == before:
+            break
+    return stored, head, feeds
+
+
+def _feeds(wiring: Any, partitions: Iterable[int]) -> dict[str, list[Any]]:
+    """The entries the partitions' feeds hold now, per table (read before the streams, so
+    every genuine entry is in its stream when that is read)."""
+    from services.audit.feed import by_table, partition_feed
+
+    tables: dict[str, list[Any]] = {}
+    for partition in partitions:
+        found, _ = by_table(partition_feed(wiring.client, wiring.space, partition))
+        tables.update(found)
+    return tables
+
+
+def verify_report(table_id: str, stored: list[Any], head: Any = None, feed: Any = None) -> dict[str, Any]:
     from services.audit import verify_events
 
-    verdict = verify_events(table_id, stored)
+    verdict = verify_events(table_id, stored, head, feed)
     report: dict[str, Any] = {"table": table_id, "events": verdict.events, "hands": verdict.hands, "ok": verdict.ok}
     if verdict.finding:
         report["first_bad"] = {"version": verdict.finding.version, "problem": verdict.finding.problem}

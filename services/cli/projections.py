@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from projections import KINDS
 from services.bootstrap import Wiring
-from services.cli.common import EXIT_DIFFERENT, EXIT_OK, wired, write_json_line
+from services.cli.common import EXIT_DIFFERENT, EXIT_OK, fail, wired, write_json_line
 from services.projection.store import ProjectionStore
 from services.settings import add_store_options
 
@@ -61,6 +61,11 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     from services.projection.rebuild import rebuild
 
     wiring = wired(args)  # its store reads archived tables from PostgreSQL (the ledger folds them)
+    forged = _forged(wiring)
+    if forged:
+        return fail("projections rebuild", f"{len(forged)} feed entr{'y' if len(forged) == 1 else 'ies'} "
+                    "are not their table's stored events (listed above): nothing was rebuilt. Remove "
+                    "them (XDEL) or restore the streams they contradict, then rebuild", EXIT_DIFFERENT)
     done = _each_partition(wiring, _kinds(args), lambda store, p: rebuild(store, p, events=wiring.store))
     write_json_line({"kinds": _kinds(args), "partitions": len(done),
                      "entries": sum(getattr(c, "count", 0) for c in done)})
@@ -71,14 +76,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     from services.projection.rebuild import check
 
     wiring = wired(args)
+    forged = _forged(wiring)
     found = [d for differences in _each_partition(wiring, _kinds(args),
                                                   lambda store, p: check(store, p, events=wiring.store))
              for d in differences]  # type: ignore[attr-defined]
     for difference in found:
         write_json_line({"partition": difference.partition, "doc": list(difference.doc),
                          "stored": _text(difference.stored), "rebuilt": _text(difference.rebuilt)})
-    write_json_line({"identical": not found, "differences": len(found)})
-    return EXIT_OK if not found else EXIT_DIFFERENT
+    write_json_line({"identical": not found and not forged, "differences": len(found),
+                     "forged_feed_entries": len(forged)})
+    return EXIT_OK if not found and not forged else EXIT_DIFFERENT
+
+
+def _forged(wiring: Wiring) -> list[object]:
+    """Every partition's feed entries that are not their table's stored events, one line
+    each (the table streams are the truth the projections are checked and rebuilt from)."""
+    from services.projection.rebuild import forged_entries
+
+    store = wiring.projection_store(KINDS[0])  # the feed and the streams are every kind's
+    forged: list[object] = []
+    for partition in range(wiring.space.partitions):
+        for finding in forged_entries(store, partition, events=wiring.store):
+            write_json_line({"partition": partition, "forged_feed_entry": finding.feed_id,
+                             "table": finding.table_id, "version": finding.version,
+                             "problem": finding.problem})
+            forged.append(finding)
+    return forged
 
 
 def _text(data: bytes | None) -> str | None:

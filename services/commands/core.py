@@ -287,6 +287,7 @@ class CommandCore(Generic[S, C, E]):
                 if attempt + 1 == self.max_attempts:
                     raise
                 snapshot = yield from self._reload(table_id, snapshot, "store diverged from cache")
+                snapshot = yield from self._check_meta(table_id, snapshot)
                 current = True
             except VersionConflict as conflict:
                 if attempt + 1 == self.max_attempts:
@@ -310,12 +311,40 @@ class CommandCore(Generic[S, C, E]):
         self, table_id: str, snapshot: Snapshot[S], conflict: VersionConflict
     ) -> Steps[Snapshot[S]]:
         if conflict.actual >= snapshot.head.version:
-            return (yield from self._catch_up(table_id, snapshot))
+            caught = yield from self._catch_up(table_id, snapshot)
+            if caught.head.version < conflict.actual:  # the stream ends before its meta
+                caught = yield from self._check_meta(table_id, caught)
+            return caught
         # The store is behind what this process saw: writes were lost (a failover to a
         # replica that lagged, a restore). Start over from what the store holds now.
-        return (
-            yield from self._reload(table_id, snapshot, "store behind cache", stored=conflict.actual)
+        reloaded = yield from self._reload(
+            table_id, snapshot, "store behind cache", stored=conflict.actual
         )
+        if reloaded.head.version > conflict.actual:  # the stream goes on past its meta
+            reloaded = yield from self._check_meta(table_id, reloaded)
+        return reloaded
+
+    def _check_meta(self, table_id: str, snapshot: Snapshot[S]) -> Steps[Snapshot[S]]:
+        """An append was refused against the stream's own end: the table's meta (the head
+        every append is checked against) and its stream seem to disagree. Read both again,
+        the meta on either side of the stream; if the stream still cannot end where the
+        meta says, no retry could ever append (each would conflict for ever): the table is
+        refused as corrupt, by name. A race cannot look like this (an append writes stream
+        and meta in one script), so only a table edited behind the store's back does."""
+        before: Head = yield ReadHead(table_id)
+        reread = yield from self._catch_up(table_id, self._empty(table_id))
+        after: Head = yield ReadHead(table_id)
+        end = reread.head
+        if end.version < before.version or end.version > after.version or (
+            end.version == after.version and end.hash != after.hash
+        ):
+            self.cache.forget(table_id)
+            raise StoreCorrupt(
+                f"table {table_id} is corrupt: its meta says version {after.version} (head "
+                f"{after.hash[:12]}), its stream ends at version {end.version} ({end.hash[:12]}); "
+                f"see mighty verify {table_id}"
+            )
+        return reread
 
     def _reload(
         self, table_id: str, snapshot: Snapshot[S], why: str, **details: int
@@ -384,16 +413,19 @@ class CommandCore(Generic[S, C, E]):
             return snapshot
         try:
             head = verify_chain(snapshot.head, stored)
-        except StoreCorrupt:
-            if snapshot.head.version == 0:
-                raise  # the stream itself is broken
+        except StoreCorrupt as error:
+            if snapshot.head.version == 0:  # the stream itself is broken
+                raise StoreCorrupt(f"table {table_id} is corrupt: {error}") from error
             # What follows does not continue the cached head: the store lost events this
             # process saw, then took others. Only a chain broken from the start is corrupt.
             return (yield from self._reload(table_id, snapshot, "store diverged from cache"))
         state = snapshot.state
         decode, evolve = self.decider.decode_event, self.decider.evolve
-        for event in stored:
-            state = evolve(state, decode(event.data))
+        try:
+            for event in stored:
+                state = evolve(state, decode(event.data))
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            raise StoreCorrupt(f"table {table_id} is corrupt: an event does not decode: {error}") from error
         caught_up = Snapshot(state, head)
         self.cache.remember(table_id, caught_up)
         return caught_up

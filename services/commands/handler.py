@@ -17,6 +17,7 @@ from typing import Any, Generic
 
 import structlog
 
+from domain.limits import clip
 from services.commands.core import (
     Append,
     C,
@@ -86,10 +87,11 @@ class _Shell(Generic[S, C, E]):
         started: float,
     ) -> None:
         wrapped = inner(command)
+        seat = getattr(wrapped, "seat", None)
         self._log().info(
             "command",
             table=table_id,
-            seat=getattr(wrapped, "seat", None),
+            seat=seat if seat is None or type(seat) is int else clip(repr(seat)),  # a bad one, cut
             command=type(wrapped).__name__,
             outcome=outcome_label(error, result),
             latency_ms=round((time.perf_counter() - started) * 1000, 3),

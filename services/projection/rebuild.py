@@ -20,6 +20,12 @@ Archived tables (docs/archive.md) have left Redis: given the read-through store
 (``ArchivedEventStore``, what ``services.bootstrap`` wires), a kind whose documents outlive
 the archiving (the ledger) folds them from PostgreSQL too; every one of their events is
 before any cut, since a table is archived only once every kind has applied its feed entries.
+The streams are the truth, the feed only their copy: before either, the partition's feed
+is checked against them (``services/audit/feed.py``), every entry it still holds against
+its table's event at that version. ``check`` reports an entry that is not (a forged one:
+the workers folded it); ``rebuild`` refuses to run over one, writing nothing, so a forged
+entry's effect is never made permanent behind a fresh checkpoint: remove it (or restore
+the stream it contradicts) and rebuild.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from domain.table import TableEvent
 from projections import new_projection, replay
 from projections.docs import DocKey
 from services.archive.reads import KINDS_KEPT_ARCHIVED, ArchivedEventStore
+from services.audit.feed import FeedFinding, check_partition_feed, partition_feed
 from services.projection.store import Checkpoint, ProjectionStore
 from services.store.base import StoredEvent
 from services.store.redis_store import RedisEventStore
@@ -121,6 +128,31 @@ def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
     return docs, cut
 
 
+def forged_entries(store: ProjectionStore, partition: int,
+                   events: RedisEventStore | None = None) -> list[FeedFinding]:
+    """The partition's feed entries that are not their table's stored events (the feed is
+    read first, the streams after it, so a genuine entry is always in its stream). Give
+    the read-through store (``ArchivedEventStore``) so an archived table's entries still
+    in the feed are checked against its archived stream."""
+    entries = list(partition_feed(store.client, store.keys.space, partition))
+    events = events or RedisEventStore(store.client, keys=store.keys.space)
+    return check_partition_feed(entries, events.read)
+
+
+class ForgedFeed(RuntimeError):
+    """The partition's feed holds entries its tables' streams do not: nothing was rebuilt."""
+
+    def __init__(self, partition: int, findings: list[FeedFinding]) -> None:
+        first = findings[0]
+        super().__init__(
+            f"partition {partition}: {len(findings)} feed entr{'y' if len(findings) == 1 else 'ies'} "
+            f"not in the table streams, first {first.feed_id} (table {first.table_id}, version "
+            f"{first.version}): {first.problem}; nothing was rebuilt. Remove the forged entries "
+            "(XDEL) or restore the streams they contradict, then rebuild")
+        self.partition = partition
+        self.findings = findings
+
+
 def check(store: ProjectionStore, partition: int, attempts: int = 20,
           events: RedisEventStore | None = None) -> list[Difference]:
     """Compare the stored documents with a rebuild up to the stored checkpoint."""
@@ -154,8 +186,12 @@ def rebuild(store: ProjectionStore, partition: int, events: RedisEventStore | No
     worker's next write is refused, and it starts over from the new checkpoint), renews
     it at every chunk it reads, and writes only if it still holds it (WATCH on the
     lease, then one MULTI), so a rebuild that outlived its lease writes nothing. An
-    event the rules cannot read stops the rebuild (nothing is written): fix it first.
+    event the rules cannot read stops the rebuild (nothing is written): fix it first. So
+    does a feed entry that is not its table's event (``ForgedFeed``).
     """
+    forged = forged_entries(store, partition, events)
+    if forged:
+        raise ForgedFeed(partition, forged)
     token = f"rebuild-{secrets.token_hex(4)}"
     store.take_over(partition, token, _REBUILD_LEASE_MS)
 

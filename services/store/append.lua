@@ -7,7 +7,8 @@
 -- KEYS[5] (optional) command-id index  mighty:{pNN}:t:<table>:cmdx  list of '<ms>:<command id>'
 -- ARGV[1] table id, ARGV[2] expected version, ARGV[3] command id, ARGV[4] outcome,
 -- ARGV[5] prev hash (the head hash the caller built on), ARGV[6] event count n,
--- ARGV[7 ..] n pairs: event bytes, event hash (sha256(prev hash hex .. event), from the caller)
+-- ARGV[7 ..] n pairs: event bytes, event hash (hash version 2, from the caller:
+--   sha256(prev hash hex .. command id .. '\n' .. event); each stream entry records 'hv' 2)
 -- ARGV[7 + 2n] (optional, with KEYS[5]) the idempotency window in ms: command ids are kept
 --   at least this long, then forgotten. Each append records its id in the index with the
 --   server's clock, forgets (HDEL) up to 64 ids older than the window, and sets both keys
@@ -106,7 +107,7 @@ local v = version
 for i = 1, n do
   v = v + 1
   local hash = ARGV[6 + 2 * i]
-  redis.call('XADD', KEYS[1], '0-' .. v,
+  redis.call('XADD', KEYS[1], '0-' .. v, 'hv', 2,
     'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'p', prev, 'c', command_id)
   prev = hash
 end

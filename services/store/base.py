@@ -5,10 +5,14 @@ as immutable as frozen dataclasses and several times cheaper to build. The recor
 read (``StoredEvent``, ``FeedEntry``) stay frozen dataclasses (``dataclasses.replace``
 works on them, which the audit tests use).
 
-A table's events form a chain: each event's hash is ``sha256(prev_hash_hex + event)``,
-the first event's prev hash is ``GENESIS`` (64 zeros). The hashes are computed here in
-Python (fakeredis's Lua has no ``redis.sha1hex``, and Redis's Lua has no sha256); the
-append script checks that the new events continue the stored head.
+A table's events form a chain. Each stored entry says which hash it carries (its ``hv``
+field, ``hash_version`` here): version 2, which every append writes, is
+``sha256(prev_hash_hex + command_id + "\n" + event)``, so the command id is inside the
+chain too (a command id holds no newline, so the split is unambiguous); version 1, in
+streams stored before it, is ``sha256(prev_hash_hex + event)``. The first event's prev hash
+is ``GENESIS`` (64 zeros). The hashes are computed here in Python (fakeredis's Lua has no
+``redis.sha1hex``, and Redis's Lua has no sha256); the append script checks that the new
+events continue the stored head and records the hash version.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ MAX_APPEND_BYTES: Final = 256 * 1024
 MAX_EVENTS_PER_APPEND: Final = 64
 MAX_OUTCOME_BYTES: Final = 4096
 
+HASH_V1: Final = 1  # sha256(prev ‖ event): streams stored before the command id was chained
+HASH_V2: Final = 2  # sha256(prev ‖ command id ‖ "\n" ‖ event)
+HASH_VERSION: Final = HASH_V2  # what every append writes (append.lua records it as ``hv``)
+
 _HASH = re.compile(r"[0-9a-f]{64}")
 
 
@@ -55,6 +63,7 @@ class StoredEvent:
     hash: str
     prev_hash: str
     command_id: str
+    hash_version: int = HASH_V1  # an entry without ``hv`` was stored before version 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,18 +154,34 @@ class AsyncEventStore(Protocol):
     async def table_ids(self) -> list[str]: ...
 
 
-def event_hash(prev_hash: str, data: bytes) -> str:
-    digest = hashlib.sha256(prev_hash.encode("ascii"))
+def event_hash(prev_hash: str, data: bytes, command_id: str | None = None) -> str:
+    """The hash of an event after ``prev_hash``: version 2 with its ``command_id``,
+    version 1 (the hash of streams stored before it) without."""
+    if command_id is None:
+        digest = hashlib.sha256(prev_hash.encode("ascii"))
+    else:
+        digest = hashlib.sha256(f"{prev_hash}{command_id}\n".encode("ascii"))
     digest.update(data)
     return digest.hexdigest()
 
 
-def chain_hashes(prev_hash: str, events: Sequence[bytes]) -> list[str]:
+def chain_hashes(prev_hash: str, events: Sequence[bytes], command_id: str) -> list[str]:
+    """The version-2 hashes of one command's events, chained after ``prev_hash``."""
     hashes: list[str] = []
     for data in events:
-        prev_hash = event_hash(prev_hash, data)
+        prev_hash = event_hash(prev_hash, data, command_id)
         hashes.append(prev_hash)
     return hashes
+
+
+def stored_hash(prev_hash: str, event: StoredEvent) -> str | None:
+    """What ``event``'s hash must be after ``prev_hash``, by the hash version it names
+    (None: a version this release does not know)."""
+    if event.hash_version == HASH_V2:
+        return event_hash(prev_hash, event.data, event.command_id)
+    if event.hash_version == HASH_V1:
+        return event_hash(prev_hash, event.data)
+    return None
 
 
 def verify_chain(start: Head, events: Sequence[StoredEvent]) -> Head:
@@ -165,7 +190,7 @@ def verify_chain(start: Head, events: Sequence[StoredEvent]) -> Head:
     for event in events:
         if event.version != head.version + 1 or event.prev_hash != head.hash:
             raise StoreCorrupt(f"event {event.version} does not follow version {head.version}")
-        if event_hash(head.hash, event.data) != event.hash:
+        if stored_hash(head.hash, event) != event.hash:
             raise StoreCorrupt(f"event {event.version} does not match its hash")
         head = Head(event.version, event.hash)
     return head

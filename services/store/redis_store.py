@@ -242,7 +242,7 @@ def append_args(
     prev = expected.hash
     args: list[Any] = [table_id, expected.version, command_id, outcome, prev, len(events)]
     for data in events:
-        prev = event_hash(prev, data)
+        prev = event_hash(prev, data, command_id)
         args.append(data)
         args.append(prev)
     if window_ms:
@@ -331,6 +331,7 @@ def stored_event(fields: dict[bytes, bytes]) -> StoredEvent:
             hash=fields[b"h"].decode(),
             prev_hash=fields[b"p"].decode(),
             command_id=fields[b"c"].decode(),
+            hash_version=int(fields.get(b"hv", b"1")),  # entries before hash v2 have none
         )
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error

@@ -16,7 +16,7 @@ from domain.table import CreateTable, Submission, TableEvent
 from services.audit import HandInProgress, describe, export_hand, verify_events
 from services.commands.tables import table_handler
 from services.players import next_submission, seating
-from services.store.base import GENESIS, StoredEvent, event_hash
+from services.store.base import GENESIS, StoredEvent, stored_hash
 from tests.memory_store import InMemoryEventStore
 
 
@@ -48,7 +48,8 @@ def rechain(events: list[StoredEvent]) -> list[StoredEvent]:
     """Recompute versions and hashes, as a forger who rewrites the whole chain would."""
     prev, out = GENESIS, []
     for version, event in enumerate(events, start=1):
-        digest = event_hash(prev, event.data)
+        digest = stored_hash(prev, event)
+        assert digest is not None
         out.append(replace(event, version=version, prev_hash=prev, hash=digest))
         prev = digest
     return out

@@ -259,7 +259,7 @@ def test_verify_accepts_a_faithful_mitigati_table_and_names_an_edited_score() ->
     assert verdict.hands == 4
     from dataclasses import replace
 
-    from services.store.base import GENESIS, event_hash
+    from services.store.base import GENESIS, stored_hash
 
     target = next(i for i, e in enumerate(stored)
                   if b'"mitigati_hand_scored"' in e.data or b'"mitigati_deal_abandoned"' in e.data)
@@ -274,7 +274,8 @@ def test_verify_accepts_a_faithful_mitigati_table_and_names_an_edited_score() ->
     edited[target] = replace(stored[target], data=data)
     prev, chained = GENESIS, []
     for event in edited:  # a forger rewrites the whole chain: the replay still catches it
-        digest = event_hash(prev, event.data)
+        digest = stored_hash(prev, event)
+        assert digest is not None
         chained.append(replace(event, prev_hash=prev, hash=digest))
         prev = digest
     verdict = verify_events("m1", chained)

@@ -21,7 +21,7 @@ from domain.mighty.state import Finished
 from domain.table import evolve, initial_state
 from services.audit import export_hand, verify_events
 from services.commands.tables import table_handler
-from services.store.base import EMPTY_HEAD, Head, StoredEvent
+from services.store.base import EMPTY_HEAD, HASH_V1, HASH_VERSION, Head, StoredEvent, verify_chain
 from services.store.redis_store import RedisEventStore
 from tests.fixtures.make_streams import projection_docs
 
@@ -65,9 +65,11 @@ def test_a_stored_stream_verifies(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_a_stored_stream_loads_into_a_fresh_store_with_the_same_chain(name: str) -> None:
-    """Appended command by command into an empty store, the bytes chain to the same
-    hashes; the handler then folds the table from the store to where the stream ends."""
+def test_a_stored_stream_appended_again_gets_the_same_events_on_a_version_2_chain(name: str) -> None:
+    """Appended command by command into an empty store, the bytes get the same versions
+    and command ids; today's appends chain them with hash version 2 (the command id
+    inside the hash), so the hashes differ from the old ones and the new chain verifies;
+    the handler then folds the table from the store to where the stream ends."""
     stored = stored_stream(name)
     store = RedisEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2))
     table_id = table_of(name)
@@ -81,12 +83,41 @@ def test_a_stored_stream_loads_into_a_fresh_store_with_the_same_chain(name: str)
             group = []
         if entry is not None:
             group.append(entry)
-    assert store.read(table_id) == stored and head == Head(stored[-1].version, stored[-1].hash)
+    again = store.read(table_id)
+    assert [(e.version, e.data, e.command_id) for e in again] == [
+        (e.version, e.data, e.command_id) for e in stored]
+    assert {e.hash_version for e in again} == {HASH_VERSION} and {e.hash_version for e in stored} == {HASH_V1}
+    assert verify_chain(EMPTY_HEAD, again) == head != Head(stored[-1].version, stored[-1].hash)
+    assert verify_events(table_id, again).finding is None
     state, version = table_handler(store).state_of(table_id)
     folded = initial_state(table_id)
     for entry in stored:
         folded = evolve(folded, decode_event(entry.data))
     assert version == len(stored) and state == folded and state.status == "closed"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_stored_stream_as_redis_holds_it_reads_back_as_version_1_and_takes_version_2_appends(
+        name: str) -> None:
+    """The upgrade itself: the entries as the older release wrote them into Redis (no
+    ``hv`` field) read back unchanged with hash version 1 and verify; the next append
+    chains a version-2 event onto the version-1 head, and the whole verifies."""
+    stored = stored_stream(name)
+    client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
+    store = RedisEventStore(client)
+    table_id = table_of(name)
+    keys = store.keys.table(table_id)
+    for e in stored:
+        client.xadd(keys.events, {"v": e.version, "e": e.data, "h": e.hash, "p": e.prev_hash,
+                                  "c": e.command_id}, id=f"0-{e.version}")
+    client.hset(keys.meta, mapping={"v": stored[-1].version, "h": stored[-1].hash})
+    assert store.read(table_id) == stored
+    head = Head(stored[-1].version, stored[-1].hash)
+    appended = store.append(table_id, [b'{"type":"x"}'], expected=head, command_id="after-upgrade",
+                            outcome=b"ok")
+    both = store.read(table_id)
+    assert [e.hash_version for e in both[-2:]] == [HASH_V1, HASH_VERSION]
+    assert verify_chain(EMPTY_HEAD, both) == appended.head == store.head(table_id)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,0 +1,361 @@
+"""The tamper drills, against a real redis-server: every edit of a table's stream, meta,
+command ids or feed fails ``mighty verify``, naming the first bad entry; a faithful table
+verifies (its feed trimmed or not); the handler refuses a table whose meta and stream
+disagree with ``store_corrupt`` instead of wedging; a forged feed entry fails ``mighty
+projections check``, and ``projections rebuild`` refuses to make it permanent."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import pytest
+import redis
+
+from projections import KINDS
+from services.commands.tables import table_handler
+from services.players import next_submission
+from services.redis_runtime import PrivateRedis
+from services.store.base import HASH_V1, stored_hash
+from services.store.errors import StoreCorrupt
+from services.store.keys import KeySpace
+from services.store.redis_store import RedisEventStore, stored_event
+from tests.integration.test_audit_cli import mighty, play, rewrite_stream
+from tests.integration.workers.support import applied, feed_length, in_process_worker, store_of
+
+pytestmark = pytest.mark.integration
+
+TABLE = "tamp1"
+SPACE = KeySpace()  # the CLI's: the default partitions and namespace
+Entries = list[tuple[bytes, dict[bytes, bytes]]]
+
+
+@pytest.fixture
+def played(redis_client: redis.Redis) -> Entries:
+    play(redis_client, TABLE, hands=2)
+    return redis_client.xrange(SPACE.table(TABLE).events)
+
+
+def verdict(server: PrivateRedis) -> dict[str, Any]:
+    done = mighty(server, "verify", TABLE)
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert done.returncode == (0 if report["ok"] else 1), done.stderr
+    return report
+
+
+def first_bad(server: PrivateRedis) -> tuple[int, str]:
+    report = verdict(server)
+    assert report["ok"] is False, report
+    return report["first_bad"]["version"], report["first_bad"]["problem"]
+
+
+def rechained(entries: Entries, start: int = 0) -> Entries:
+    """The entries with versions, links and hashes recomputed from ``start`` on, as a
+    forger with write access would (each by the hash version it names)."""
+    out = list(entries[:start])
+    prev = out[-1][1][b"h"].decode() if out else "0" * 64
+    for version, (_, fields) in enumerate(entries[start:], start=start + 1):
+        event = stored_event({**fields, b"v": str(version).encode(), b"p": prev.encode()})
+        digest = stored_hash(prev, event)
+        assert digest is not None
+        out.append((f"0-{version}".encode(), {**fields, b"v": str(version).encode(), b"p": prev.encode(),
+                                              b"h": digest.encode()}))
+        prev = digest
+    return out
+
+
+def set_meta_to_stream(client: redis.Redis, entries: Entries) -> None:
+    """The forger also rewrites the table's meta to the rewritten stream's end."""
+    last = entries[-1][1]
+    client.hset(SPACE.table(TABLE).meta, mapping={"v": last[b"v"], "h": last[b"h"]})
+
+
+def same_json_other_bytes(fields: dict[bytes, bytes]) -> dict[bytes, bytes]:
+    return {**fields, b"e": fields[b"e"][:-1] + b" }"}
+
+
+def forged_score(fields: dict[bytes, bytes]) -> dict[bytes, bytes]:
+    event = msgspec.json.decode(fields[b"e"])
+    event["scores"] = [*event["scores"][1:], event["scores"][0]]
+    return {**fields, b"e": msgspec.json.encode(event)}
+
+
+def scored_index(entries: Entries) -> int:
+    return next(i for i, (_, f) in enumerate(entries) if b'"type":"hand_scored"' in f[b"e"])
+
+
+# ------------------------------------------------------------ a faithful table
+
+
+def test_a_faithful_table_verifies_with_its_feed_and_with_its_feed_trimmed(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries
+) -> None:
+    report = verdict(redis_server)
+    assert report["ok"] is True and report["events"] == len(played)
+    redis_client.xtrim(SPACE.feed(SPACE.partition_of(TABLE)), maxlen=3)  # as the workers trim it
+    assert verdict(redis_server)["ok"] is True
+    everything = mighty(redis_server, "verify", "--all")
+    assert everything.returncode == 0 and json.loads(everything.stdout.splitlines()[-1])["bad"] == []
+
+
+# ------------------------------------------------------------ the drills
+
+
+def edit_bytes(client: redis.Redis, entries: Entries) -> int:
+    k = 25
+    rewrite_stream(client, SPACE.table(TABLE).events,
+                   entries[:k] + [(entries[k][0], same_json_other_bytes(entries[k][1]))] + entries[k + 1:])
+    return k + 1
+
+
+def edit_and_rechain(client: redis.Redis, entries: Entries) -> int:
+    k = scored_index(entries)
+    edited = entries[:k] + [(entries[k][0], forged_score(entries[k][1]))] + entries[k + 1:]
+    rewrite_stream(client, SPACE.table(TABLE).events, rechained(edited, k))
+    return k + 1
+
+
+def edit_rechain_and_meta(client: redis.Redis, entries: Entries) -> int:
+    k = 25
+    edited = rechained(entries[:k] + [(entries[k][0], same_json_other_bytes(entries[k][1]))] + entries[k + 1:], k)
+    rewrite_stream(client, SPACE.table(TABLE).events, edited)
+    set_meta_to_stream(client, edited)
+    return k + 1  # the feed still holds the event as appended
+
+
+def edit_rechain_feed_trimmed(client: redis.Redis, entries: Entries) -> int:
+    """With the feed trimmed past it, the edit is caught by the meta's head hash: the
+    version named is the stream's last (the one the meta disagrees with)."""
+    k = 25
+    client.xtrim(SPACE.feed(SPACE.partition_of(TABLE)), maxlen=0)
+    edited = rechained(entries[:k] + [(entries[k][0], same_json_other_bytes(entries[k][1]))] + entries[k + 1:], k)
+    rewrite_stream(client, SPACE.table(TABLE).events, edited)
+    return len(entries)
+
+
+def insert(client: redis.Redis, entries: Entries) -> int:
+    k = 30
+    renumbered = [(f"0-{n}".encode(), {**f, b"v": str(n).encode()})
+                  for n, (_, f) in enumerate(entries[k:], start=k + 2)]
+    rewrite_stream(client, SPACE.table(TABLE).events,
+                   entries[:k] + [(f"0-{k + 1}".encode(), dict(entries[k][1]))] + renumbered)
+    return k + 2
+
+
+def insert_and_rechain(client: redis.Redis, entries: Entries) -> int:
+    k = 30
+    with_copy = entries[:k + 1] + [entries[k]] + entries[k + 1:]
+    edited = rechained(with_copy, k + 1)
+    rewrite_stream(client, SPACE.table(TABLE).events, edited)
+    set_meta_to_stream(client, edited)
+    return k + 2
+
+
+def delete_middle(client: redis.Redis, entries: Entries) -> int:
+    client.xdel(SPACE.table(TABLE).events, entries[30][0])
+    return 32
+
+
+def delete_last(client: redis.Redis, entries: Entries) -> int:
+    client.xdel(SPACE.table(TABLE).events, entries[-1][0])
+    return len(entries)
+
+
+def delete_last_commands(client: redis.Redis, entries: Entries) -> int:
+    commands = [f[b"c"] for _, f in entries]
+    cut = commands.index(commands[-3])  # the first event of the third command from the end
+    for entry_id, _ in entries[cut:]:
+        client.xdel(SPACE.table(TABLE).events, entry_id)
+    return cut + 1
+
+
+def reorder(client: redis.Redis, entries: Entries) -> int:
+    k = 40
+    swapped = [(entries[k][0], entries[k + 1][1]), (entries[k + 1][0], entries[k][1])]
+    rewrite_stream(client, SPACE.table(TABLE).events, entries[:k] + swapped + entries[k + 2:])
+    return k + 2
+
+
+def reorder_and_rechain(client: redis.Redis, entries: Entries) -> int:
+    k = next(i for i in range(40, len(entries) - 1) if entries[i][1][b"c"] != entries[i + 1][1][b"c"]
+             and b"card_played" in entries[i][1][b"e"] and b"card_played" in entries[i + 1][1][b"e"])
+    swapped = entries[:k] + [entries[k + 1], entries[k]] + entries[k + 2:]
+    edited = rechained(swapped, k)
+    rewrite_stream(client, SPACE.table(TABLE).events, edited)
+    set_meta_to_stream(client, edited)
+    return k + 1
+
+
+def edit_command_id(client: redis.Redis, entries: Entries) -> int:
+    k = 20
+    rewrite_stream(client, SPACE.table(TABLE).events,
+                   entries[:k] + [(entries[k][0], {**entries[k][1], b"c": b"forged-id"})] + entries[k + 1:])
+    return k + 1
+
+
+def edit_command_id_and_rechain(client: redis.Redis, entries: Entries) -> int:
+    k = 20
+    edited = rechained(entries[:k] + [(entries[k][0], {**entries[k][1], b"c": entries[k - 1][1][b"c"]})]
+                       + entries[k + 1:], k)
+    rewrite_stream(client, SPACE.table(TABLE).events, edited)
+    set_meta_to_stream(client, edited)
+    return k + 1
+
+
+def downgrade_hash_version(client: redis.Redis, entries: Entries) -> int:
+    """The last event re-hashed by version 1 (which leaves the command id out)."""
+    fields = {**entries[-1][1]}
+    del fields[b"hv"]  # an entry without it is read as hash version 1
+    assert stored_event(fields).hash_version == HASH_V1
+    edited = rechained(entries[:-1] + [(entries[-1][0], fields)], len(entries) - 1)
+    rewrite_stream(client, SPACE.table(TABLE).events, edited)
+    set_meta_to_stream(client, edited)
+    client.xtrim(SPACE.feed(SPACE.partition_of(TABLE)), maxlen=0)
+    return len(entries)
+
+
+def delete_the_stream(client: redis.Redis, entries: Entries) -> int:
+    client.delete(SPACE.table(TABLE).events)
+    return 1
+
+
+def meta_behind(client: redis.Redis, entries: Entries) -> int:
+    client.hset(SPACE.table(TABLE).meta, mapping={"v": len(entries) - 2, "h": entries[-3][1][b"h"]})
+    return len(entries) - 1
+
+
+def forge_feed_after(client: redis.Redis, entries: Entries) -> int:
+    scored = forged_score(entries[scored_index(entries)][1])
+    client.xadd(SPACE.feed(SPACE.partition_of(TABLE)), {
+        "t": TABLE, "v": len(entries) + 1, "e": scored[b"e"], "h": hashlib.sha256(scored[b"e"]).hexdigest()})
+    return len(entries) + 1
+
+
+def forge_feed_copy(client: redis.Redis, entries: Entries) -> int:
+    """A feed entry for a version the stream holds, with other bytes."""
+    k = scored_index(entries)
+    scored = forged_score(entries[k][1])
+    client.xadd(SPACE.feed(SPACE.partition_of(TABLE)), {"t": TABLE, "v": k + 1, "e": scored[b"e"],
+                                                         "h": entries[k][1][b"h"]})
+    return k + 1
+
+
+DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
+    "edited bytes": edit_bytes,
+    "edited, chain recomputed": edit_and_rechain,
+    "edited, chain and meta recomputed": edit_rechain_and_meta,
+    "edited, chain recomputed, feed trimmed": edit_rechain_feed_trimmed,
+    "inserted": insert,
+    "inserted, chain and meta recomputed": insert_and_rechain,
+    "deleted in the middle": delete_middle,
+    "deleted the last event": delete_last,
+    "deleted the last commands": delete_last_commands,
+    "reordered": reorder,
+    "reordered, chain and meta recomputed": reorder_and_rechain,
+    "edited command id": edit_command_id,
+    "edited command id, chain and meta recomputed": edit_command_id_and_rechain,
+    "hash version downgraded, chain and meta recomputed, feed trimmed": downgrade_hash_version,
+    "deleted the whole stream": delete_the_stream,
+    "meta behind the stream": meta_behind,
+    "forged feed entry past the stream": forge_feed_after,
+    "forged feed entry for a stored version": forge_feed_copy,
+}
+
+
+@pytest.mark.parametrize("drill", DRILLS.values(), ids=DRILLS.keys())
+def test_every_tamper_drill_fails_verify_naming_the_first_bad_entry(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries,
+    drill: Callable[[redis.Redis, Entries], int],
+) -> None:
+    expected = drill(redis_client, played)
+    version, problem = first_bad(redis_server)
+    assert version == expected, problem
+    everything = mighty(redis_server, "verify", "--all")
+    assert everything.returncode == 1 and TABLE in json.loads(everything.stdout.splitlines()[-1])["bad"]
+
+
+@pytest.mark.parametrize("drill", [delete_last, delete_last_commands, meta_behind, edit_rechain_feed_trimmed],
+                         ids=["deleted-last", "deleted-last-commands", "meta-behind", "rechained"])
+def test_the_handler_refuses_a_table_whose_meta_and_stream_disagree_and_writes_nothing(
+    redis_client: redis.Redis, played: Entries, drill: Callable[[redis.Redis, Entries], int],
+) -> None:
+    drill(redis_client, played)
+    keys = SPACE.table(TABLE)
+    before = (redis_client.xrange(keys.events), redis_client.hgetall(keys.meta), redis_client.xlen(keys.feed))
+    handler = table_handler(RedisEventStore(redis_client))  # a process started after the edit
+    state = handler.core.decider.initial_state(TABLE)
+    for _, fields in redis_client.xrange(keys.events):  # what the stream says the table is at
+        state = handler.core.decider.evolve(state, handler.core.decider.decode_event(fields[b"e"]))
+    for attempt in range(2):  # refused each time, by name; never a version_conflict loop
+        submission = next_submission(state, random.Random(attempt))
+        assert submission is not None
+        with pytest.raises(StoreCorrupt, match=f"table {TABLE} is corrupt") as refused:
+            handler.handle(TABLE, submission, command_id=f"after-{attempt}")
+        assert refused.value.code == "store_corrupt"
+    assert (redis_client.xrange(keys.events), redis_client.hgetall(keys.meta), redis_client.xlen(keys.feed)) == before
+
+
+def test_a_forged_feed_entry_of_a_table_that_has_no_stream_fails_verify_all(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries,
+) -> None:
+    partition = SPACE.partition_of("ghost")
+    scored = forged_score(played[scored_index(played)][1])
+    redis_client.xadd(SPACE.feed(partition), {"t": "ghost", "v": 1, "e": scored[b"e"], "h": "0" * 64})
+    done = mighty(redis_server, "verify", "--all")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1 and lines[-1] == {"tables": 1, "ok": 1, "bad": ["ghost"]}
+    (ghost,) = [line for line in lines if line.get("table") == "ghost"]
+    assert ghost["first_bad"]["version"] == 1 and "has no stream" in ghost["first_bad"]["problem"]
+
+
+# ------------------------------------------------------------ projections
+
+
+def _catch_up(client: redis.Redis) -> None:
+    for kind in KINDS:
+        worker = in_process_worker(client, kind, SPACE, linger_ms=0, block_ms=10)
+        for _ in range(200):
+            if applied(client, SPACE, kind) >= feed_length(client, SPACE):
+                break
+            worker.step()
+        worker.shutdown()
+
+
+def ledgers(client: redis.Redis) -> dict[int, dict[Any, bytes]]:
+    store = store_of(client, SPACE, "ledger")
+    return {p: store.docs(p) for p in range(SPACE.partitions)}
+
+
+def test_a_forged_feed_entry_fails_projections_check_and_rebuild_refuses_to_make_it_permanent(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries,
+) -> None:
+    _catch_up(redis_client)
+    assert mighty(redis_server, "projections", "check").returncode == 0
+    faithful = ledgers(redis_client)
+    forge_feed_after(redis_client, played)
+    _catch_up(redis_client)  # the ledger worker folds the forged score
+    forged = ledgers(redis_client)
+    assert forged != faithful, "the forgery reached the ledger (else this drill proves nothing)"
+
+    check = mighty(redis_server, "projections", "check")
+    assert check.returncode == 1
+    lines = [json.loads(line) for line in check.stdout.splitlines()]
+    (named,) = [line for line in lines if "forged_feed_entry" in line]
+    assert named["table"] == TABLE and named["version"] == len(played) + 1
+    assert lines[-1]["identical"] is False and lines[-1]["forged_feed_entries"] == 1
+
+    refused = mighty(redis_server, "projections", "rebuild")
+    assert refused.returncode == 1 and "nothing was rebuilt" in refused.stderr
+    assert ledgers(redis_client) == forged, "a refused rebuild writes nothing"
+
+    partition = SPACE.partition_of(TABLE)
+    (entry_id,) = [i for i, f in redis_client.xrange(SPACE.feed(partition)) if int(f[b"v"]) == len(played) + 1]
+    redis_client.xdel(SPACE.feed(partition), entry_id)  # the operator removes the forgery
+    rebuilt = mighty(redis_server, "projections", "rebuild")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert ledgers(redis_client) == faithful
+    assert mighty(redis_server, "projections", "check").returncode == 0
