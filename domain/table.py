@@ -279,12 +279,13 @@ def _create(state: TableState, cmd: CreateTable, player: str | None) -> list[Tab
     except RuleSetError as error:
         raise TableError(error.code, error.message) from None
     _check_match(cmd, game_of(rules).players(rules))
-    match = dict(hands=cmd.hands, turn_seconds=cmd.turn_seconds, bots=cmd.bots, created=cmd.created)
     if isinstance(rules, MitigatiRuleSet):
         return [MitigatiTableCreated(table_id=state.table_id, rules=rules, rules_fingerprint=rules.fingerprint(),
-                                     name=cmd.name[:80], created_by=player, **match)]
+                                     name=cmd.name[:80], created_by=player, hands=cmd.hands,
+                                     turn_seconds=cmd.turn_seconds, bots=cmd.bots, created=cmd.created)]
     return [TableCreated(table_id=state.table_id, rules=rules, rules_fingerprint=rules.fingerprint(),
-                         name=cmd.name[:80], created_by=player, **match)]
+                         name=cmd.name[:80], created_by=player, hands=cmd.hands,
+                         turn_seconds=cmd.turn_seconds, bots=cmd.bots, created=cmd.created)]
 
 
 def _check_match(cmd: CreateTable, players: int) -> None:

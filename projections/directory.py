@@ -67,14 +67,14 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
     if isinstance(event, HandPassedOut | MisdealClaimed):
         return replace(entry, version=version, hands_played=entry.hands_played + 1)
     if isinstance(event, TableCreated | MitigatiTableCreated):
-        match = dict(version=version, name=event.name, status="open", hands=event.hands,
-                     turn_seconds=event.turn_seconds, bots=event.bots, created=event.created,
-                     created_by=event.created_by, rules_fingerprint=event.rules_fingerprint)
+        entry = replace(entry, version=version, name=event.name, status="open", hands=event.hands,
+                        turn_seconds=event.turn_seconds, bots=event.bots, created=event.created,
+                        created_by=event.created_by, rules_fingerprint=event.rules_fingerprint)
         if isinstance(event, MitigatiTableCreated):
             return replace(entry, seats=(None,) * MITIGATI_PLAYERS, open_seats=MITIGATI_PLAYERS,
-                           variant=event.rules.variant, **match)
+                           variant=event.rules.variant)
         n = event.rules.spec.players
-        return replace(entry, rules=event.rules, seats=(None,) * n, open_seats=n, **match)
+        return replace(entry, rules=event.rules, seats=(None,) * n, open_seats=n)
     if isinstance(event, SeatAway):
         away = set(entry.away) | {event.seat} if event.away else set(entry.away) - {event.seat}
         return replace(entry, version=version, away=tuple(sorted(away)))
