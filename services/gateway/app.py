@@ -27,7 +27,7 @@ from litestar.handlers import websocket
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.connection import WebSocket
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -149,7 +149,7 @@ def _table_id(table: str) -> str:
 
 
 @post("/players", status_code=201, summary="Create a guest player")
-async def create_player(request: Request[Any, Any, Any], data: NewPlayer) -> PlayerCreated:
+async def create_player(request: Request[Any, Any, Any], data: JSONBody[NewPlayer]) -> PlayerCreated:
     if not data.name.isprintable() or not data.name.strip():
         raise ApiError("invalid_request", "A name is 1 to 24 printable characters, not only spaces.")
     backend = _backend(request)
@@ -161,7 +161,7 @@ async def create_player(request: Request[Any, Any, Any], data: NewPlayer) -> Pla
 
 
 @get("/players/{player:str}", summary="A player's name and record")
-async def get_player(request: Request[Any, Any, Any], player: str) -> PlayerStats:
+async def get_player(request: Request[Any, Any, Any], player: FromPath[str]) -> PlayerStats:
     backend = _backend(request)
     found = (await backend.players([player])).get(player) if len(player) <= 64 else None
     if found is None:
@@ -179,8 +179,8 @@ async def get_player(request: Request[Any, Any, Any], player: str) -> PlayerStat
 @get("/tables", summary="The lobby: tables from the directory")
 async def list_tables(
     request: Request[Any, Any, Any],
-    status: Annotated[str | None, Parameter(description="open, playing or finished")] = None,
-    game: Annotated[str | None, Parameter(description="a rule set name, e.g. mighty-5")] = None,
+    status: Annotated[str | None, QueryParameter(description="open, playing or finished")] = None,
+    game: Annotated[str | None, QueryParameter(description="a rule set name, e.g. mighty-5")] = None,
 ) -> Tables:
     if status is not None and status not in ("open", "playing", "finished"):
         raise ApiError("invalid_request", f"status is open, playing or finished, not {status[:40]!r}.")
@@ -192,13 +192,13 @@ async def list_tables(
 
 
 @post("/tables", status_code=201, summary="Create a table")
-async def create_table(request: Request[Any, Any, Any], data: NewTable) -> Table:
+async def create_table(request: Request[Any, Any, Any], data: JSONBody[NewTable]) -> Table:
     caller = await player_required(request)
     return await lobby.create_table(_backend(request), caller, data)
 
 
 @get("/tables/{table:str}", summary="One table")
-async def get_table(request: Request[Any, Any, Any], table: str) -> Table:
+async def get_table(request: Request[Any, Any, Any], table: FromPath[str]) -> Table:
     backend = _backend(request)
     entry = await backend.entry(_table_id(table))
     if entry is None:
@@ -207,27 +207,27 @@ async def get_table(request: Request[Any, Any, Any], table: str) -> Table:
 
 
 @post("/tables/{table:str}/join", status_code=200, summary="Take a seat")
-async def join_table(request: Request[Any, Any, Any], table: str, data: JoinRequest | None = None) -> Joined:
+async def join_table(request: Request[Any, Any, Any], table: FromPath[str], data: JSONBody[JoinRequest | None] = None) -> Joined:
     caller = await player_required(request)
     seat = await lobby.join(_backend(request), _table_id(table), caller, data.seat if data else None)
     return Joined(seat=seat)
 
 
 @post("/tables/{table:str}/leave", status_code=204, summary="Leave a seat")
-async def leave_table(request: Request[Any, Any, Any], table: str) -> None:
+async def leave_table(request: Request[Any, Any, Any], table: FromPath[str]) -> None:
     caller = await player_required(request)
     await lobby.leave(_backend(request), _table_id(table), caller)
 
 
 @post("/quickplay", status_code=200, summary="Be seated with others waiting for the same game")
-async def quickplay(request: Request[Any, Any, Any], data: Quickplay) -> Seated:
+async def quickplay(request: Request[Any, Any, Any], data: JSONBody[Quickplay]) -> Seated:
     caller = await player_required(request)
     table_id, seat = await lobby.quickplay(_backend(request), caller, data.game, data.wait_seconds)
     return Seated(table=table_id, seat=seat)
 
 
 @post("/tables/{table:str}/rematch", status_code=200, summary="The same game again")
-async def rematch(request: Request[Any, Any, Any], table: str) -> Table:
+async def rematch(request: Request[Any, Any, Any], table: FromPath[str]) -> Table:
     caller = await player_required(request)
     return await lobby.rematch(_backend(request), _table_id(table), caller)
 
@@ -245,7 +245,7 @@ async def _reader(backend: Backend, table_id: str, player: str | None) -> tuple[
 
 
 @get("/tables/{table:str}/view", summary="The caller's view of the table")
-async def get_view(request: Request[Any, Any, Any], table: str) -> View:
+async def get_view(request: Request[Any, Any, Any], table: FromPath[str]) -> View:
     caller = await player_optional(request)
     backend = _backend(request)
     table_id = _table_id(table)
@@ -290,7 +290,7 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
 
 
 @post("/tables/{table:str}/commands", status_code=200, summary="Send a command as the caller's seat")
-async def post_command(request: Request[Any, Any, Any], table: str, data: CommandRequest) -> Accepted:
+async def post_command(request: Request[Any, Any, Any], table: FromPath[str], data: JSONBody[CommandRequest]) -> Accepted:
     caller = await player_required(request)
     return Accepted(version=await _command(request, _table_id(table), caller, data))
 
@@ -300,7 +300,8 @@ _decode_command = msgspec.json.Decoder(CommandRequest).decode
 
 
 @websocket("/tables/{table:str}/stream")
-async def stream(socket: WebSocket[Any, Any, Any], table: str, after: int = 0, token: str | None = None) -> None:
+async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: FromQuery[int] = 0,
+                 token: FromQuery[str | None] = None) -> None:
     """Push each change of the reader's view; take commands and pings (API.md, Playing)."""
     metrics: Metrics = socket.app.state.metrics
     await socket.accept()
@@ -379,7 +380,7 @@ async def _answer(socket: WebSocket[Any, Any, Any], table_id: str, player: str |
 
 
 @get("/tables/{table:str}/hands", summary="The table's hands")
-async def list_hands(request: Request[Any, Any, Any], table: str) -> Hands:
+async def list_hands(request: Request[Any, Any, Any], table: FromPath[str]) -> Hands:
     stored = await _stored(request, table)
     return Hands(hands=table_audit.hands_of(stored))
 
@@ -393,34 +394,34 @@ async def _stored(request: Request[Any, Any, Any], table: str) -> list[Any]:
 
 
 @get("/tables/{table:str}/hands/{n:int}", summary="A hand file, once the hand has ended")
-async def get_hand(request: Request[Any, Any, Any], table: str, n: int) -> dict[str, Any]:
+async def get_hand(request: Request[Any, Any, Any], table: FromPath[str], n: FromPath[int]) -> dict[str, Any]:
     stored = await _stored(request, table)
     return await asyncio.to_thread(table_audit.hand_file, table, stored, n)
 
 
 @get("/tables/{table:str}/hands/{n:int}/replay", summary="A hand step by step as a reader saw it")
-async def replay_hand(request: Request[Any, Any, Any], table: str, n: int,
-                      as_: Annotated[str, Parameter(query="as", description="a seat, spectator or audit")] = "spectator") -> Replay:
+async def replay_hand(request: Request[Any, Any, Any], table: FromPath[str], n: FromPath[int],
+                      as_: Annotated[str, QueryParameter(name="as", description="a seat, spectator or audit")] = "spectator") -> Replay:
     stored = await _stored(request, table)
     document = await asyncio.to_thread(table_audit.hand_file, table, stored, n)
     return Replay(steps=await asyncio.to_thread(table_audit.replay_steps, document, as_))
 
 
 @get("/tables/{table:str}/verify", summary="Check the table's hash chain, deals and replay")
-async def verify_table(request: Request[Any, Any, Any], table: str) -> Verified:
+async def verify_table(request: Request[Any, Any, Any], table: FromPath[str]) -> Verified:
     stored = await _stored(request, table)
     return await asyncio.to_thread(table_audit.verify, table, stored)
 
 
 @get("/tables/{table:str}/ledger", summary="The table's scores, hand by hand")
-async def get_ledger(request: Request[Any, Any, Any], table: str) -> Ledger:
+async def get_ledger(request: Request[Any, Any, Any], table: FromPath[str]) -> Ledger:
     table_id = _table_id(table)
     ledger = await _backend(request).ledger(table_id)
     if ledger is None:
         if (await _backend(request).state(table_id))[0].status == "new":
             raise ApiError("unknown_table", f"There is no table {table_id}.")
         return Ledger(hands=[], totals=[])
-    lines = [LedgerLine(hand=line.hand_no, scores=list(line.scores)) for line in ledger.hands]
+    lines = [LedgerLine(hand=line.hand_no + 1, scores=list(line.scores)) for line in ledger.hands]
     return Ledger(hands=lines, totals=list(ledger.totals))
 
 

@@ -28,7 +28,8 @@ def hands_of(stored: list[StoredEvent]) -> list[HandSummary]:
     for entry in stored:
         event = decode_event(entry.data)
         if isinstance(event, HandDealt | mev.HandDealt):
-            hands.append(HandSummary(hand=event.hand_no, status="playing", scores=None))
+            # the API numbers hands from 1; the events from 0
+            hands.append(HandSummary(hand=event.hand_no + 1, status="playing", scores=None))
         elif hands and hands[-1].status == "playing":
             last = hands[-1]
             if isinstance(event, HandScored | mev.HandScored):
@@ -40,9 +41,12 @@ def hands_of(stored: list[StoredEvent]) -> list[HandSummary]:
     return hands
 
 
-def hand_file(table_id: str, stored: list[StoredEvent], hand_no: int) -> dict[str, Any]:
+def hand_file(table_id: str, stored: list[StoredEvent], hand: int) -> dict[str, Any]:
+    """The hand file of hand ``hand`` (numbered from 1, the events' ``hand_no`` + 1)."""
+    if hand < 1:
+        raise ApiError("unknown_hand", f"Hands are numbered from 1, not {hand}.")
     try:
-        return export_hand(table_id, stored, hand_no)
+        return export_hand(table_id, stored, hand - 1)
     except HandInProgress as secret:
         raise ApiError("hand_in_progress", str(secret)) from None
     except LookupError as missing:
