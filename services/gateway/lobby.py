@@ -25,7 +25,6 @@ from domain.table import (
     JoinSeat,
     LeaveSeat,
     SetAway,
-    StartTable,
     Submission,
     TableState,
 )

@@ -181,9 +181,7 @@ def test_a_whole_hand_over_http_and_a_websocket_that_drops_and_resumes_missing_n
     hands = gateway.http.get(f"/api/v1/tables/{table}/hands").json()["hands"]
     assert [h["status"] for h in hands] == ["finished"]
     assert gateway.http.get(f"/api/v1/tables/{table}/verify").json()["ok"] is True
-    ledger: dict[str, Any] = {}
-    wait_for(lambda: bool((ledger := gateway.http.get(f"/api/v1/tables/{table}/ledger").json())["hands"]),
-             15, "the ledger")
+    wait_for(lambda: bool(gateway.http.get(f"/api/v1/tables/{table}/ledger").json()["hands"]), 15, "the ledger")
     ledger = gateway.http.get(f"/api/v1/tables/{table}/ledger").json()
     assert ledger["hands"][0]["hand"] == 1 and sum(ledger["totals"]) == 0
     assert ledger["hands"][0]["scores"] == hands[0]["scores"]
