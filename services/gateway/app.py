@@ -272,13 +272,14 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
     started = time.perf_counter()
     outcome = "ok"
     kind = str(body.command.get("type"))[:32]
+    noted: dict[str, Any] = {"seat": None}
     try:
         wait = await backend.take_command(player, settings.commands_per_window, settings.window_s)
         if wait is not None:
             raise ApiError("rate_limited", f"More than {settings.commands_per_window} commands in "
                            f"{settings.window_s} s; retry in {wait:.1f} s.",
                            headers={"Retry-After": str(max(1, round(wait + 0.5)))})
-        return await lobby.play(backend, table_id, player, body.id, body.command)
+        return await lobby.play(backend, table_id, player, body.id, body.command, noted)
     except Exception as error:
         try:
             outcome = f"refused:{as_api_error(error).code}"
@@ -291,7 +292,7 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
         metrics.commands.labels(outcome.partition(":")[0]).inc()
         if outcome.startswith("refused:"):
             metrics.refusals.labels(outcome.partition(":")[2]).inc()
-        log.info("player_command", table=table_id, player=player, command=kind, id=body.id,
+        log.info("player_command", table=table_id, seat=noted["seat"], player=player, command=kind, id=body.id,
                  outcome=outcome, latency_ms=round(elapsed * 1000, 3))
 
 
