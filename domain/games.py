@@ -114,6 +114,14 @@ class TableCreatedEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="ty
         def name(self) -> str: ...
         @property
         def created_by(self) -> str | None: ...
+        @property
+        def hands(self) -> int: ...  # the match: 0 (open-ended) or its length in hands
+        @property
+        def turn_seconds(self) -> int: ...
+        @property
+        def bots(self) -> dict[str, str]: ...  # seat (as a string) -> bot level
+        @property
+        def created(self) -> str: ...  # ISO 8601 UTC, given as data by the service
 
 
 class DealProof(NamedTuple):
@@ -174,6 +182,11 @@ class Game(Protocol[R, S, C, E, V, L]):
     @property
     def ends_hand(self) -> tuple[type[E], ...]:
         """For isinstance: the last event of a hand (its deal is then revealed)."""
+        ...
+
+    @property
+    def scores_hand(self) -> tuple[type[E], ...]:
+        """For isinstance: the hand endings a match counts (a redealt deal is not one)."""
         ...
 
     @property

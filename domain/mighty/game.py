@@ -55,6 +55,10 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="table_created"):
     rules_fingerprint: str
     name: str = ""
     created_by: str | None = None
+    hands: int = 0  # the match: CreateTable's fields of the same names (domain/table.py)
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}
+    created: str = ""
 
 
 # Card fields `mighty log` never prints (mighty.md §8): the deal (each hand, the kitty),
@@ -103,6 +107,7 @@ class MightyGame:
     hand_events: tuple[type[HandEvent], ...] = get_args(HandEvent)
     command_types: tuple[type[HandCommand], ...] = get_args(HandCommand)
     ends_hand: tuple[type[HandEvent], ...] = (HandScored, HandPassedOut, MisdealClaimed)
+    scores_hand: tuple[type[HandEvent], ...] = (HandScored,)  # a passed-out or thrown-in deal is redealt (§3)
     command_union: Any = HandCommand
 
     # The hot path (a bot's every step, every fold) calls the rules' own functions,

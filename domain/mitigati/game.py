@@ -49,6 +49,10 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="mitigati_table_created")
     rules_fingerprint: str
     name: str = ""
     created_by: str | None = None
+    hands: int = 0  # the match: CreateTable's fields of the same names (domain/table.py)
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}
+    created: str = ""
 
 
 # `mighty log` never prints the deal nor the dealer's discard (mitigati.md, as mighty.md §8).
@@ -89,6 +93,7 @@ class MitigatiGame:
     hand_events: tuple[type[MitigatiEvent], ...] = get_args(MitigatiEvent)
     command_types: tuple[type[MitigatiCommand], ...] = get_args(MitigatiCommand)
     ends_hand: tuple[type[MitigatiEvent], ...] = (HandScored, DealAbandoned)
+    scores_hand: tuple[type[MitigatiEvent], ...] = (HandScored, DealAbandoned)  # both pay (§4)
     command_union: Any = MitigatiCommand
 
     decide = staticmethod(decider.decide)
