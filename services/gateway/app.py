@@ -411,7 +411,8 @@ async def replay_hand(request: Request[Any, Any, Any], table: FromPath[str], n: 
                       as_: Annotated[str, QueryParameter(name="as", description="a seat, spectator or audit")] = "spectator") -> Replay:
     stored = await _stored(request, table)
     document = await asyncio.to_thread(table_audit.hand_file, table, stored, n)
-    return Replay(steps=await asyncio.to_thread(table_audit.replay_steps, document, as_))
+    steps = await asyncio.to_thread(table_audit.replay_steps, document, as_)
+    return Replay(steps=steps, deal=table_audit.revealed_deal(stored, n))
 
 
 @get("/tables/{table:str}/verify", summary="Check the table's hash chain, deals and replay")
@@ -428,7 +429,7 @@ async def get_ledger(request: Request[Any, Any, Any], table: FromPath[str]) -> L
         if (await _backend(request).state(table_id))[0].status == "new":
             raise ApiError("unknown_table", f"There is no table {table_id}.")
         return Ledger(hands=[], totals=[])
-    lines = [LedgerLine(hand=line.hand_no + 1, scores=list(line.scores)) for line in ledger.hands]
+    lines = [LedgerLine(hand=table_audit.api_hand(line.hand_no), scores=list(line.scores)) for line in ledger.hands]
     return Ledger(hands=lines, totals=list(ledger.totals))
 
 
