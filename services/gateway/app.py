@@ -93,7 +93,8 @@ class Metrics:
         self.lag = Gauge("mighty_projection_lag_seconds", "How far each projection is behind its feeds",
                          ["kind"], registry=r)
         self.sockets = Gauge("mighty_open_sockets", "Open WebSocket streams", registry=r)
-        self.dead = Gauge("mighty_dead_letters", "Feed entries no projection could apply", registry=r)
+        self.dead = Gauge("mighty_dead_letters", "Feed entries a projection kind could not decode or fold",
+                          ["kind"], registry=r)
         self.requests = Counter("mighty_http_requests", "HTTP requests by status", ["status"], registry=r)
 
 
@@ -463,7 +464,8 @@ async def metrics_route(request: Request[Any, Any, Any]) -> Response[bytes]:
     with contextlib.suppress(Exception):  # a scrape while Redis is down still answers
         for kind, seconds in (await backend.lag_seconds()).items():
             metrics.lag.labels(kind).set(seconds)
-        metrics.dead.set(await backend.dead_letters())
+        for kind, count in (await backend.dead_letters()).items():
+            metrics.dead.labels(kind).set(count)
     return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
 

@@ -107,7 +107,10 @@ class Backend(Protocol):
         """How far each kind of projection is behind its feeds, at worst, in seconds."""
         ...
 
-    async def dead_letters(self) -> int: ...
+    async def dead_letters(self) -> dict[str, int]:
+        """Per kind, the feed entries it could not decode or fold (its dead-letter
+        streams, every partition's)."""
+        ...
 
     async def take_command(self, player: str, limit: int, window_s: int) -> float | None:
         """Count one command against the player's limit; the seconds to wait when over."""
@@ -123,9 +126,6 @@ class Backend(Protocol):
         ...
 
     async def close(self) -> None: ...
-
-
-DEAD_LETTERS = "deadletters"  # the stream of feed entries no projection could apply
 
 
 class RedisBackend:
@@ -307,8 +307,16 @@ class RedisBackend:
             lag[kind] = worst
         return lag
 
-    async def dead_letters(self) -> int:
-        return int(await self.aio.xlen(f"{self._ns}:{DEAD_LETTERS}"))
+    async def dead_letters(self) -> dict[str, int]:
+        # the streams the workers write (services/projection/store.py): one per kind and partition
+        pipe = self.aio.pipeline(transaction=False)
+        for kind in KINDS:
+            keys = ProjectionKeys(self.space, kind)
+            for partition in range(self.space.partitions):
+                pipe.xlen(keys.dead(partition))
+        counts = [int(n) for n in await pipe.execute()]
+        p = self.space.partitions
+        return {kind: sum(counts[k * p:(k + 1) * p]) for k, kind in enumerate(KINDS)}
 
     async def take_command(self, player: str, limit: int, window_s: int) -> float | None:
         # a fixed window per player, in Redis: every gateway counts against the same limit

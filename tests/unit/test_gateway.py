@@ -307,6 +307,22 @@ def test_health_readiness_and_metrics_answer(client: Any) -> None:
         assert name in text, name
 
 
+def test_metrics_count_each_kinds_dead_letters_from_the_streams_the_workers_write(client: Any) -> None:
+    wiring = client.app.state.backend.wiring
+    space = wiring.space
+    table, _ = full_table(client)
+    # an event of a type no release ever wrote, for a real table, straight into its feed
+    wiring.client.xadd(space.feed(space.partition_of(table)),
+                       {"t": table, "v": 9999, "e": b'{"type":"no_such_event","v":1}', "h": "0" * 64})
+    worker = wiring.worker("ledger", linger_ms=0, block_ms=1)
+    while worker.step():
+        pass
+    assert wiring.projection_store("ledger").dead_count(range(space.partitions))[space.partition_of(table)] == 1
+    text = client.get("/metrics").text
+    assert 'mighty_dead_letters{kind="ledger"} 1.0' in text
+    assert 'mighty_dead_letters{kind="views"} 0.0' in text and 'mighty_dead_letters{kind="directory"} 0.0' in text
+
+
 def test_the_openapi_document_describes_every_route_of_the_api(client: Any) -> None:
     document = client.get("/schema/openapi.json").json()
     assert document["openapi"].startswith("3.1")
