@@ -76,6 +76,14 @@ class CreateTable(_TableCommand, frozen=True, tag="create_table"):
     variant: str = "mighty-5"
     options: dict[str, Any] = {}
     name: str = ""
+    # The match (what a lobby shows, services/gateway): ``hands`` scored hands end it
+    # (0: no end), ``turn_seconds`` a turn's time (0: none), ``bots`` the level of each
+    # seat a bot plays (seat number as text), ``created`` when, as ISO 8601 UTC text
+    # (data: the domain reads no clock).
+    hands: int = 0
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}
+    created: str = ""
 
 
 class JoinSeat(_TableCommand, frozen=True, tag="join"):
@@ -103,7 +111,15 @@ class CloseTable(_TableCommand, frozen=True, tag="close"):
     reason: str = "closed"
 
 
-TableOnlyCommand = CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable
+class SetAway(_TableCommand, frozen=True, tag="away"):
+    """A seated player leaves a started table (``away``) or comes back (not ``away``):
+    the seat stays theirs; while away, the service (a bot) plays it."""
+
+    seat: int
+    away: bool = True
+
+
+TableOnlyCommand = CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable | SetAway
 
 
 class Submission(msgspec.Struct, frozen=True):
@@ -126,6 +142,10 @@ class TableCreated(_TableEvent, frozen=True, tag="table_created"):
     rules_fingerprint: str
     name: str = ""
     created_by: str | None = None
+    hands: int = 0  # the match (CreateTable's fields of the same names)
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}
+    created: str = ""
 
 
 class MitigatiTableCreated(_TableEvent, frozen=True, tag="mitigati_table_created"):
@@ -137,6 +157,10 @@ class MitigatiTableCreated(_TableEvent, frozen=True, tag="mitigati_table_created
     rules_fingerprint: str
     name: str = ""
     created_by: str | None = None
+    hands: int = 0  # the match (CreateTable's fields of the same names)
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}
+    created: str = ""
 
 
 class PlayerJoined(_TableEvent, frozen=True, tag="player_joined"):
@@ -172,9 +196,15 @@ class TableClosed(_TableEvent, frozen=True, tag="table_closed"):
     reason: str
 
 
+class SeatAway(_TableEvent, frozen=True, tag="seat_away"):
+    seat: int
+    player: str
+    away: bool = True
+
+
 TableOnlyEvent = (
     TableCreated | MitigatiTableCreated | PlayerJoined | PlayerLeft | TableStarted | DealRevealed
-    | PlayerResigned | TableClosed
+    | PlayerResigned | TableClosed | SeatAway
 )
 TableEvent = TableOnlyEvent | HandEvent | MitigatiEvent
 
@@ -196,6 +226,8 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     hands_scored: int = 0
     salt: str | None = None  # the current deal's salt, secret until revealed
     commitment: str | None = None
+    match_hands: int = 0  # scored hands that end the match (0: no end)
+    away: tuple[int, ...] = ()  # seats whose players left the started table, sorted
 
     @property
     def awaiting_deal(self) -> bool:
@@ -234,6 +266,8 @@ def decide(state: TableState, submission: Submission) -> list[TableEvent]:
         return _deal(state, cmd, player)
     if isinstance(cmd, Resign | CloseTable):
         return _close(state, cmd, player)
+    if isinstance(cmd, SetAway):
+        return _away(state, cmd, player)
     return _hand_command(state, cmd, player)
 
 
@@ -244,11 +278,35 @@ def _create(state: TableState, cmd: CreateTable, player: str | None) -> list[Tab
         rules = game_named(cmd.variant).make_rules(cmd.variant, cmd.options)
     except RuleSetError as error:
         raise TableError(error.code, error.message) from None
+    _check_match(cmd, game_of(rules).players(rules))
     if isinstance(rules, MitigatiRuleSet):
         return [MitigatiTableCreated(table_id=state.table_id, rules=rules, rules_fingerprint=rules.fingerprint(),
-                                     name=cmd.name[:80], created_by=player)]
+                                     name=cmd.name[:80], created_by=player, hands=cmd.hands,
+                                     turn_seconds=cmd.turn_seconds, bots=cmd.bots, created=cmd.created)]
     return [TableCreated(table_id=state.table_id, rules=rules, rules_fingerprint=rules.fingerprint(),
-                         name=cmd.name[:80], created_by=player)]
+                         name=cmd.name[:80], created_by=player, hands=cmd.hands,
+                         turn_seconds=cmd.turn_seconds, bots=cmd.bots, created=cmd.created)]
+
+
+def _check_match(cmd: CreateTable, players: int) -> None:
+    if cmd.hands < 0 or cmd.turn_seconds < 0:
+        raise MalformedCommand("A match's hands and turn seconds are 0 (none) or more.")
+    for seat, level in cmd.bots.items():
+        if not (seat.isdigit() and int(seat) < players) or not level:
+            raise MalformedCommand(f"A bot needs a seat of 0..{players - 1} and a level, not {seat!r}: {level!r}.")
+
+
+def _away(state: TableState, cmd: SetAway, player: str | None) -> list[TableEvent]:
+    if state.status != "playing":
+        raise WrongPhase("Only a started table's seats are left and taken back this way.")
+    _seat_in_range(state, cmd.seat)
+    holder = state.seats[cmd.seat]
+    if holder is None or (player is not None and holder != player):
+        raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
+    if (cmd.seat in state.away) == cmd.away:
+        raise TableError("already_away" if cmd.away else "not_away",
+                         f"Seat {cmd.seat} is {'already' if cmd.away else 'not'} away.")
+    return [SeatAway(seat=cmd.seat, player=holder, away=cmd.away)]
 
 
 def _seat_in_range(state: TableState, seat: int) -> None:
@@ -339,7 +397,15 @@ def _hand_command(state: TableState, cmd: AnyHandCommand, player: str | None) ->
     events: list[TableEvent] = list(game.decide(hand, cmd))
     if game.ends_hand(events[-1]):
         events.append(_revealed(state, hand))
+        if state.match_hands and _scored_after(state, events) >= state.match_hands:
+            events.append(TableClosed(reason="match_over"))  # the match's last hand
     return events
+
+
+def _scored_after(state: TableState, events: list[TableEvent]) -> int:
+    for event in events:
+        state = evolve(state, event)
+    return state.hands_scored
 
 
 # ---------------------------------------------------------------- evolve
@@ -352,7 +418,8 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
         return _hand_event(state, MITIGATI_GAME, event)
     if isinstance(event, TableCreated | MitigatiTableCreated):
         n = game_of(event.rules).players(event.rules)
-        return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n)
+        return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n,
+                       match_hands=event.hands)
     if isinstance(event, PlayerJoined | PlayerLeft):
         return replace(state, seats=seated(state.seats, event))
     if isinstance(event, TableStarted):
@@ -363,6 +430,9 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
         return state
     if isinstance(event, TableClosed):
         return replace(state, status="closed")
+    if isinstance(event, SeatAway):
+        away = set(state.away) | {event.seat} if event.away else set(state.away) - {event.seat}
+        return replace(state, away=tuple(sorted(away)))
     assert_never(event)
 
 

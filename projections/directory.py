@@ -1,8 +1,9 @@
 """The lobby directory: the tables one can join or watch, with seats, rule set and status.
 
 One hash per partition, ``dir``, one field per table that is not closed; a closed table
-leaves the directory (its ledger and views stay). A lobby reads the hash of every
-partition and merges them (``services/projection/read.py``).
+leaves it for the partition's ``dir:closed`` hash (the finished tables a lobby lists; its
+ledger and views stay too). A lobby reads the hash of every partition and merges them
+(``services/projection/read.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from domain.table import (
     MitigatiTableCreated,
     PlayerJoined,
     PlayerLeft,
+    SeatAway,
     TableClosed,
     TableCreated,
     TableEvent,
@@ -27,6 +29,7 @@ from domain.table import (
 from projections.docs import DocKey, Docs, encode
 
 DIRECTORY_DOC = "dir"
+CLOSED_DOC = "dir:closed"
 
 
 class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,6 +45,15 @@ class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     # The game, for a table that is not Mighty's ("mitigati"; its rule set has no options,
     # so ``rules`` stays None). UNSET, left out, for Mighty, whose entries keep their bytes.
     variant: str | msgspec.UnsetType = msgspec.UNSET
+    # The match, as the table was created (domain.table.CreateTable), and its course.
+    hands: int = 0  # scored hands that end the match (0: no end)
+    hands_scored: int = 0
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}  # seat (as text) -> bot level
+    created: str = ""
+    created_by: str | None = None
+    away: tuple[int, ...] = ()  # seats whose players left after the start: a bot plays them
+    reason: str = ""  # why a closed table closed (match_over, resigned, ...)
 
 
 def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEntry:
@@ -49,20 +61,27 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
     if isinstance(event, PlayerJoined | PlayerLeft):
         seats = seated(entry.seats, event)
         return replace(entry, version=version, seats=seats, open_seats=seats.count(None))
-    if isinstance(event, HandScored | HandPassedOut | MisdealClaimed | mev.HandScored | mev.DealAbandoned):
+    if isinstance(event, HandScored | mev.HandScored | mev.DealAbandoned):  # what a match counts
+        return replace(entry, version=version, hands_played=entry.hands_played + 1,
+                       hands_scored=entry.hands_scored + 1)
+    if isinstance(event, HandPassedOut | MisdealClaimed):
         return replace(entry, version=version, hands_played=entry.hands_played + 1)
-    if isinstance(event, TableCreated):
+    if isinstance(event, TableCreated | MitigatiTableCreated):
+        entry = replace(entry, version=version, name=event.name, status="open", hands=event.hands,
+                        turn_seconds=event.turn_seconds, bots=event.bots, created=event.created,
+                        created_by=event.created_by, rules_fingerprint=event.rules_fingerprint)
+        if isinstance(event, MitigatiTableCreated):
+            return replace(entry, seats=(None,) * MITIGATI_PLAYERS, open_seats=MITIGATI_PLAYERS,
+                           variant=event.rules.variant)
         n = event.rules.spec.players
-        return replace(entry, version=version, name=event.name, status="open", rules=event.rules,
-                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * n, open_seats=n)
-    if isinstance(event, MitigatiTableCreated):
-        return replace(entry, version=version, name=event.name, status="open",
-                       rules_fingerprint=event.rules_fingerprint, seats=(None,) * MITIGATI_PLAYERS, open_seats=MITIGATI_PLAYERS,
-                       variant=event.rules.variant)
+        return replace(entry, rules=event.rules, seats=(None,) * n, open_seats=n)
+    if isinstance(event, SeatAway):
+        away = set(entry.away) | {event.seat} if event.away else set(entry.away) - {event.seat}
+        return replace(entry, version=version, away=tuple(sorted(away)))
     if isinstance(event, TableStarted):
         return replace(entry, version=version, status="playing")
     if isinstance(event, TableClosed):
-        return replace(entry, version=version, status="closed")
+        return replace(entry, version=version, status="closed", reason=event.reason)
     return entry
 
 
@@ -101,7 +120,8 @@ class DirectoryProjection:
             entry = self.entries[table_id]
             closed = entry.status == "closed"
             docs[DocKey(DIRECTORY_DOC, table_id)] = None if closed else encode(entry)
-            if closed:  # nothing follows a close: free its memory
+            if closed:  # nothing follows a close: list it with the finished, free its memory
+                docs[DocKey(CLOSED_DOC, table_id)] = encode(entry)
                 del self.entries[table_id]
         self._dirty.clear()
         return docs

@@ -60,6 +60,8 @@ from domain.table import (
     PlayerLeft,
     PlayerResigned,
     Resign,
+    SeatAway,
+    SetAway,
     StartTable,
     Submission,
     TableClosed,
@@ -143,10 +145,12 @@ def _mitigati_command_of(event: TableEvent) -> tuple[TableOnlyCommand | AnyHandC
 
 def _table_command_of(event: TableEvent) -> tuple[TableOnlyCommand, str | None] | None:
     if isinstance(event, MitigatiTableCreated):
-        return CreateTable(variant=event.rules.variant, options={}, name=event.name), event.created_by
+        return CreateTable(variant=event.rules.variant, options={}, name=event.name, hands=event.hands,
+                           turn_seconds=event.turn_seconds, bots=event.bots, created=event.created), event.created_by
     if isinstance(event, TableCreated):
         options = {k: v for k, v in event.rules.options().items()}
-        return CreateTable(variant=event.rules.variant, options=options, name=event.name), event.created_by
+        return CreateTable(variant=event.rules.variant, options=options, name=event.name, hands=event.hands,
+                           turn_seconds=event.turn_seconds, bots=event.bots, created=event.created), event.created_by
     if isinstance(event, PlayerJoined):
         return JoinSeat(seat=event.seat), event.player
     if isinstance(event, PlayerLeft):
@@ -160,6 +164,8 @@ def _table_command_of(event: TableEvent) -> tuple[TableOnlyCommand, str | None] 
         return Resign(seat=event.seat), None
     if isinstance(event, TableClosed):
         return CloseTable(reason=event.reason), None
+    if isinstance(event, SeatAway):
+        return SetAway(seat=event.seat, away=event.away), event.player
     return None
 
 

@@ -131,7 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_extensions() -> None:
     import importlib
 
-    for name in ("services.audit", "services.store.cli", "services.cli.projections", "services.demo"):
+    for name in ("services.audit", "services.store.cli", "services.cli.projections", "services.demo",
+                 "services.gateway.cli"):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as error:

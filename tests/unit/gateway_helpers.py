@@ -1,0 +1,61 @@
+"""A gateway over fakeredis for the unit tests (no workers: views are rendered by the
+gateway's own fallback, the same render the views worker uses)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import fakeredis
+from litestar.testing import TestClient
+
+from services.gateway.app import create_app
+from services.gateway.backend import RedisBackend
+from services.gateway.settings import GatewaySettings
+from services.store.keys import KeySpace
+
+
+@contextmanager
+def gateway(**settings: Any) -> Iterator[TestClient[Any]]:
+    server = fakeredis.FakeServer()
+    backend = RedisBackend(space=KeySpace(4), sync_client=fakeredis.FakeRedis(server=server),
+                           async_client=fakeredis.FakeAsyncRedis(server=server))
+    app = create_app(GatewaySettings(**settings), backend)
+    with TestClient(app) as client:
+        yield client
+
+
+def new_player(client: TestClient[Any], name: str = "Ana") -> dict[str, str]:
+    answer = client.post("/api/v1/players", json={"name": name})
+    assert answer.status_code == 201, answer.text
+    body: dict[str, str] = answer.json()
+    return {"player": body["player"], "Authorization": f"Bearer {body['token']}"}
+
+
+def auth(player: dict[str, str]) -> dict[str, str]:
+    return {"Authorization": player["Authorization"]}
+
+
+def full_table(client: TestClient[Any], game: str = "mighty-5", players: int = 5,
+               **extra: Any) -> tuple[str, list[dict[str, str]]]:
+    """A started table of ``players`` guests, seated in order."""
+    seated = [new_player(client, f"P{i}") for i in range(players)]
+    made = client.post("/api/v1/tables", json={"game": game, "seat": 0, **extra}, headers=auth(seated[0]))
+    assert made.status_code == 201, made.text
+    table = made.json()["table"]
+    for seat, player in enumerate(seated[1:], start=1):
+        joined = client.post(f"/api/v1/tables/{table}/join", json={"seat": seat}, headers=auth(player))
+        assert joined.status_code == 200, joined.text
+    return table, seated
+
+
+def a_legal_command(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """What a random bot sends: one of the view's legal commands; the discard step as
+    ``count`` cards of ``from``."""
+    command = dict(rng.choice(view["legal"]))
+    if command["type"] == "discard" and "count" in command:
+        cards = rng.sample(command.pop("from"), command.pop("count"))
+        command["cards"] = cards
+    return command
