@@ -16,7 +16,7 @@ function renderMe() {
   const me = document.getElementById("me");
   clear(me);
   if (session.player) {
-    me.append(h("a", { href: `#/p/${session.player}` }, `👤 ${session.name}`), " ",
+    me.append(h("a", { href: `#/p/${session.player}` }, session.name), " ",
       h("button", { class: "link", onclick: () => { session.clear(); route(); } }, "log out"));
   }
 }

@@ -1,6 +1,6 @@
 // The felt: seats around the table, the current trick laid out in front of who played
 // each card, the contract, the kitty, tricks won and the defenders' face-up point cards.
-// It draws a view document (domain/*/views.py) and knows no API: the live table and the
+// It draws a view document (domain/mighty/views.py, domain/mitigati/views.py) and knows no API: the live table and the
 // replay viewer both use it.
 
 import { cardBack, cardElement, isMitigati, isPointCard, SUIT_SYMBOL, trumpLabel } from "./cards.js";
@@ -10,7 +10,8 @@ import { h } from "./dom.js";
 export function seatPosition(seat, me, players) {
   const relative = (seat - (me ?? 0) + players) % players;
   const angle = Math.PI / 2 + (relative * 2 * Math.PI) / players;
-  return { x: 50 + 41 * Math.cos(angle), y: 50 + 38 * Math.sin(angle), angle };
+  const narrow = window.innerWidth < 760; // a phone: the felt is tall, keep the seats inside it
+  return { x: 50 + (narrow ? 33 : 41) * Math.cos(angle), y: 50 + (narrow ? 40 : 38) * Math.sin(angle), angle };
 }
 
 export function callLabel(call, game) {

@@ -144,7 +144,7 @@ function createPanel(list) {
 function seatLabel(seat) {
   if (!seat.player) return h("span", { class: "free" }, "free");
   const name = seat.name ?? "?";
-  return h("a", { href: `#/p/${seat.player}`, class: seat.bot ? "bot" : "" }, seat.bot ? `🤖 ${name}` : name);
+  return h("a", { href: `#/p/${seat.player}`, class: seat.bot ? "bot" : "" }, seat.bot ? name : name);
 }
 
 async function join(table) {

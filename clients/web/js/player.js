@@ -8,7 +8,7 @@ export function showPlayer(root, playerId) {
   root.append(page);
   get(`/players/${encodeURIComponent(playerId)}`, { auth: false }).then((p) => {
     page.replaceChildren(
-      h("h2", {}, p.bot ? `🤖 ${p.name}` : p.name),
+      h("h2", {}, p.bot ? `${p.name} (bot)` : p.name),
       h("dl", { class: "stats" },
         h("dt", {}, "Hands played"), h("dd", { "data-stat": "hands" }, p.hands),
         h("dt", {}, "Total score"), h("dd", { "data-stat": "total" }, p.total > 0 ? `+${p.total}` : p.total),

@@ -70,7 +70,7 @@ export function showReplay(root, tableId, handNo, asParam) {
   }
 
   function names() {
-    return (state.table?.seats || []).map((s) => (s.bot ? `🤖 ${s.name ?? "bot"}` : s.name ?? `Seat ${s.seat}`));
+    return (state.table?.seats || []).map((s) => (s.bot ? (s.name ?? "bot") : s.name ?? `Seat ${s.seat}`));
   }
 
   async function verify() {
@@ -115,11 +115,11 @@ export function showReplay(root, tableId, handNo, asParam) {
     const ctx = { game, players, me: seatNo ?? 0, names: names() };
     page.append(h("div", { class: "felt-wrap" }, drawFelt(doc, ctx)));
     page.append(h("div", { class: "replay-controls" },
-      h("button", { "data-replay": "first", onclick: () => go(0), "aria-label": "first step" }, "⏮"),
+      h("button", { "data-replay": "first", onclick: () => go(0), "aria-label": "first step" }, "|◀"),
       h("button", { "data-replay": "prev", onclick: () => go(state.index - 1), "aria-label": "previous step" }, "◀"),
       h("input", { type: "range", min: 0, max: state.steps.length - 1, value: state.index, "aria-label": "step", oninput: (e) => go(Number(e.target.value)) }),
       h("button", { "data-replay": "next", onclick: () => go(state.index + 1), "aria-label": "next step" }, "▶"),
-      h("button", { "data-replay": "last", onclick: () => go(state.steps.length - 1), "aria-label": "last step" }, "⏭"),
+      h("button", { "data-replay": "last", onclick: () => go(state.steps.length - 1), "aria-label": "last step" }, "▶|"),
       h("span", { class: "step-text", "data-step": state.index }, `${state.index + 1}/${state.steps.length}: ${who}${describeCommand(command, game)}`)));
     if (doc.scores) page.append(h("div", { class: "result-wrap" }, drawResult(doc, ctx)));
     if (doc.hand) {

@@ -12,7 +12,7 @@ import { ledgerChart } from "./ledger.js";
 
 const CACHE = (table) => `mighty.view.${table}`;
 
-/** The view document: the API view holds the game's view (domain/*/views.py) in `state`. */
+/** The view document: the API view holds the game's view (domain/mighty/views.py, domain/mitigati/views.py) in `state`. */
 export function docOf(view) {
   return view.state ?? view;
 }
@@ -45,7 +45,7 @@ export function showTable(root, tableId) {
     view: null, table: null, names: [], busy: false, selected: new Set(), focus: null,
     choosing: null, lastHand: null, result: null, link: "connecting", ledger: null,
   };
-  const page = h("div", { class: "table-page" });
+  const page = h("div", { class: "table-page", "data-table": tableId });
   root.append(page);
   let stream = null;
   let ticker = null;
@@ -59,7 +59,7 @@ export function showTable(root, tableId) {
   async function loadTable() {
     try {
       state.table = await get(`/tables/${tableId}`, { auth: false });
-      state.names = state.table.seats.map((s) => (s.bot ? `🤖 ${s.name ?? "bot"}` : s.name ?? (s.player ? "?" : "free")));
+      state.names = state.table.seats.map((s) => (s.bot ? (s.name ?? "bot") : s.name ?? (s.player ? "?" : "free")));
       draw();
     } catch (error) { toast(error.message); }
   }
@@ -256,7 +256,7 @@ export function showTable(root, tableId) {
     const left = timeLeft(view.deadline);
     return h("div", { class: `status-line${who === view.seat && who !== null ? " mine" : ""}` },
       h("span", { class: "whose", "data-to-act": who ?? "" }, text),
-      left ? h("span", { class: "clock", "data-deadline": view.deadline }, `⏱ ${left}`) : null,
+      left ? h("span", { class: "clock", "data-deadline": view.deadline }, `time left ${left}`) : null,
       h("span", { class: `link-state ${state.link}`, title: "connection" }, state.link === "open" ? "●" : state.link === "retrying" ? "reconnecting…" : "○"));
   }
 
@@ -295,6 +295,8 @@ export function showTable(root, tableId) {
     page.append(header());
     const view = state.view;
     if (!view) { page.append(h("p", { class: "muted" }, "Connecting…")); return; }
+    page.dataset.version = view.version;
+    page.dataset.phase = view.phase;
     const doc = docOf(view);
     const players = (view.seats || []).length || 5;
     const ctx = { game: view.game, players, me: view.seat, names: state.names, totals: view.totals };
@@ -343,7 +345,10 @@ export function showTable(root, tableId) {
     page.querySelector(`[data-card="${state.focus}"]`)?.classList.add("focused");
   }
 
+  let resizing = null;
+  const onResize = () => { clearTimeout(resizing); resizing = setTimeout(draw, 100); };
   document.addEventListener("keydown", onKey);
+  window.addEventListener("resize", onResize);
   draw();
   loadTable();
   loadLedger();
@@ -356,12 +361,13 @@ export function showTable(root, tableId) {
   window.mightyStream = stream; // for the tests: drop the socket as a network would
   ticker = setInterval(() => {
     const clock = page.querySelector(".clock");
-    if (clock && state.view?.deadline) clock.textContent = `⏱ ${timeLeft(state.view.deadline)}`;
+    if (clock && state.view?.deadline) clock.textContent = `time left ${timeLeft(state.view.deadline)}`;
   }, 1000);
   return () => {
     closed = true;
     stream?.close();
     clearInterval(ticker);
     document.removeEventListener("keydown", onKey);
+    window.removeEventListener("resize", onResize);
   };
 }
