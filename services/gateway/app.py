@@ -20,7 +20,7 @@ import msgspec
 import structlog
 from litestar import Litestar, Request, Response, Router, get, post
 from litestar.config.cors import CORSConfig
-from litestar.connection import ASGIConnection
+from litestar.connection import ASGIConnection, WebSocket
 from litestar.datastructures import State
 from litestar.exceptions import WebSocketDisconnect
 from litestar.handlers import websocket
@@ -28,9 +28,15 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
-from litestar.connection import WebSocket
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 
 from domain.errors import MightyError
 from domain.table import TableState
@@ -267,13 +273,14 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
     started = time.perf_counter()
     outcome = "ok"
     kind = str(body.command.get("type"))[:32]
+    noted: dict[str, Any] = {"seat": None}
     try:
         wait = await backend.take_command(player, settings.commands_per_window, settings.window_s)
         if wait is not None:
             raise ApiError("rate_limited", f"More than {settings.commands_per_window} commands in "
                            f"{settings.window_s} s; retry in {wait:.1f} s.",
                            headers={"Retry-After": str(max(1, round(wait + 0.5)))})
-        return await lobby.play(backend, table_id, player, body.id, body.command)
+        return await lobby.play(backend, table_id, player, body.id, body.command, noted)
     except Exception as error:
         try:
             outcome = f"refused:{as_api_error(error).code}"
@@ -286,7 +293,7 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
         metrics.commands.labels(outcome.partition(":")[0]).inc()
         if outcome.startswith("refused:"):
             metrics.refusals.labels(outcome.partition(":")[2]).inc()
-        log.info("player_command", table=table_id, player=player, command=kind, id=body.id,
+        log.info("player_command", table=table_id, seat=noted["seat"], player=player, command=kind, id=body.id,
                  outcome=outcome, latency_ms=round(elapsed * 1000, 3))
 
 
@@ -331,8 +338,8 @@ async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: 
             message = await socket.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            raw = message.get("text") or message.get("bytes") or b""
-            data = raw.encode() if isinstance(raw, str) else raw
+            raw: Any = message.get("text") or message.get("bytes") or b""
+            data: bytes = raw.encode() if isinstance(raw, str) else bytes(raw)
             if len(data) > MAX_FRAME:
                 await socket.close(code=1009, reason="frame over 16 KiB")
                 return
@@ -487,7 +494,8 @@ def _log_requests(app: ASGIApp) -> ASGIApp:
     """One structlog line per HTTP request: method, path, status, latency, player."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        kind: str = scope["type"]  # ScopeType is a str enum: "http" compares equal
+        if kind != "http":
             await app(scope, receive, send)
             return
         started = time.perf_counter()
@@ -503,7 +511,8 @@ def _log_requests(app: ASGIApp) -> ASGIApp:
             await app(scope, receive, sending)
         finally:
             status = seen["status"]
-            state = scope.get("app").state if scope.get("app") is not None else None  # type: ignore[union-attr]
+            owner: Any = scope.get("app")
+            state = owner.state if owner is not None else None
             metrics = getattr(state, "metrics", None) if state is not None else None
             if metrics is not None:
                 metrics.requests.labels(str(status)).inc()

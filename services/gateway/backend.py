@@ -25,13 +25,13 @@ import redis.asyncio as aioredis
 
 from domain.codec import decode_event
 from domain.table import Submission, TableEvent, TableState
+from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
 from projections.ledger import decode_table as decode_ledger
 from projections.ledger import table_name as ledger_name
 from projections.views import view_name
-from projections import KINDS
 from services.commands.tables import TableHandler, table_handler
 from services.projection.keys import ProjectionKeys
 from services.projection.notify import channel_of

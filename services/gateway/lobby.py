@@ -25,7 +25,6 @@ from domain.table import (
     JoinSeat,
     LeaveSeat,
     SetAway,
-    StartTable,
     Submission,
     TableState,
 )
@@ -250,7 +249,8 @@ def _nonce() -> str:
 # ---------------------------------------------------------------- playing
 
 
-async def play(backend: Backend, table_id: str, player: str, client_id: str, command: dict[str, Any]) -> int:
+async def play(backend: Backend, table_id: str, player: str, client_id: str, command: dict[str, Any],
+               noted: dict[str, Any] | None = None) -> int:
     """A player's command, in the hand-file format without ``seat`` (the caller's). The
     store's command id is the player's id with the client's, so two players' ids never
     meet; the same id again answers as the first time and changes nothing."""
@@ -259,6 +259,8 @@ async def play(backend: Backend, table_id: str, player: str, client_id: str, com
     if player not in state.seats:
         raise ApiError("not_your_seat", f"You hold no seat at table {table_id}.")
     seat = state.seats.index(player)
+    if noted is not None:
+        noted["seat"] = seat  # for the command's log line
     given = command.get("seat", seat)
     if given != seat:
         raise ApiError("not_your_seat", f"Seat {given} is not yours; yours is {seat}.")

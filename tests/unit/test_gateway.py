@@ -339,3 +339,19 @@ def test_the_store_unreachable_is_503_unavailable() -> None:
         assert answer.status_code == 503 and answer.json()["code"] == "unavailable"
         assert client.get("/readyz").status_code == 503
         assert client.get("/healthz").status_code == 200
+
+
+def test_each_request_and_each_command_is_one_log_line(client: Any) -> None:
+    import structlog
+
+    table, seated = full_table(client)
+    with structlog.testing.capture_logs() as logs:
+        client.post(f"/api/v1/tables/{table}/commands", json={"id": "l1", "command": {"type": "pass"}},
+                    headers=auth(seated[1]))
+    commands = [e for e in logs if e["event"] == "player_command"]
+    requests = [e for e in logs if e["event"] == "request"]
+    assert len(commands) == 1 and len(requests) == 1
+    assert commands[0]["table"] == table and commands[0]["seat"] == 1 and commands[0]["command"] == "pass"
+    assert commands[0]["outcome"] in ("ok", "refused:not_your_turn") and commands[0]["latency_ms"] >= 0
+    assert requests[0]["method"] == "POST" and requests[0]["player"] == seated[1]["player"]
+    assert requests[0]["status"] in (200, 422) and "latency_ms" in requests[0]
