@@ -64,11 +64,15 @@ export function showTable(root, tableId) {
     } catch (error) { toast(error.message); }
   }
 
-  async function loadLedger() {
+  /** The ledger; its worker may be a step behind the view, so it is asked again until it
+   * holds every hand the view has scored. */
+  async function loadLedger(tries = 20) {
     try {
       state.ledger = await get(`/tables/${tableId}/ledger`, { auth: false });
       draw();
     } catch { /* no ledger yet */ }
+    const behind = (state.ledger?.hands.length ?? 0) < (state.view?.hands_scored ?? 0);
+    if (behind && tries > 0 && !closed) setTimeout(() => loadLedger(tries - 1), 300);
   }
 
   /** The hand just ended, as this seat saw it (its replay's last step). */
