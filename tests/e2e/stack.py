@@ -8,6 +8,7 @@ prints the address, for looking at the client while working on it.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -61,6 +62,8 @@ def running_stack(directory: Path) -> Iterator[str]:
 
 if __name__ == "__main__":
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 600.0
+    # a SIGTERM unwinds the context managers, so the children stop with it
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with tempfile.TemporaryDirectory() as tmp, running_stack(Path(tmp)) as url:
         print(url, flush=True)
         time.sleep(seconds)
