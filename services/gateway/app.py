@@ -45,6 +45,7 @@ from services.gateway import audit as table_audit
 from services.gateway import lobby, tokens
 from services.gateway.backend import Backend
 from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, problem
+from services.gateway.static import static_routers
 from services.gateway.views import api_view, view_frame
 from services.gateway.wire import (
     Accepted,
@@ -553,7 +554,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
         components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}),
     )
     return Litestar(
-        route_handlers=[api, healthz, readyz, metrics_route],
+        route_handlers=[api, healthz, readyz, metrics_route, *static_routers(settings)],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=MAX_BODY,
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
