@@ -46,7 +46,7 @@ from services.gateway import lobby, tokens
 from services.gateway.backend import Backend
 from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, problem
 from services.gateway.static import static_routers
-from services.gateway.views import api_view, view_frame
+from services.gateway.views import api_view, compacted, view_document, view_frame
 from services.gateway.wire import (
     Accepted,
     CommandRequest,
@@ -253,8 +253,15 @@ async def _reader(backend: Backend, table_id: str, player: str | None) -> tuple[
     return state, version, "spectator"
 
 
+async def _document(backend: Backend, table_id: str, stored: bytes) -> dict[str, Any]:
+    """The API's view document of a stored view; a closed table's compacted seat view
+    gets its last hand from the spectator's (views.py)."""
+    public = await backend.view(table_id, "spectator") if compacted(stored) else None
+    return view_document(stored, public)
+
+
 @get("/tables/{table:str}/view", summary="The caller's view of the table")
-async def get_view(request: Request[Any, Any, Any], table: FromPath[str]) -> View:
+async def get_view(request: Request[Any, Any, Any], table: FromPath[str]) -> Response[View]:
     caller = await player_optional(request)
     backend = _backend(request)
     table_id = _table_id(table)
@@ -263,7 +270,9 @@ async def get_view(request: Request[Any, Any, Any], table: FromPath[str]) -> Vie
     if stored is None or api_view(stored).version < version:
         # the views worker has not caught up with this table yet: the same view, rendered here
         stored = msgspec.json.encode(render(ViewState(table=state, version=version, name=""), reader))
-    return api_view(stored)
+    # the View fields over the game's own view of the hand: more than the schema names
+    document: Any = await _document(backend, table_id, stored)
+    return Response(document)
 
 
 async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str, player: str,
@@ -331,8 +340,9 @@ async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: 
             await socket.send_text(data.decode())
 
     async def push() -> None:
-        async for stored in _backend(socket).follow(table_id, reader, after):
-            await send(view_frame(stored))
+        backend = _backend(socket)
+        async for stored in backend.follow(table_id, reader, after):
+            await send(view_frame(await _document(backend, table_id, stored)))
 
     pusher = asyncio.create_task(push())
     try:

@@ -150,7 +150,7 @@ def test_a_person_plays_a_whole_hand_by_clicking_reloads_midway_and_steps_its_re
                 time.sleep(0.3)
                 assert api.view(table, me)["version"] == view["version"], "an illegal card was sent"
                 refused_an_illegal_card = True
-            trick = view["state"]["trick"]
+            trick = view["trick"]
             if not shot and trick and len(trick["cards"]) >= 2:
                 page.screenshot(path=str(shots / "table.png"))  # mid-trick
                 shot = True
@@ -173,7 +173,7 @@ def test_a_person_plays_a_whole_hand_by_clicking_reloads_midway_and_steps_its_re
     page_caught_up(page, final["version"])
     result = page.locator("[data-result]").first
     expect(result).to_be_visible()
-    expect(result).to_contain_text(f"{final['state']['declarer_side_points']} points")
+    expect(result).to_contain_text(f"{final['declarer_side_points']} points")
     expect(page.locator("[data-ledger='2']")).to_be_visible()
     page.screenshot(path=str(shots / "result.png"), full_page=True)
 

@@ -291,6 +291,91 @@ def test_a_one_hand_match_closes_itself_after_its_hand_and_its_hand_file_replays
     assert again["seats"][0]["player"] == seated[0]["player"] and again["seats"][1]["player"] == seated[1]["player"]
 
 
+def _play_until_closed(client: Any, table: str, seated: list[dict[str, str]], seed: int) -> list[dict[str, Any]]:
+    """Random legal commands until the table closes; every public view seen, in order."""
+    rng = random.Random(seed)
+    seen = []
+    for step in range(2000):
+        public = client.get(f"/api/v1/tables/{table}/view").json()
+        seen.append(public)
+        if public["status"] == "closed":
+            return seen
+        player, view = _to_act(client, table, seated)
+        answer = client.post(f"/api/v1/tables/{table}/commands",
+                             json={"id": f"p{step}", "command": a_legal_command(view, rng)}, headers=auth(player))
+        assert answer.status_code == 200, answer.text
+    raise AssertionError("the match did not end")
+
+
+def _run_views_worker(client: Any) -> None:
+    worker = client.app.state.backend.wiring.worker("views", linger_ms=0, block_ms=1)
+    while worker.step():
+        pass
+
+
+def test_the_view_holds_the_games_view_at_the_top_level_with_hands_numbered_from_1(client: Any) -> None:
+    table, seated = full_table(client)
+    mine = client.get(f"/api/v1/tables/{table}/view", headers=auth(seated[0])).json()
+    public = client.get(f"/api/v1/tables/{table}/view").json()
+    for view in (mine, public):
+        assert "state" not in view
+        assert view["hand_no"] == 1 and view["phase"] == "bidding"  # the first hand, as a person counts
+        assert len(view["hand_sizes"]) == 5 and view["auction"] == []  # the game's own fields
+    assert mine["viewer"] == 0 and mine["seat"] == 0 and len(mine["hand"]) == 10
+    assert all("seat" not in command for command in mine["legal"])
+    assert public["viewer"] is None and public["hand"] is None and public["legal"] == []
+
+
+def test_a_finished_matchs_seat_view_still_shows_its_last_hand_and_nobody_acts(client: Any) -> None:
+    table, seated = full_table(client, hands=1)
+    _play_until_closed(client, table, seated, seed=5)
+    _run_views_worker(client)  # the stored seat views of a closed table are compacted
+    stored = client.app.state.backend.wiring.client.get(
+        client.app.state.backend.wiring.projection_store("views").keys.doc(
+            client.app.state.backend.space.partition_of(table), f"view:{table}:0"))
+    assert stored is not None and b'"hand":null' in stored
+    final = client.get(f"/api/v1/tables/{table}/view", headers=auth(seated[0])).json()
+    hands = client.get(f"/api/v1/tables/{table}/hands").json()["hands"]
+    assert final["status"] == "closed" and final["phase"] == "finished" and final["hand_no"] == 1
+    assert final["scores"] == hands[-1]["scores"] and final["to_act"] is None and final["legal"] == []
+    assert final["seat"] == 0 and final["hand"] == []  # every card was played
+
+
+def test_the_replay_of_an_ended_hand_reveals_its_deal_and_each_readers_steps(client: Any) -> None:
+    from domain.table import deal_commitment
+
+    table, seated = full_table(client, hands=1)
+    seen = _play_until_closed(client, table, seated, seed=9)
+    commitment = next(v["commitment"] for v in seen if v["commitment"])  # public before the bidding
+    document = client.get(f"/api/v1/tables/{table}/hands/1").json()
+    replay = client.get(f"/api/v1/tables/{table}/hands/1/replay?as=spectator").json()
+    deal = replay["deal"]
+    assert deal["commitment"] == commitment == deal_commitment(tuple(deal["order"]), deal["salt"])
+    dealt = [c for hand in document["hands"] for c in hand] + document["kitty"]
+    assert sorted(deal["order"]) == sorted(dealt)
+    hands = client.get(f"/api/v1/tables/{table}/hands").json()["hands"]
+    steps = {reader: client.get(f"/api/v1/tables/{table}/hands/1/replay?as={reader}").json()["steps"]
+             for reader in ("0", "spectator", "audit")}
+    assert all(step["view"]["hand"] is None for step in steps["spectator"])
+    assert all(set(step["view"]["hand"]) <= set(document["hands"][0]) for step in steps["0"])
+    assert steps["audit"][-1]["view"]["dealt"] == document["hands"]
+    for reader, of_reader in steps.items():
+        assert [s["index"] for s in of_reader] == [None, *range(len(document["commands"]))], reader
+        assert of_reader[-1]["view"]["scores"] == hands[0]["scores"], reader
+
+
+def test_a_mitigati_table_lists_replays_and_exports_its_hands_like_any_game(client: Any) -> None:
+    table, seated = full_table(client, game="mitigati", players=3, hands=1)
+    _play_until_closed(client, table, seated, seed=2)
+    hands = client.get(f"/api/v1/tables/{table}/hands").json()["hands"]
+    assert len(hands) == 1 and hands[0]["status"] in ("finished", "abandoned")
+    assert len(hands[0]["scores"]) == 3  # a deal bargained away pays too (mitigati.md §4)
+    document = client.get(f"/api/v1/tables/{table}/hands/1").json()
+    assert document["rules"] == "mitigati"
+    replay = client.get(f"/api/v1/tables/{table}/hands/1/replay?as=audit").json()
+    assert len(replay["steps"]) == len(document["commands"]) + 1 and replay["deal"]["salt"]
+
+
 # ---------------------------------------------------------------- operations and schema
 
 

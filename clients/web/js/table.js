@@ -12,9 +12,16 @@ import { ledgerChart } from "./ledger.js";
 
 const CACHE = (table) => `mighty.view.${table}`;
 
-/** The view document: the API view holds the game's view (domain/mighty/views.py, domain/mitigati/views.py) in `state`. */
+/** The view document: the API view holds the game's view of the hand (domain/mighty/views.py,
+ * domain/mitigati/views.py) at its top level, under the API's own fields. */
 export function docOf(view) {
-  return view.state ?? view;
+  return view;
+}
+
+/** The last hand that has ended (numbered from 1 like every hand the API shows), or 0:
+ * the hand on the table once it is over or the table closed, else the one before it. */
+function lastEnded(view) {
+  return view.phase === "finished" || view.status === "closed" ? view.hand_no : view.hand_no - 1;
 }
 
 function describe(command, game) {
@@ -99,7 +106,7 @@ export function showTable(root, tableId) {
     if (!state.table || JSON.stringify(before?.seats) !== JSON.stringify(view.seats)) loadTable();
     if (before && view.hands_scored !== before.hands_scored) {
       loadLedger();
-      if (doc.phase !== "finished") loadResult(view.hands_scored);
+      if (doc.phase !== "finished") loadResult(lastEnded(view));
     }
     if (doc.phase === "finished" && !state.ledger) loadLedger();
     draw();
@@ -284,7 +291,7 @@ export function showTable(root, tableId) {
         try { const next = await post(`/tables/${tableId}/rematch`); location.hash = `#/t/${next.table}`; } catch (error) { toast(error.message); }
       } }, "Rematch"));
     }
-    if (view && view.hands_scored > 0) controls.push(h("a", { class: "button", href: `#/r/${tableId}/${view.hands_scored}`, "data-action": "replay" }, "Replay"));
+    if (view && lastEnded(view) > 0) controls.push(h("a", { class: "button", href: `#/r/${tableId}/${lastEnded(view)}`, "data-action": "replay" }, "Replay"));
     return h("div", { class: "table-head" },
       h("div", {}, h("strong", {}, t?.name || tableId), " ", h("span", { class: "tag" }, view?.game ?? t?.game ?? ""),
         view ? h("span", { class: "muted" }, ` · hand ${view.hand_no}${t ? ` of ${t.hands}` : ""}${seat === null ? " · watching" : ""}`) : null,
