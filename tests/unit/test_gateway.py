@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from services.gateway import tokens
-from tests.unit.gateway_helpers import a_legal_command, auth, full_table, gateway, new_player
+from tests.unit.gateway_helpers import (
+    a_legal_command,
+    auth,
+    full_table,
+    gateway,
+    new_player,
+    sync_wiring,
+)
 
 
 @pytest.fixture
@@ -308,7 +315,7 @@ def _play_until_closed(client: Any, table: str, seated: list[dict[str, str]], se
 
 
 def _run_views_worker(client: Any) -> None:
-    worker = client.app.state.backend.wiring.worker("views", linger_ms=0, block_ms=1)
+    worker = sync_wiring(client).worker("views", linger_ms=0, block_ms=1)
     while worker.step():
         pass
 
@@ -330,9 +337,7 @@ def test_a_finished_matchs_seat_view_still_shows_its_last_hand_and_nobody_acts(c
     table, seated = full_table(client, hands=1)
     _play_until_closed(client, table, seated, seed=5)
     _run_views_worker(client)  # the stored seat views of a closed table are compacted
-    stored = client.app.state.backend.wiring.client.get(
-        client.app.state.backend.wiring.projection_store("views").keys.doc(
-            client.app.state.backend.space.partition_of(table), f"view:{table}:0"))
+    stored = sync_wiring(client).readers.view(table, "0")
     assert stored is not None and b'"hand":null' in stored
     final = client.get(f"/api/v1/tables/{table}/view", headers=auth(seated[0])).json()
     hands = client.get(f"/api/v1/tables/{table}/hands").json()["hands"]
@@ -357,7 +362,8 @@ def test_the_replay_of_an_ended_hand_reveals_its_deal_and_each_readers_steps(cli
     steps = {reader: client.get(f"/api/v1/tables/{table}/hands/1/replay?as={reader}").json()["steps"]
              for reader in ("0", "spectator", "audit")}
     assert all(step["view"]["hand"] is None for step in steps["spectator"])
-    assert all(set(step["view"]["hand"]) <= set(document["hands"][0]) for step in steps["0"])
+    mine = set(document["hands"][0]) | set(document["kitty"])  # seat 0 may declare and take the kitty
+    assert all(set(step["view"]["hand"]) <= mine for step in steps["0"])
     assert steps["audit"][-1]["view"]["dealt"] == document["hands"]
     for reader, of_reader in steps.items():
         assert [s["index"] for s in of_reader] == [None, *range(len(document["commands"]))], reader
@@ -393,7 +399,7 @@ def test_health_readiness_and_metrics_answer(client: Any) -> None:
 
 
 def test_metrics_count_each_kinds_dead_letters_from_the_streams_the_workers_write(client: Any) -> None:
-    wiring = client.app.state.backend.wiring
+    wiring = sync_wiring(client)
     space = wiring.space
     table, _ = full_table(client)
     # an event of a type no release ever wrote, for a real table, straight into its feed
@@ -434,7 +440,7 @@ def test_the_store_unreachable_is_503_unavailable() -> None:
 
     settings = Settings(redis_url="redis://127.0.0.1:1/0", partitions=4, secret="s" * 16)
     backend = bootstrap_gateway(settings)
-    backend.sync.connection_pool.connection_kwargs["socket_connect_timeout"] = 0.2
+    backend.aio.connection_pool.connection_kwargs["socket_connect_timeout"] = 0.2
     with TestClient(create_app(settings, backend)) as client:
         answer = client.post("/api/v1/players", json={"name": "Ana"})
         assert answer.status_code == 503 and answer.json()["code"] == "unavailable"
