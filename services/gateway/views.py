@@ -28,7 +28,7 @@ _encode = msgspec.json.Encoder().encode
 # The game view's fields the API gives in its own shape, or not at all: the legal
 # commands (reshaped), the discard step (folded into ``legal``) and the game's 0-based
 # hand number (the table's, from 1, replaces it).
-_RESHAPED = frozenset({"legal", "discard_count", "hand_no"})
+_RESHAPED = frozenset({"legal", "discard_count", "discard_from", "hand_no"})
 
 
 def compacted(stored: bytes) -> bool:
@@ -57,7 +57,10 @@ def view_document(stored: bytes, public: bytes | None = None) -> dict[str, Any]:
         to_act = shown.get("to_act")
         legal = [_command(c) for c in shown.get("legal") or ()]
         if shown.get("discard_count") is not None and seat is not None:
-            legal.append({"type": "discard", "count": shown["discard_count"], "from": list(cards or ())})
+            # the cards the step may take: the game says when not every card of the hand
+            # may go (Mitigati's honours stay), else the whole hand
+            eligible = shown.get("discard_from", cards)
+            legal.append({"type": "discard", "count": shown["discard_count"], "from": list(eligible or ())})
         if doc.get("status") == "closed":
             to_act, legal = None, []  # every command is refused now (table_closed)
     view = View(
