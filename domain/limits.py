@@ -33,6 +33,9 @@ Salt = Annotated[str, msgspec.Meta(max_length=128)]
 Player = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 OptionValue = bool | Number | Word | None  # make_rules says which are allowed
 Options = Annotated[dict[Word, OptionValue], msgspec.Meta(max_length=32)]
+Count = Annotated[int, msgspec.Meta(ge=0, le=10_000)]  # a match's hands, a turn's seconds
+Bots = Annotated[dict[Word, Word], msgspec.Meta(max_length=64)]  # seat (as text) -> bot level
+Stamp = Annotated[str, msgspec.Meta(max_length=40)]  # an ISO 8601 UTC time, given as data
 
 _QUOTED = re.compile("'([^']{" + str(MAX_QUOTED) + "})[^']+'")
 

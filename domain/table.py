@@ -17,7 +17,19 @@ from msgspec.structs import replace
 
 from domain.errors import MalformedCommand, RuleSetError, TableError, WrongPhase
 from domain.games import AnyGame, Hand, Rules, SeatCommand, TableCreatedEvent
-from domain.limits import Cards, Name, Options, Player, Salt, Seat, Version, Word
+from domain.limits import (
+    Bots,
+    Cards,
+    Count,
+    Name,
+    Options,
+    Player,
+    Salt,
+    Seat,
+    Stamp,
+    Version,
+    Word,
+)
 from domain.registry import DEFAULT, game_named, game_of
 
 # ---------------------------------------------------------------- commands
@@ -31,6 +43,14 @@ class CreateTable(_TableCommand, frozen=True, tag="create_table"):
     variant: Word = "mighty-5"
     options: Options = {}
     name: Name = ""
+    # The match (what a lobby shows, services/gateway): ``hands`` scored hands end it
+    # (0: no end), ``turn_seconds`` a turn's time (0: none), ``bots`` the level of each
+    # seat a bot plays (seat number as text), ``created`` when, as ISO 8601 UTC text
+    # (data: the domain reads no clock).
+    hands: Count = 0
+    turn_seconds: Count = 0
+    bots: Bots = {}
+    created: Stamp = ""
 
 
 class JoinSeat(_TableCommand, frozen=True, tag="join"):
@@ -58,7 +78,15 @@ class CloseTable(_TableCommand, frozen=True, tag="close"):
     reason: Name = "closed"
 
 
-TableOnlyCommand = CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable
+class SetAway(_TableCommand, frozen=True, tag="away"):
+    """A seated player leaves a started table (``away``) or comes back (not ``away``):
+    the seat stays theirs; while away, the service (a bot) plays it."""
+
+    seat: Seat
+    away: bool = True
+
+
+TableOnlyCommand = CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable | SetAway
 
 
 class Submission(msgspec.Struct, frozen=True):
@@ -108,7 +136,15 @@ class TableClosed(_TableEvent, frozen=True, tag="table_closed"):
     reason: str
 
 
-TableOnlyEvent = PlayerJoined | PlayerLeft | TableStarted | DealRevealed | PlayerResigned | TableClosed
+class SeatAway(_TableEvent, frozen=True, tag="seat_away"):
+    """A started seat's player left (a bot plays it meanwhile) or came back."""
+
+    seat: int
+    player: str
+    away: bool = True
+
+
+TableOnlyEvent = PlayerJoined | PlayerLeft | TableStarted | DealRevealed | PlayerResigned | TableClosed | SeatAway
 # A hand event of the table's game: a msgspec.Struct of that game's tagged union. The
 # codec decodes every game's (``domain.registry``); the table hands them to the game.
 HandEvent: TypeAlias = msgspec.Struct
@@ -132,6 +168,8 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     hands_scored: int = 0
     salt: str | None = None  # the current deal's salt, secret until revealed
     commitment: str | None = None
+    match_hands: int = 0  # scored hands that end the match (0: no end)
+    away: tuple[int, ...] = ()  # seats whose players left the started table, sorted
 
     @property
     def awaiting_deal(self) -> bool:
@@ -170,6 +208,8 @@ def decide(state: TableState, submission: Submission) -> list[TableEvent]:
         return _deal(state, cmd, player)
     if isinstance(cmd, Resign | CloseTable):
         return _close(state, cmd, player)
+    if isinstance(cmd, SetAway):
+        return _away(state, cmd, player)
     return _hand_command(state, cmd, player)
 
 
@@ -181,7 +221,30 @@ def _create(state: TableState, cmd: CreateTable, player: str | None) -> list[Tab
         rules = game.make_rules(cmd.variant, cmd.options)
     except RuleSetError as error:
         raise TableError(error.code, error.message) from None
-    return [game.created(state.table_id, rules, cmd.name[:80], player)]
+    _check_match(cmd, game.players(rules))
+    created = game.created(state.table_id, rules, cmd.name[:80], player)
+    return [replace(created, hands=cmd.hands, turn_seconds=cmd.turn_seconds, bots=cmd.bots, created=cmd.created)]
+
+
+def _check_match(cmd: CreateTable, players: int) -> None:
+    if cmd.hands < 0 or cmd.turn_seconds < 0:
+        raise MalformedCommand("A match's hands and turn seconds are 0 (none) or more.")
+    for seat, level in cmd.bots.items():
+        if not (seat.isdigit() and int(seat) < players) or not level:
+            raise MalformedCommand(f"A bot needs a seat of 0..{players - 1} and a level, not {seat!r}: {level!r}.")
+
+
+def _away(state: TableState, cmd: SetAway, player: str | None) -> list[TableEvent]:
+    if state.status != "playing":
+        raise WrongPhase("Only a started table's seats are left and taken back this way.")
+    _seat_in_range(state, cmd.seat)
+    holder = state.seats[cmd.seat]
+    if holder is None or (player is not None and holder != player):
+        raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
+    if (cmd.seat in state.away) == cmd.away:
+        raise TableError("already_away" if cmd.away else "not_away",
+                         f"Seat {cmd.seat} is {'already' if cmd.away else 'not'} away.")
+    return [SeatAway(seat=cmd.seat, player=holder, away=cmd.away)]
 
 
 def _seat_in_range(state: TableState, seat: int) -> None:
@@ -274,7 +337,15 @@ def _hand_command(state: TableState, cmd: SeatCommand, player: str | None) -> li
     events: list[TableEvent] = list(game.decide(hand, cmd))
     if isinstance(events[-1], game.ends_hand):
         events.append(_revealed(state, hand))
+        if state.match_hands and _scored_after(state, events) >= state.match_hands:
+            events.append(TableClosed(reason="match_over"))  # the match's last hand
     return events
+
+
+def _scored_after(state: TableState, events: list[TableEvent]) -> int:
+    for event in events:
+        state = evolve(state, event)
+    return state.hands_scored
 
 
 # ---------------------------------------------------------------- evolve
@@ -288,7 +359,8 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
             return _hand_event(state, game, rules, event)
     if isinstance(event, TableCreatedEvent):
         n = game_of(event.rules).players(event.rules)
-        return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n)
+        return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n,
+                       match_hands=event.hands)
     if isinstance(event, PlayerJoined | PlayerLeft):
         return replace(state, seats=seated(state.seats, event))
     if isinstance(event, TableStarted):
@@ -299,6 +371,9 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
         return state
     if isinstance(event, TableClosed):
         return replace(state, status="closed")
+    if isinstance(event, SeatAway):
+        away = set(state.away) | {event.seat} if event.away else set(state.away) - {event.seat}
+        return replace(state, away=tuple(sorted(away)))
     # a stored stream is the domain's own output: this is a bug or a forged stream
     raise ValueError(f"a {type(event).__name__} is no event of table {state.table_id}'s game")
 

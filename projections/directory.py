@@ -1,8 +1,9 @@
 """The lobby directory: the tables one can join or watch, with seats, rule set and status.
 
 One hash per partition, ``dir``, one field per table that is not closed; a closed table
-leaves the directory (its ledger and views stay). A lobby reads the hash of every
-partition and merges them (``services/projection/read.py``).
+leaves it for the partition's ``dir:closed`` hash (the finished tables a lobby lists; its
+ledger and views stay too). A lobby reads the hash of every partition and merges them
+(``services/projection/read.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from domain.registry import game_of, game_of_event
 from domain.table import (
     PlayerJoined,
     PlayerLeft,
+    SeatAway,
     TableClosed,
     TableEvent,
     TableStarted,
@@ -25,6 +27,7 @@ from domain.table import (
 from projections.docs import DocKey, Docs, encode
 
 DIRECTORY_DOC = "dir"
+CLOSED_DOC = "dir:closed"
 
 
 class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,6 +44,26 @@ class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     # None). UNSET, left out, for Mighty, whose entries keep their bytes
     # (``Game.directory_fields`` says which).
     variant: str | msgspec.UnsetType = msgspec.UNSET
+    # The match, as the table was created (domain.table.CreateTable), and its course.
+    hands: int = 0  # scored hands that end the match (0: no end)
+    hands_scored: int = 0
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}  # seat (as text) -> bot level
+    created: str = ""
+    created_by: str | None = None
+    away: tuple[int, ...] = ()  # seats whose players left after the start: a bot plays them
+    reason: str = ""  # why a closed table closed (match_over, resigned, ...)
+
+
+def game_fields(entry: DirectoryEntry) -> dict[str, Any]:
+    """What the entry holds of its game's rule set: the ``Game.directory_fields`` the
+    fold put there (``registry.rules_of_directory`` makes the rule set again)."""
+    fields: dict[str, Any] = {}
+    if entry.rules is not None:
+        fields["rules"] = entry.rules
+    if isinstance(entry.variant, str):
+        fields["variant"] = entry.variant
+    return fields
 
 
 def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEntry:
@@ -53,20 +76,22 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
         n = game.players(event.rules)
         return replace(entry, version=version, name=event.name, status="open",
                        rules_fingerprint=event.rules_fingerprint, seats=(None,) * n, open_seats=n,
+                       hands=event.hands, turn_seconds=event.turn_seconds, bots=event.bots,
+                       created=event.created, created_by=event.created_by,
                        **game.directory_fields(event.rules))
-    if _ends_hand(event):
-        return replace(entry, version=version, hands_played=entry.hands_played + 1)
+    hand_game = game_of_event(event)
+    if hand_game is not None and isinstance(event, hand_game.ends_hand):
+        scored = isinstance(event, hand_game.scores_hand)  # what a match counts
+        return replace(entry, version=version, hands_played=entry.hands_played + 1,
+                       hands_scored=entry.hands_scored + scored)
+    if isinstance(event, SeatAway):
+        away = set(entry.away) | {event.seat} if event.away else set(entry.away) - {event.seat}
+        return replace(entry, version=version, away=tuple(sorted(away)))
     if isinstance(event, TableStarted):
         return replace(entry, version=version, status="playing")
     if isinstance(event, TableClosed):
-        return replace(entry, version=version, status="closed")
+        return replace(entry, version=version, status="closed", reason=event.reason)
     return entry
-
-
-def _ends_hand(event: TableEvent) -> bool:
-    """Scored, passed out, thrown in (Mitigati: played or abandoned): the game says."""
-    game = game_of_event(event)
-    return game is not None and isinstance(event, game.ends_hand)
 
 
 _decode = msgspec.json.Decoder(DirectoryEntry).decode
@@ -104,7 +129,8 @@ class DirectoryProjection:
             entry = self.entries[table_id]
             closed = entry.status == "closed"
             docs[DocKey(DIRECTORY_DOC, table_id)] = None if closed else encode(entry)
-            if closed:  # nothing follows a close: free its memory
+            if closed:  # nothing follows a close: list it with the finished, free its memory
+                docs[DocKey(CLOSED_DOC, table_id)] = encode(entry)
                 del self.entries[table_id]
         self._dirty.clear()
         return docs

@@ -47,6 +47,9 @@ from services.store.redis_store import connect
 if TYPE_CHECKING:
     from services.archive.worker import ArchiveWorker
 
+if TYPE_CHECKING:  # the gateway's modules load only for the gateway
+    from services.gateway.backend import RedisBackend
+
 log = structlog.get_logger("mighty.bootstrap")
 
 
@@ -152,6 +155,23 @@ def bootstrap_async(settings: Settings) -> AsyncWiring:
     if not settings.redis_url:
         raise NoStoreConfigured()
     return wire_async(connect_async(settings.redis_url), settings)
+
+
+def wire_gateway(async_client: aioredis.Redis, settings: Settings) -> RedisBackend:
+    """The gateway's backend (``services/gateway/backend.py``) on an existing asyncio
+    client: the async command path and readers of ``wire_async``, on the same key space
+    and idempotency window every other process gets."""
+    from services.gateway.backend import RedisBackend
+
+    return RedisBackend(wire_async(async_client, settings))
+
+
+def bootstrap_gateway(settings: Settings) -> RedisBackend:
+    """The gateway's backend on the store ``settings.redis_url`` names (connected
+    lazily); ``NoStoreConfigured`` without one."""
+    if not settings.redis_url:
+        raise NoStoreConfigured()
+    return wire_gateway(connect_async(settings.redis_url), settings)
 
 
 def run_redis(settings: Settings, stack: contextlib.ExitStack) -> tuple[Settings, RunRedis]:

@@ -4,7 +4,7 @@ need of it. ``domain/registry.py`` lists it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
@@ -13,7 +13,7 @@ from msgspec.structs import replace
 
 from domain.bots import Policy
 from domain.errors import TableError
-from domain.games import DealProof, Game, Settlement, TableCreatedEvent
+from domain.games import DealProof, Game, HandEnding, Settlement, TableCreatedEvent
 from domain.handfiles import HandFileRun, Replayed
 from domain.mighty import hand as mighty_hand
 from domain.mighty import handfile, ledger
@@ -57,6 +57,10 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="table_created"):
     rules_fingerprint: str
     name: str = ""
     created_by: str | None = None
+    hands: int = 0  # the match: CreateTable's fields of the same names (domain/table.py)
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}
+    created: str = ""
 
 
 # Card fields `mighty log` never prints (mighty.md §8): the deal (each hand, the kitty),
@@ -90,8 +94,8 @@ class _HandFileRun:
     def players(self) -> int:
         return self.rules.spec.players
 
-    def replay(self, as_seat: int | None) -> Replayed:
-        outcome = handfile.replay(self.hand_file, self.rules, as_seat=as_seat)
+    def replay(self, as_seat: int | None, view: Callable[[Any], Any] | None = None) -> Replayed:
+        outcome = handfile.replay(self.hand_file, self.rules, as_seat=as_seat, view=view)
         return Replayed(outcome.steps, outcome.rejected, lambda: handfile.output_of(outcome))
 
 
@@ -105,6 +109,7 @@ class MightyGame:
     hand_events: tuple[type[HandEvent], ...] = get_args(HandEvent)
     command_types: tuple[type[HandCommand], ...] = get_args(HandCommand)
     ends_hand: tuple[type[HandEvent], ...] = (HandScored, HandPassedOut, MisdealClaimed)
+    scores_hand: tuple[type[HandEvent], ...] = (HandScored,)  # a passed-out or thrown-in deal is redealt (§3)
     command_union: Any = HandCommand
 
     # The hot path (a bot's every step, every fold) calls the rules' own functions,
@@ -168,6 +173,12 @@ class MightyGame:
 
     def redealt(self, hand: HandState) -> bool:
         return isinstance(hand, Redeal)
+
+    def hand_ending(self, event: HandEvent) -> HandEnding:
+        # a passed-out or thrown-in deal scores nothing and is dealt again (§3)
+        if isinstance(event, HandScored):
+            return HandEnding(True, event.scores)
+        return HandEnding(False, None)
 
     def settle(self, rules: RuleSet, hand: HandState, event: HandEvent, *,
                dealer: int, seats: int) -> Settlement | None:
@@ -257,6 +268,10 @@ class MightyGame:
 
     def directory_fields(self, rules: RuleSet) -> dict[str, Any]:
         return {"rules": msgspec.to_builtins(rules)}
+
+    def directory_rules(self, fields: dict[str, Any]) -> RuleSet | None:
+        found = fields.get("rules")
+        return msgspec.convert(found, RuleSet) if isinstance(found, dict) else None
 
     def new_ledger(self, table_id: str, version: int, rules: RuleSet) -> ledger.TableLedger:
         return ledger.new_ledger(table_id, version, rules)

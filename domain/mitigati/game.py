@@ -3,7 +3,7 @@ deal passing to the right. ``domain/registry.py`` lists it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
@@ -11,7 +11,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.bots import Policy
-from domain.games import DealProof, Game, Settlement, TableCreatedEvent
+from domain.games import DealProof, Game, HandEnding, Settlement, TableCreatedEvent
 from domain.handfiles import HandFileRun, Replayed
 from domain.mitigati import decider, handfile, ledger
 from domain.mitigati import legal as mitigati_legal
@@ -51,6 +51,10 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="mitigati_table_created")
     rules_fingerprint: str
     name: str = ""
     created_by: str | None = None
+    hands: int = 0  # the match: CreateTable's fields of the same names (domain/table.py)
+    turn_seconds: int = 0
+    bots: dict[str, str] = {}
+    created: str = ""
 
 
 # `mighty log` never prints the deal nor the dealer's discard (mitigati.md, as mighty.md §8).
@@ -71,8 +75,8 @@ class _HandFileRun:
     def players(self) -> int:
         return PLAYERS
 
-    def replay(self, as_seat: int | None) -> Replayed:
-        outcome = handfile.replay(self.hand_file, self.rules, as_seat=as_seat)
+    def replay(self, as_seat: int | None, view: Callable[[Any], Any] | None = None) -> Replayed:
+        outcome = handfile.replay(self.hand_file, self.rules, as_seat=as_seat, view=view)
         return Replayed(outcome.steps, outcome.rejected, lambda: handfile.output_of(outcome))
 
 
@@ -91,6 +95,7 @@ class MitigatiGame:
     hand_events: tuple[type[MitigatiEvent], ...] = get_args(MitigatiEvent)
     command_types: tuple[type[MitigatiCommand], ...] = get_args(MitigatiCommand)
     ends_hand: tuple[type[MitigatiEvent], ...] = (HandScored, DealAbandoned)
+    scores_hand: tuple[type[MitigatiEvent], ...] = (HandScored, DealAbandoned)  # both pay (§4)
     command_union: Any = MitigatiCommand
 
     decide = staticmethod(decider.decide)
@@ -141,6 +146,14 @@ class MitigatiGame:
     def redealt(self, hand: MitigatiState) -> bool:
         return isinstance(hand, Abandoned)
 
+    def hand_ending(self, event: MitigatiEvent) -> HandEnding:
+        # a deal bargained away is not played out, but its payment scores (§4)
+        if isinstance(event, HandScored):
+            return HandEnding(True, event.scores)
+        if isinstance(event, DealAbandoned):
+            return HandEnding(False, event.scores)
+        return HandEnding(False, None)
+
     def settle(self, rules: RuleSet, hand: MitigatiState, event: MitigatiEvent, *,
                dealer: int, seats: int) -> Settlement | None:
         """A played hand and an abandoned deal both count as a hand of the match: their
@@ -167,7 +180,7 @@ class MitigatiGame:
     def closed_view(self, view: MitigatiView) -> MitigatiView:
         if view.to_act is None:
             return view
-        return replace(view, to_act=None, legal=(), discard_count=None)
+        return replace(view, to_act=None, legal=(), discard_count=None, discard_from=msgspec.UNSET)
 
     # ------------------------------------------------------------ audit
 
@@ -220,6 +233,9 @@ class MitigatiGame:
         # its rule set has no options, so the entry's ``rules`` stays None; the variant
         # says which game the table plays
         return {"variant": rules.variant}
+
+    def directory_rules(self, fields: dict[str, Any]) -> RuleSet | None:
+        return make_rules() if fields.get("variant") == NAME else None
 
     def new_ledger(self, table_id: str, version: int, rules: RuleSet) -> ledger.TableLedger:
         return ledger.new_ledger(table_id, version)

@@ -18,6 +18,8 @@ from domain.table import (
     PlayerLeft,
     PlayerResigned,
     Resign,
+    SeatAway,
+    SetAway,
     StartTable,
     TableClosed,
     TableEvent,
@@ -42,7 +44,8 @@ def command_of(events: Sequence[TableEvent]) -> tuple[TableCommand, str | None] 
 def _table_command_of(event: TableEvent) -> tuple[TableCommand, str | None] | None:
     if isinstance(event, TableCreatedEvent):
         options = game_of(event.rules).table_options(event.rules)
-        return CreateTable(variant=event.rules.variant, options=options, name=event.name), event.created_by
+        return CreateTable(variant=event.rules.variant, options=options, name=event.name, hands=event.hands,
+                           turn_seconds=event.turn_seconds, bots=event.bots, created=event.created), event.created_by
     if isinstance(event, PlayerJoined):
         return JoinSeat(seat=event.seat), event.player
     if isinstance(event, PlayerLeft):
@@ -53,4 +56,6 @@ def _table_command_of(event: TableEvent) -> tuple[TableCommand, str | None] | No
         return Resign(seat=event.seat), None
     if isinstance(event, TableClosed):
         return CloseTable(reason=event.reason), None
+    if isinstance(event, SeatAway):
+        return SetAway(seat=event.seat, away=event.away), event.player
     return None

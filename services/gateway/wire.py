@@ -1,0 +1,182 @@
+"""The API's bodies (API.md), as msgspec types: the server decodes and encodes with them,
+and Litestar builds the OpenAPI document from the same types."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+# Names are 1–24 printable characters (API.md, Players); the printable check is in code,
+# since a JSON-schema pattern cannot say "printable" portably.
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=24)]
+CommandId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+SeatNo = Annotated[int, msgspec.Meta(ge=0, le=7)]
+Status = Literal["open", "playing", "finished"]
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """Every non-2xx answer: a stable code and a sentence a person understands."""
+
+    code: str
+    message: str
+
+
+class NewPlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: Name
+
+
+class PlayerCreated(msgspec.Struct, frozen=True):
+    player: str
+    name: str
+    token: str
+
+
+class Contracts(msgspec.Struct, frozen=True):
+    made: int
+    failed: int
+
+
+class PlayerStats(msgspec.Struct, frozen=True):
+    player: str
+    name: str
+    hands: int
+    total: int
+    contracts: Contracts
+    bot: str | None = None
+
+
+class Seat(msgspec.Struct, frozen=True):
+    seat: int
+    player: str | None
+    name: str | None
+    bot: str | None
+    away: bool = False  # the player left the started table: a bot plays the seat
+
+
+class Table(msgspec.Struct, frozen=True):
+    table: str
+    name: str
+    game: str
+    options: dict[str, Any]
+    status: Status
+    seats: list[Seat]
+    hands: int
+    hands_played: int
+    turn_seconds: int
+    created: str
+    version: int = 0  # the table version the entry reflects
+    reason: str | None = None  # why a finished table closed (match_over, resigned, …)
+
+
+class Tables(msgspec.Struct, frozen=True):
+    tables: list[Table]
+
+
+class NewTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    game: str = "mighty-5"
+    options: dict[str, Any] = {}
+    name: Annotated[str, msgspec.Meta(max_length=80)] = ""
+    hands: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 10
+    turn_seconds: Annotated[int, msgspec.Meta(ge=0, le=3600)] = 60
+    seat: SeatNo | None = 0
+    bots: dict[str, str] = {}
+
+
+class JoinRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    seat: SeatNo | None = None
+
+
+class Joined(msgspec.Struct, frozen=True):
+    seat: int
+
+
+class Quickplay(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    game: str = "mighty-5"
+    wait_seconds: Annotated[float, msgspec.Meta(ge=0, le=60)] = 10
+
+
+class Seated(msgspec.Struct, frozen=True):
+    table: str
+    seat: int
+
+
+class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    id: CommandId
+    command: dict[str, Any]
+
+
+class Accepted(msgspec.Struct, frozen=True):
+    version: int
+
+
+class View(msgspec.Struct, frozen=True):
+    """A reader's view of a table (API.md, Playing): these fields, over the game's own
+    view of the hand as the reader may see it (rules/mighty.md §8; its fields differ by
+    game, so the schema names only these). Hands are numbered from 1: ``hand_no`` is the
+    hand being played or last played (0 before the first deal)."""
+
+    table: str
+    version: int
+    seat: int | None
+    phase: str
+    hand: list[str] | None
+    to_act: int | None
+    deadline: str | None
+    legal: list[dict[str, Any]]
+    status: str
+    game: str | None
+    seats: list[str | None]
+    dealer: int
+    hand_no: int
+    hands_scored: int
+    totals: list[int]
+    commitment: str | None
+
+
+class HandSummary(msgspec.Struct, frozen=True):
+    hand: int
+    status: Literal["finished", "playing", "abandoned"]
+    scores: list[int] | None
+
+
+class Hands(msgspec.Struct, frozen=True):
+    hands: list[HandSummary]
+
+
+class Deal(msgspec.Struct, frozen=True):
+    """A finished hand's deal as its ``DealRevealed`` event shows it: the card order it
+    was cut from and the salt, whose hash is the commitment made before the bidding
+    (rules/mighty.md §2): anyone can check the deal was fixed beforehand."""
+
+    order: list[str]
+    salt: str
+    commitment: str
+
+
+class Replay(msgspec.Struct, frozen=True):
+    steps: list[dict[str, Any]]
+    deal: Deal | None = None  # None: the hand was cut short by its table closing
+
+
+class Verified(msgspec.Struct, frozen=True):
+    ok: bool
+    events: int
+    problem: str | None
+    hands: int = 0
+    version: int | None = None  # the first bad event's version
+
+
+class LedgerLine(msgspec.Struct, frozen=True):
+    hand: int
+    scores: list[int]
+
+
+class Ledger(msgspec.Struct, frozen=True):
+    hands: list[LedgerLine]
+    totals: list[int]
+
+
+class Health(msgspec.Struct, frozen=True):
+    ok: bool
+    problems: list[str] = []

@@ -1,0 +1,289 @@
+"""The gateway as it runs: ``mighty gateway`` (uvicorn) over a real redis-server with the
+three projection workers, driven over HTTP and WebSocket like a client and bots would.
+
+The in-test players pick a random command of the view's ``legal`` list, as bots do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from services.projection.read import wait_until
+from services.redis_runtime import free_port
+from services.store.keys import KeySpace
+from tests.integration.workers.support import wait_for, wait_ready, workers
+from tests.unit.gateway_helpers import a_legal_command
+
+pytestmark = pytest.mark.integration
+SPACE = KeySpace()  # the workers' and the gateway's default partitions
+
+
+class Gateway:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=15)
+
+    def player(self, name: str) -> dict[str, str]:
+        made = self.http.post("/api/v1/players", json={"name": name})
+        assert made.status_code == 201, made.text
+        body = made.json()
+        return {"player": body["player"], "token": body["token"]}
+
+    def headers(self, player: dict[str, str] | None) -> dict[str, str]:
+        return {} if player is None else {"Authorization": f"Bearer {player['token']}"}
+
+    def view(self, table: str, player: dict[str, str] | None = None, at_least: int = 0) -> dict[str, Any]:
+        """The caller's view once it reflects ``at_least`` (the views worker is a step behind)."""
+        deadline = time.monotonic() + 15
+        while True:
+            view: dict[str, Any] = self.http.get(f"/api/v1/tables/{table}/view", headers=self.headers(player)).json()
+            if view["version"] >= at_least or time.monotonic() > deadline:
+                return view
+            time.sleep(0.01)
+
+    def command(self, table: str, player: dict[str, str], command: dict[str, Any], cid: str) -> httpx.Response:
+        return self.http.post(f"/api/v1/tables/{table}/commands", json={"id": cid, "command": command},
+                              headers=self.headers(player))
+
+    def stream(self, table: str, player: dict[str, str] | None, after: int = 0) -> ClientConnection:
+        token = "" if player is None else f"&token={player['token']}"
+        return connect(f"ws://127.0.0.1:{self.port}/api/v1/tables/{table}/stream?after={after}{token}",
+                       max_size=2**20, open_timeout=10)
+
+    def table(self, players: list[dict[str, str]], game: str, **extra: Any) -> str:
+        made = self.http.post("/api/v1/tables", json={"game": game, "seat": 0, **extra},
+                              headers=self.headers(players[0]))
+        assert made.status_code == 201, made.text
+        table: str = made.json()["table"]
+        for seat, player in enumerate(players[1:], start=1):
+            joined = self.http.post(f"/api/v1/tables/{table}/join", json={"seat": seat}, headers=self.headers(player))
+            assert joined.status_code == 200, joined.text
+        return table
+
+
+@pytest.fixture
+def gateway(redis_server: Any, redis_client: Any, tmp_path: Any) -> Iterator[Gateway]:
+    port = free_port()
+    env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": "warning",
+           "MIGHTY_RATE_COMMANDS": "100000", "REDIS_URL": redis_server.url}
+    logs = open(tmp_path / "gateway.log", "ab")  # noqa: SIM115 - handed to the child
+    with workers(redis_server.url):
+        wait_ready(redis_client, SPACE, ("views", "ledger", "directory"))
+        process = subprocess.Popen([sys.executable, "-m", "services.cli", "gateway", "--port", str(port)],
+                                   stdin=subprocess.DEVNULL, stdout=logs, stderr=logs, env=env)
+        try:
+            gateway = Gateway(port)
+
+            def up() -> bool:
+                assert process.poll() is None, (tmp_path / "gateway.log").read_text()[-2000:]
+                try:
+                    return gateway.http.get("/healthz").status_code == 200
+                except httpx.TransportError:
+                    return False
+
+            wait_for(up, 30, "the gateway to answer")
+            yield gateway
+        finally:
+            process.terminate()
+            process.wait(timeout=15)
+            logs.close()
+
+
+def _frames(ws: ClientConnection, until: Any, timeout_s: float = 15) -> list[dict[str, Any]]:
+    got: list[dict[str, Any]] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            frame = json.loads(ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+        except TimeoutError:
+            break
+        got.append(frame)
+        if until(frame):
+            return got
+    raise AssertionError(f"no such frame within {timeout_s} s; got {got[-3:]}")
+
+
+def test_a_whole_hand_over_http_and_a_websocket_that_drops_and_resumes_missing_nothing(gateway: Gateway) -> None:
+    rng = random.Random(7)
+    players = [gateway.player(n) for n in ("Me", "Bo", "Cy", "Di", "Ed")]
+    table = gateway.table(players, "mighty-5", hands=1)
+    me = players[0]
+    versions: list[int] = []  # every view frame's version, over both connections
+    floor = 0  # act only on a frame at least as new as the last command's answer
+    sent = 0
+
+    def play_others(view: dict[str, Any]) -> None:
+        nonlocal floor, sent
+        seat = view["to_act"]
+        theirs = gateway.view(table, players[seat], at_least=view["version"])
+        answer = gateway.command(table, players[seat], a_legal_command(theirs, rng), f"o{sent}")
+        sent += 1
+        assert answer.status_code == 200, answer.text
+        floor = answer.json()["version"]
+
+    def drive(ws: ClientConnection, frames_before_drop: int | None) -> bool:
+        """Play until the match is over (True) or ``frames_before_drop`` frames came (False)."""
+        nonlocal floor, sent
+        seen = 0
+        while True:
+            frame = json.loads(ws.recv(timeout=20))
+            if frame["type"] == "ack":
+                floor = max(floor, frame["version"])
+                continue
+            assert frame["type"] == "view", frame
+            versions.append(frame["version"])
+            view = frame["view"]
+            seen += 1
+            if view["status"] == "closed":
+                return True
+            if frames_before_drop is not None and seen >= frames_before_drop:
+                return False
+            if frame["version"] < floor or view["to_act"] is None:
+                continue
+            if view["to_act"] == 0:
+                ws.send(json.dumps({"type": "command", "id": f"me{sent}", "command": a_legal_command(view, rng)}))
+                sent += 1
+                answer = json.loads(ws.recv(timeout=20))
+                while answer["type"] == "view":  # a frame pushed before the answer
+                    versions.append(answer["version"])
+                    answer = json.loads(ws.recv(timeout=20))
+                assert answer["type"] == "ack", answer
+                floor = answer["version"]
+            else:
+                play_others(view)
+
+    with gateway.stream(table, me) as ws:
+        assert not drive(ws, frames_before_drop=12)
+    # offline: the others play on while it is not my turn
+    while True:
+        public = gateway.view(table, None, at_least=floor)
+        if public["to_act"] in (None, 0) or public["status"] == "closed":
+            break
+        play_others(public)
+    with gateway.stream(table, me, after=versions[-1]) as ws:
+        assert drive(ws, frames_before_drop=None)
+    assert versions == sorted(set(versions)), "a frame came twice or out of order"
+    final = gateway.view(table, me)
+    assert versions[-1] == final["version"] and final["status"] == "closed"
+    assert final["phase"] == "finished"
+    hands = gateway.http.get(f"/api/v1/tables/{table}/hands").json()["hands"]
+    assert [h["status"] for h in hands] == ["finished"]
+    assert gateway.http.get(f"/api/v1/tables/{table}/verify").json()["ok"] is True
+    wait_for(lambda: bool(gateway.http.get(f"/api/v1/tables/{table}/ledger").json()["hands"]), 15, "the ledger")
+    ledger = gateway.http.get(f"/api/v1/tables/{table}/ledger").json()
+    assert ledger["hands"][0]["hand"] == 1 and sum(ledger["totals"]) == 0
+    assert ledger["hands"][0]["scores"] == hands[0]["scores"]
+    stats = gateway.http.get(f"/api/v1/players/{me['player']}").json()
+    assert stats["hands"] == 1 and stats["total"] == ledger["totals"][0]
+
+
+@pytest.mark.parametrize("game,seats", [("mighty-3", 3), ("mighty-5", 5), ("mighty-7", 7), ("mitigati", 3)])
+def test_no_pushed_frame_or_view_holds_another_seats_cards_and_a_spectator_sees_no_hand(
+        gateway: Gateway, game: str, seats: int) -> None:
+    players = [gateway.player(f"S{i}") for i in range(seats)]
+    table = gateway.table(players, game)
+    texts: dict[str, str] = {}
+    hands: dict[int, list[str]] = {}
+    readers: list[tuple[str, dict[str, str] | None]] = [(str(i), p) for i, p in enumerate(players)]
+    for reader, player in [*readers, ("spectator", None)]:
+        with gateway.stream(table, player) as ws:
+            frames = _frames(ws, lambda f: f["type"] == "view" and f["view"]["phase"] != "waiting")
+        view = frames[-1]["view"]
+        texts[reader] = json.dumps(frames)
+        texts[reader + "/http"] = gateway.http.get(f"/api/v1/tables/{table}/view",
+                                                   headers=gateway.headers(player)).text
+        if player is None:
+            assert view["seat"] is None and view["hand"] is None
+        else:
+            assert view["seat"] == int(reader) and view["hand"]
+            hands[int(reader)] = view["hand"]
+    assert len({c for h in hands.values() for c in h}) == sum(len(h) for h in hands.values())
+    for reader, text in texts.items():
+        own = reader.split("/")[0]
+        for seat, hand in hands.items():
+            if str(seat) == own:
+                continue
+            leaked = [card for card in hand if f'"{card}"' in text]
+            assert not leaked, f"{reader} sees seat {seat}'s {leaked}"
+
+
+def test_the_stream_answers_pings_refuses_a_bad_command_without_a_change_and_closes_on_big_frames(
+        gateway: Gateway) -> None:
+    players = [gateway.player(n) for n in ("A", "B", "C", "D", "E")]
+    table = gateway.table(players, "mighty-5")
+    with gateway.stream(table, players[0]) as ws:
+        first = _frames(ws, lambda f: f["type"] == "view" and f["view"]["phase"] == "bidding")[-1]
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}
+        acting = first["view"]["to_act"]
+        idle = (acting + 1) % 5
+    with gateway.stream(table, players[idle]) as ws:
+        current = _frames(ws, lambda f: f["type"] == "view")[-1]
+        events = gateway.http.get(f"/api/v1/tables/{table}/verify").json()["events"]
+        ws.send(json.dumps({"type": "command", "id": "early", "command": {"type": "pass"}}))
+        refused = json.loads(ws.recv(timeout=10))
+        assert refused["type"] == "refused" and refused["id"] == "early" and refused["code"] == "not_your_turn"
+        with pytest.raises(TimeoutError):  # nothing changed, so nothing is pushed
+            ws.recv(timeout=0.5)
+        assert gateway.view(table, players[idle])["version"] == current["version"]
+        assert gateway.http.get(f"/api/v1/tables/{table}/verify").json()["events"] == events
+        ws.send("x" * (16 * 1024 + 1))
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    bad = {"token": "forged.1.x"}
+    with gateway.stream(table, bad) as ws:
+        error = json.loads(ws.recv(timeout=10))
+        assert error["type"] == "error" and error["code"] == "unauthorized"
+        with pytest.raises(ConnectionClosed):
+            ws.recv(timeout=10)
+
+
+def test_the_lobby_lists_tables_from_the_directory_by_status_and_game(gateway: Gateway, redis_client: Any) -> None:
+    host = gateway.player("Host")
+    waiting = gateway.http.post("/api/v1/tables", json={"game": "mighty-4", "seat": 0},
+                                headers=gateway.headers(host)).json()["table"]
+    playing = gateway.table([gateway.player(f"P{i}") for i in range(5)], "mighty-5")
+    wait_until(redis_client, SPACE, "directory", timeout_s=15)
+
+    def listed(query: str) -> set[str]:
+        return {t["table"] for t in gateway.http.get(f"/api/v1/tables{query}").json()["tables"]}
+
+    assert {waiting, playing} <= listed("")
+    assert waiting in listed("?status=open") and playing not in listed("?status=open")
+    assert playing in listed("?status=playing&game=mighty-5") and waiting not in listed("?game=mighty-5")
+    ready = gateway.http.get("/readyz")
+    assert ready.status_code == 200, ready.text
+    metrics = gateway.http.get("/metrics").text
+    assert 'mighty_projection_lag_seconds{kind="views"}' in metrics
+
+
+def test_quickplay_seats_waiting_players_together_and_gives_the_rest_bots(gateway: Gateway) -> None:
+    import concurrent.futures
+
+    ana, bo = gateway.player("Ana"), gateway.player("Bo")
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(
+            lambda p: gateway.http.post("/api/v1/quickplay", json={"game": "mighty-5", "wait_seconds": 1.5},
+                                        headers=gateway.headers(p)),
+            (ana, bo)))
+    assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
+    seated = [a.json() for a in answers]
+    assert seated[0]["table"] == seated[1]["table"] and seated[0]["seat"] != seated[1]["seat"]
+    path = f"/api/v1/tables/{seated[0]['table']}"
+    wait_for(lambda: gateway.http.get(path).json()["status"] == "playing", 15, "the directory to show the start")
+    table = gateway.http.get(path).json()
+    bots = [s for s in table["seats"] if s["bot"]]
+    assert len(bots) == 3 and all(s["player"] for s in table["seats"])
