@@ -36,9 +36,10 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     away: bool = False  # the seat's player left: the service plays it for them
     deal: bool = False  # the hand is over (or none dealt yet): the service deals next
     rules: dict[str, Any] = {}  # the game's directory fields of the rule set (public)
+    turn_seconds: int = 0  # the table's time for a turn (0: none): the timer worker's cue
 
 
-def turn_of(table: TableState, version: int, bots: dict[str, str]) -> Turn | None:
+def turn_of(table: TableState, version: int, bots: dict[str, str], turn_seconds: int = 0) -> Turn | None:
     """The table's turn at ``version``, or None when nobody is to act (not started, closed)."""
     if table.status != "playing" or table.rules is None:
         return None
@@ -46,7 +47,7 @@ def turn_of(table: TableState, version: int, bots: dict[str, str]) -> Turn | Non
     rules = game.directory_fields(table.rules)
     if table.awaiting_deal:
         return Turn(table_id=table.table_id, version=version, hand_no=table.hand_no, seat=None, player=None,
-                    level=None, deal=True, rules=rules)
+                    level=None, deal=True, rules=rules, turn_seconds=turn_seconds)
     assert table.hand is not None
     seat = game.to_act(table.hand)
     if seat is None:
@@ -54,7 +55,7 @@ def turn_of(table: TableState, version: int, bots: dict[str, str]) -> Turn | Non
     away = seat in table.away
     level = AWAY_LEVEL if away else bots.get(str(seat))
     return Turn(table_id=table.table_id, version=version, hand_no=table.hand_no, seat=seat,
-                player=table.seats[seat], level=level, away=away, rules=rules)
+                player=table.seats[seat], level=level, away=away, rules=rules, turn_seconds=turn_seconds)
 
 
 decode_turn = msgspec.json.Decoder(Turn).decode

@@ -67,6 +67,7 @@ class ViewState(msgspec.Struct, frozen=True, kw_only=True):
     name: str = ""
     revealed: DealProof | None = None  # the last hand's proof, until the next deal
     bots: dict[str, str] = {}  # seat (as text) -> the level of the bot given it at creation
+    turn_seconds: int = 0  # a turn's time at this table (0: none)
 
 
 def initial(table_id: str) -> ViewState:
@@ -76,7 +77,8 @@ def initial(table_id: str) -> ViewState:
 def fold(state: ViewState, version: int, event: TableEvent) -> ViewState:
     table = evolve(state.table, event)
     if isinstance(event, TableCreatedEvent):
-        return replace(state, table=table, version=version, name=event.name, bots=dict(event.bots))
+        return replace(state, table=table, version=version, name=event.name, bots=dict(event.bots),
+                       turn_seconds=event.turn_seconds)
     if isinstance(event, DealRevealed):
         proof = DealProof(order=event.order, salt=event.salt, commitment=event.commitment)
         return replace(state, table=table, version=version, revealed=proof)
@@ -202,7 +204,7 @@ class ViewsProjection:
                 if closing and reader != SPECTATOR:
                     view = replace(view, hand=None)
                 docs[DocKey(view_name(table_id, reader))] = encode(view)
-            turn = turn_of(state.table, state.version, state.bots)
+            turn = turn_of(state.table, state.version, state.bots, state.turn_seconds)
             docs[DocKey(TURNS_DOC, table_id)] = None if turn is None else encode(turn)
             if closing:
                 closed.append(table_id)

@@ -1,7 +1,7 @@
 """``mighty serve``: the whole service on one machine, each part its own process.
 
 The gateway (HTTP, WebSocket, the web client) and every worker: the projection workers
-(views, ledger, directory), the bot worker, and the archive worker when an archive URL is
+(views, ledger, directory), the bot and timer workers, and the archive worker when an archive URL is
 set. They run on the Redis ``mighty demo`` would use (``bootstrap.run_redis``:
 ``REDIS_URL``, else a private redis-server, else the embedded fake one), given to each
 child through the environment (``Settings.as_env``). ``run_serve`` starts them, waits for
@@ -48,6 +48,7 @@ def parts(settings: Settings) -> list[Part]:
     mighty = [sys.executable, "-m", "services.cli"]
     found = [Part(kind, [*mighty, "worker", kind]) for kind in KINDS]
     found.append(Part("bots", [*mighty, "worker", "bots"]))
+    found.append(Part("timers", [*mighty, "worker", "timers"]))
     if settings.archive_url:
         found.append(Part("archive", [*mighty, "worker", "archive"]))
     found.append(Part("gateway", [*mighty, "gateway", "--host", settings.host, "--port", str(settings.port)]))

@@ -65,23 +65,23 @@ def turn_channels(space: KeySpace) -> list[str]:
     return [keys.doc(partition, TURNS_DOC) for partition in range(space.partitions)]
 
 
-class BotWorker:
-    """One bot worker process's loop over the turns of every partition."""
+class TurnListener:
+    """Subscribes to every partition's turn announcements, reads the turns stored so far,
+    then hands each announced turn to ``handle``; ``idle`` runs between messages (at
+    least every ``poll_s``)."""
 
-    def __init__(self, client: redis.Redis, space: KeySpace, handler: TableHandler, *,
-                 poll_s: float = 1.0, budget: Budget | None = None) -> None:
-        self.client: Any = client  # bytes replies
-        self.space = space
-        self.handler = handler
-        self.poll_s = poll_s
-        self.budget = budget or Budget()  # no ``stop``: a time cap would make two workers differ
-        self._done: OrderedDict[str, int] = OrderedDict()  # table -> last version handled
-        self._rules: dict[str, Rules] = {}
-        self._levels: dict[str, str | None] = {}  # player -> bot level (None: a person)
-        self._decoders: dict[str, msgspec.json.Decoder[Any]] = {}
-        self.played = 0
+    poll_s: float = 1.0
+    client: Any
+    space: KeySpace
 
-    # ---------------------------------------------------------------- the loop
+    def handle(self, turn: Turn) -> None:
+        raise NotImplementedError
+
+    def idle(self) -> None:
+        """Between messages: nothing here."""
+
+    def wait_s(self) -> float:
+        return self.poll_s
 
     def run(self, stop: threading.Event, max_seconds: float | None = None) -> None:
         channels = turn_channels(self.space)
@@ -90,13 +90,14 @@ class BotWorker:
             for channel in channels:
                 pubsub.ssubscribe(channel)
             self._await_subscribed(pubsub, len(channels))
-            log.info("bot_worker_started", partitions=len(channels))
+            log.info("turn_listener_started", kind=type(self).__name__, partitions=len(channels))
             for channel in channels:  # what was announced before we listened
                 for data in self.client.hvals(channel):
                     self.handle(decode_turn(bytes(data)))
             ends = None if max_seconds is None else time.monotonic() + max_seconds
             while not stop.is_set() and (ends is None or time.monotonic() < ends):
-                message = pubsub.get_sharded_message(timeout=self.poll_s)
+                message = pubsub.get_sharded_message(timeout=self.wait_s())
+                self.idle()
                 if message is None or message.get("type") != "smessage":
                     continue
                 try:
@@ -107,7 +108,7 @@ class BotWorker:
                 self.handle(turn)
         finally:
             pubsub.close()
-            log.info("bot_worker_stopped", played=self.played)
+            log.info("turn_listener_stopped", kind=type(self).__name__)
 
     def _await_subscribed(self, pubsub: Any, count: int, timeout_s: float = 10.0) -> None:
         confirmed = 0
@@ -118,6 +119,66 @@ class BotWorker:
                 confirmed += 1
         if confirmed < count:
             raise TimeoutError("the server did not confirm the subscriptions")
+
+
+class SeatReader:
+    """What the bot and timer workers look up of a table: its public rule set (from the
+    turn), a seat's stored view decoded as the game's seat view type, a player's bot level."""
+
+    client: Any
+    space: KeySpace
+    _rules: dict[str, Rules]
+    _levels: dict[str, str | None]
+    _decoders: dict[str, msgspec.json.Decoder[Any]]
+
+    def rules_of(self, turn: Turn) -> Rules:
+        rules = self._rules.get(turn.table_id)
+        if rules is None:
+            if len(self._rules) > _REMEMBERED:
+                self._rules.clear()  # rebuilt on demand
+            rules = self._rules[turn.table_id] = rules_of_directory(turn.rules)
+        return rules
+
+    def seat_view(self, game: AnyGame, table_id: str, seat: int) -> Any | None:
+        """The seat's stored view: ``version``, ``status`` and ``hand`` (the game's type)."""
+        stored = read_view(self.client, self.space, table_id, str(seat))
+        return None if stored is None else self._decoder(game).decode(stored)
+
+    def level_of(self, turn: Turn) -> str | None:
+        if turn.level is not None or turn.player is None:
+            return turn.level
+        if turn.player not in self._levels:
+            # a bot seated after the table's creation (quickplay): its player record says
+            raw = self.client.hget(f"{self.space.namespace}:player:{turn.player}", "bot")
+            self._levels[turn.player] = None if raw is None else bytes(raw).decode()
+        return self._levels[turn.player]
+
+    def _decoder(self, game: AnyGame) -> msgspec.json.Decoder[Any]:
+        decoder = self._decoders.get(game.name)
+        if decoder is None:
+            seat_view = msgspec.defstruct(
+                f"Stored{game.view_type.__name__}",
+                [("version", int), ("status", str), ("hand", game.view_type | None)],
+            )
+            decoder = self._decoders[game.name] = msgspec.json.Decoder(seat_view)
+        return decoder
+
+
+class BotWorker(TurnListener, SeatReader):
+    """One bot worker process's loop over the turns of every partition."""
+
+    def __init__(self, client: redis.Redis, space: KeySpace, handler: TableHandler, *,
+                 poll_s: float = 1.0, budget: Budget | None = None) -> None:
+        self.client = client  # bytes replies
+        self.space = space
+        self.handler = handler
+        self.poll_s = poll_s
+        self.budget = budget or Budget()  # no ``stop``: a time cap would make two workers differ
+        self._done: OrderedDict[str, int] = OrderedDict()  # table -> last version handled
+        self._rules = {}
+        self._levels = {}
+        self._decoders = {}
+        self.played = 0
 
     # ---------------------------------------------------------------- one turn
 
@@ -131,7 +192,7 @@ class BotWorker:
                 state, _ = self.handler.state_of(turn.table_id)
                 service_steps(self.handler, turn.table_id, state)
                 return
-            level = self._level(turn)
+            level = self.level_of(turn)
             if level is None or turn.seat is None:
                 return  # a person's turn
             self._play(turn, turn.seat, level)
@@ -142,12 +203,11 @@ class BotWorker:
             log.info("bot_turn_refused", table=turn.table_id, version=turn.version, code=refused.code)
 
     def _play(self, turn: Turn, seat: int, level: str) -> None:
-        rules = self._rules_of(turn)
+        rules = self.rules_of(turn)
         game = game_of(rules)
-        stored = read_view(self.client, self.space, turn.table_id, str(seat))
-        if stored is None:
+        view = self.seat_view(game, turn.table_id, seat)
+        if view is None:
             return
-        view = self._decoder(game).decode(stored)
         hand = view.hand
         if view.status != "playing" or view.version < turn.version or hand is None or hand.to_act != seat:
             return  # the view moved on: this turn is past
@@ -166,36 +226,8 @@ class BotWorker:
         state = cached[0] if cached is not None else self.handler.state_of(turn.table_id)[0]
         service_steps(self.handler, turn.table_id, state)
 
-    # ---------------------------------------------------------------- what it looks up once
-
-    def _level(self, turn: Turn) -> str | None:
-        if turn.level is not None or turn.player is None:
-            return turn.level
-        if turn.player not in self._levels:
-            # a bot seated after the table's creation (quickplay): its player record says
-            raw = self.client.hget(f"{self.space.namespace}:player:{turn.player}", "bot")
-            self._levels[turn.player] = None if raw is None else bytes(raw).decode()
-        return self._levels[turn.player]
-
-    def _rules_of(self, turn: Turn) -> Rules:
-        rules = self._rules.get(turn.table_id)
-        if rules is None:
-            rules = self._rules[turn.table_id] = rules_of_directory(turn.rules)
-        return rules
-
-    def _decoder(self, game: AnyGame) -> msgspec.json.Decoder[Any]:
-        decoder = self._decoders.get(game.name)
-        if decoder is None:
-            seat_view = msgspec.defstruct(
-                f"Stored{game.view_type.__name__}",
-                [("version", int), ("status", str), ("hand", game.view_type | None)],
-            )
-            decoder = self._decoders[game.name] = msgspec.json.Decoder(seat_view)
-        return decoder
-
     def _remember(self, table_id: str, version: int) -> None:
         self._done[table_id] = version
         self._done.move_to_end(table_id)
         while len(self._done) > _REMEMBERED:
             self._done.popitem(last=False)
-            self._rules.clear()  # rebuilt on demand

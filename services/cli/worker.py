@@ -1,7 +1,8 @@
 """``mighty worker KIND`` (also ``python -m services.projection KIND``): one projection
 worker process, until SIGTERM or SIGINT; ``mighty worker archive``: the archive worker,
 which moves closed tables into PostgreSQL (docs/archive.md); ``mighty worker bots``: the
-bot worker, which plays the seats the service plays (docs/bots.md). It takes its store from the settings
+bot worker, which plays the seats the service plays (docs/bots.md); ``mighty worker
+timers``: plays a seat whose turn's time ran out. It takes its store from the settings
 (``--redis-url``/``REDIS_URL``, ``--namespace``/``MIGHTY_NAMESPACE``,
 ``--partitions``/``MIGHTY_PARTITIONS``) and refuses to start without a URL."""
 
@@ -21,7 +22,7 @@ from services.settings import add_store_options
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     worker = sub.add_parser("worker", help="run a projection worker (or the archive worker) until SIGTERM or SIGINT")
-    worker.add_argument("kind", choices=(*KINDS, ARCHIVE, BOTS))
+    worker.add_argument("kind", choices=(*KINDS, ARCHIVE, BOTS, TIMERS))
     add_store_options(worker)
     worker.add_argument("--batch", type=int, default=500, help="feed entries read per batch")
     worker.add_argument("--block-ms", type=int, default=100, help="how long a read waits for news")
@@ -43,12 +44,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 ARCHIVE = "archive"
 BOTS = "bots"
+TIMERS = "timers"
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
     if args.kind == ARCHIVE:
         return cmd_archive(args)
-    if args.kind == BOTS:
+    if args.kind in (BOTS, TIMERS):
         return cmd_bots(args)
     wiring = wired(args)
     stop = threading.Event()
@@ -63,13 +65,16 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
+    """The bot worker, or the timer worker: both follow the turns."""
+    from services.bots.timers import TimerWorker
     from services.bots.worker import BotWorker
 
     wiring = wired(args)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    BotWorker(wiring.client, wiring.space, wiring.handler).run(stop)
+    kind = BotWorker if args.kind == BOTS else TimerWorker
+    kind(wiring.client, wiring.space, wiring.handler).run(stop)
     return EXIT_OK
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from domain.codec import decode_event
-from domain.table import CreateTable, JoinSeat, Submission, TableClosed
+from domain.table import CreateTable, JoinSeat, Submission, TableClosed, TurnTimedOut
 from services.bootstrap import Wiring, wire
 from services.commands.steps import service_steps
 from services.redis_runtime import PrivateRedis
@@ -113,3 +113,54 @@ def test_three_bots_finish_a_mitigati_hand(wiring: Wiring, workers: list[subproc
     wait_for(closed, workers, timeout_s=120)
     state, _ = wiring.handler.state_of("botmiti")
     assert state.hands_scored == 1
+
+
+@pytest.fixture
+def timed_workers(wiring: Wiring, tmp_path: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
+    env = {**os.environ, **wiring.settings.as_env(), "MIGHTY_LOG_FORMAT": "json"}
+    started = []
+    for n, kind in enumerate(["views", "bots", "timers", "timers"]):
+        log = open(tmp_path / f"{kind}-{n}.log", "wb")  # noqa: SIM115 - closed with the process
+        started.append(subprocess.Popen([sys.executable, "-m", "services.cli", "worker", kind],
+                                        stdout=log, stderr=log, env=env))
+        log.close()
+    try:
+        yield started
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            assert process.wait(timeout=20) in (0, -15)
+
+
+def test_a_seat_that_lets_its_turn_time_out_is_played_by_the_service_and_the_stream_says_so(
+    wiring: Wiring, timed_workers: list[subprocess.Popen[bytes]]
+) -> None:
+    handler = wiring.handler
+    bots = {str(seat): "beginner" for seat in range(1, 5)}
+    handler.handle("timed", Submission(CreateTable(variant="mighty-5", turn_seconds=1, bots=bots), "ana"),
+                   command_id="create")
+    for seat in range(5):
+        player = "ana" if seat == 0 else f"b-{seat}"
+        handler.handle("timed", Submission(JoinSeat(seat=seat), player), command_id=f"join-{seat}")
+    state, _ = handler.state_of("timed")
+    service_steps(handler, "timed", state)
+    started = time.monotonic()
+
+    def timed_out_twice() -> bool:
+        events = [decode_event(e.data) for e in wiring.store.read("timed")]
+        return sum(isinstance(e, TurnTimedOut) for e in events) >= 2
+
+    wait_for(timed_out_twice, timed_workers, timeout_s=90)
+    assert time.monotonic() - started >= 1.0  # not before the deadline
+    stored = wiring.store.read("timed")
+    events = [decode_event(e.data) for e in stored]
+    for i, event in enumerate(events):
+        if isinstance(event, TurnTimedOut):
+            assert event.seat == 0 and event.reason == "timeout"  # only the person's seat times out
+            move = events[i + 1]
+            assert getattr(move, "seat", None) == 0 and stored[i + 1].command_id == stored[i].command_id
+            assert stored[i].command_id.startswith("timeout-")
+    # two timer workers, each timeout appended once
+    ids = [e.command_id for e, ev in zip(stored, events, strict=True) if isinstance(ev, TurnTimedOut)]
+    assert len(ids) == len(set(ids))
