@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from domain.bots import Budget
@@ -78,3 +79,15 @@ def test_a_turn_already_over_is_not_timed_out() -> None:
     with pytest.raises(MightyError) as refused:
         decide(state, Submission(TimeOutTurn(seat=seat, move=move)))
     assert refused.value.code == "not_your_turn"
+
+
+def test_a_view_shows_the_deadline_of_its_own_version_and_seat_to_act_only() -> None:
+    from projections.turns import Turn
+    from services.bots.timers import Scheduled, deadline_of
+
+    turn = Turn(table_id="t1", version=12, hand_no=1, seat=3, player="p3", level=None, turn_seconds=30)
+    stored = msgspec.json.encode(Scheduled(turn=turn, due_ms=1_780_000_000_123))
+    assert deadline_of(stored, 12, 3) == "2026-05-28T20:26:40.123Z"
+    assert deadline_of(stored, 13, 3) is None  # the view moved on: that turn is over
+    assert deadline_of(stored, 12, 2) is None
+    assert deadline_of(None, 12, 3) is None
