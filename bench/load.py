@@ -45,6 +45,11 @@ class Stats:
     latencies_ms: list[float] = field(default_factory=list)
     errors: int = 0
     commands: int = 0
+    why: dict[str, int] = field(default_factory=dict)  # errors by refusal code or failure
+
+    def error(self, why: str) -> None:
+        self.errors += 1
+        self.why[why] = self.why.get(why, 0) + 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         "p50_ms": round(statistics.median(ordered), 2) if ordered else None,
         "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 2) if ordered else None,
         "errors": stats.errors,
+        "errors_by": stats.why,
         "tables": tables,
         "gateways": args.gateways,
         "commands": stats.commands,
@@ -126,13 +132,14 @@ async def _play(ports: list[int], tables: int, seconds: float, rng: random.Rando
             made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0},
                                    headers={"Authorization": f"Bearer {guests[0]['token']}"})
             if made.status_code != 201:
-                stats.errors += 1
+                stats.error(f"create {made.status_code}")
                 continue
             table = made.json()["table"]
             for seat in range(1, SEATS):
                 joined = await http.post(f"/api/v1/tables/{table}/join", json={"seat": seat},
                                          headers={"Authorization": f"Bearer {guests[seat]['token']}"})
-                stats.errors += joined.status_code != 200
+                if joined.status_code != 200:
+                    stats.error(f"join {joined.status_code}")
             seated += [(port, table, guests[s]["token"], s) for s in range(SEATS)]
     started = time.perf_counter()
     stop_at = time.monotonic() + seconds
@@ -153,7 +160,7 @@ async def _guest(port: int, table: str, token: str, seat: int, stats: Stats, sto
                 except TimeoutError:
                     return
                 if frame["type"] == "refused":
-                    stats.errors += 1
+                    stats.error(frame.get("code", "refused"))
                     pending = None
                     continue
                 if frame["type"] != "view":
@@ -169,8 +176,8 @@ async def _guest(port: int, table: str, token: str, seat: int, stats: Stats, sto
                     command = _choose(view["legal"], rng)
                     pending = (time.perf_counter(), frame["version"])
                     await ws.send(json.dumps({"type": "command", "id": f"c{frame['version']}", "command": command}))
-    except (OSError, websockets.WebSocketException):
-        stats.errors += 1
+    except (OSError, websockets.WebSocketException) as failure:
+        stats.error(type(failure).__name__)
 
 
 def _choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
