@@ -28,8 +28,9 @@ from services.store.keys import KeySpace
 from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_errors
 
 # The projection kinds whose documents of a table outlive its archiving: its ledger (the
-# players' totals and the table's lines). Its views are deleted with it, and the directory
-# holds no closed table. A rebuild of these kinds folds the archived tables too.
+# players' totals and the table's lines). Its views are deleted with it, and so is its
+# directory entry among the finished tables (dir:closed). A rebuild of these kinds folds
+# the archived tables too.
 KINDS_KEPT_ARCHIVED: Final = ("ledger",)
 
 

@@ -42,6 +42,7 @@ import structlog
 from domain.codec import decode_event
 from domain.table import TableClosed
 from projections import KINDS
+from projections.directory import CLOSED_DOC
 from projections.views import SPECTATOR, audit_name, view_name
 from services.archive.errors import ArchiveConflict, ArchiveMismatch, ArchiveUnavailable
 from services.archive.keys import IndexEntry, encode_entry
@@ -273,6 +274,9 @@ class ArchiveWorker:
                 pipe.multi()
                 pipe.delete(keys.events, keys.meta, keys.commands, keys.command_index,
                             *self._view_keys(table_id, seats, hands))
+                # its lobby entry among the finished tables (the directory's dir:closed)
+                # goes too: the lobby lists a finished table until it is archived
+                pipe.hdel(ProjectionKeys(self.space, "directory").doc(partition, CLOSED_DOC), table_id)
                 pipe.hset(self.keys.index(partition), table_id, entry)
                 pipe.zrem(self.keys.closed(partition), table_id)
                 pipe.execute()
