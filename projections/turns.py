@@ -3,7 +3,7 @@
 The views projection keeps, per partition, the hash ``turns`` (field: the table id) of
 every table where a seat is to act or the service is to deal, at the table's version
 (the same atomic write as the views it goes with). Each change of a field is also
-announced on the one channel of the hash (``mighty:{pNN}:views:turns``, see
+announced on the one channel of the hash (``mighty:{pNN}:turns``, see
 ``services/projection/store.py``), so a bot worker subscribes to one channel per
 partition and learns of every turn without knowing the tables beforehand, and without
 reading any store in a loop. A table where nobody is to act has no field.
