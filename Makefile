@@ -31,7 +31,7 @@ system-deps: redis-server postgres
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 run: $(BIN)/.installed
-	$(BIN)/mighty demo --tables 4 --hands 3
+	$(BIN)/mighty serve
 
 test: $(BIN)/.installed system-deps
 	$(BIN)/pytest

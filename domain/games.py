@@ -211,6 +211,12 @@ class Game(Protocol[R, S, C, E, V, L]):
         """The tagged union of ``command_types``, for msgspec."""
         ...
 
+    @property
+    def view_type(self) -> type[V]:
+        """A seat's view of a hand (``seat_view``'s type): what a bot worker decodes a
+        stored seat view into, so a bot reads what the seat sees and nothing more."""
+        ...
+
     # ------------------------------------------------------------ the table
 
     def make_rules(self, variant: str, options: dict[str, Any]) -> R: ...

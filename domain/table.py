@@ -86,7 +86,19 @@ class SetAway(_TableCommand, frozen=True, tag="away"):
     away: bool = True
 
 
-TableOnlyCommand = CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable | SetAway
+class TimeOutTurn(_TableCommand, frozen=True, tag="time_out"):
+    """The service plays a seat that did not act before its turn's deadline (a table with
+    ``turn_seconds``): ``move`` is the seat's command the service chose for it (the
+    beginner bot's), recorded after ``TurnTimedOut`` in the same append. ``move`` is the
+    game's command Struct; the service builds this command, never a client."""
+
+    seat: int
+    move: Any
+    reason: str = "timeout"
+
+
+TableOnlyCommand = (CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable | SetAway
+                    | TimeOutTurn)
 
 
 class Submission(msgspec.Struct, frozen=True):
@@ -144,7 +156,16 @@ class SeatAway(_TableEvent, frozen=True, tag="seat_away"):
     away: bool = True
 
 
-TableOnlyEvent = PlayerJoined | PlayerLeft | TableStarted | DealRevealed | PlayerResigned | TableClosed | SeatAway
+class TurnTimedOut(_TableEvent, frozen=True, tag="turn_timed_out"):
+    """The seat to act let its turn's time pass (``reason``): the events after it, of the
+    same command, are the move the service made for it."""
+
+    seat: int
+    reason: str = "timeout"
+
+
+TableOnlyEvent = (PlayerJoined | PlayerLeft | TableStarted | DealRevealed | PlayerResigned | TableClosed | SeatAway
+                  | TurnTimedOut)
 # A hand event of the table's game: a msgspec.Struct of that game's tagged union. The
 # codec decodes every game's (``domain.registry``); the table hands them to the game.
 HandEvent: TypeAlias = msgspec.Struct
@@ -210,6 +231,8 @@ def decide(state: TableState, submission: Submission) -> list[TableEvent]:
         return _close(state, cmd, player)
     if isinstance(cmd, SetAway):
         return _away(state, cmd, player)
+    if isinstance(cmd, TimeOutTurn):
+        return _time_out(state, cmd, player)
     return _hand_command(state, cmd, player)
 
 
@@ -245,6 +268,20 @@ def _away(state: TableState, cmd: SetAway, player: str | None) -> list[TableEven
         raise TableError("already_away" if cmd.away else "not_away",
                          f"Seat {cmd.seat} is {'already' if cmd.away else 'not'} away.")
     return [SeatAway(seat=cmd.seat, player=holder, away=cmd.away)]
+
+
+def _time_out(state: TableState, cmd: TimeOutTurn, player: str | None) -> list[TableEvent]:
+    if player is not None:
+        raise TableError("not_allowed", "Only the service times a turn out.")
+    hand = state.hand
+    if state.status != "playing" or hand is None:
+        raise WrongPhase("No hand is being played at this table.")
+    game = state.game
+    if not isinstance(cmd.move, game.command_types) or cmd.move.seat != cmd.seat:
+        raise MalformedCommand(f"A timed-out turn's move is a {game.name} command of seat {cmd.seat}.")
+    if game.to_act(hand) != cmd.seat:
+        raise TableError("not_your_turn", f"Seat {cmd.seat} is not to act: its turn is over.")
+    return [TurnTimedOut(seat=cmd.seat, reason=cmd.reason), *_hand_command(state, cmd.move, None)]
 
 
 def _seat_in_range(state: TableState, seat: int) -> None:
@@ -367,7 +404,7 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
         return replace(state, status="playing", dealer=event.first_dealer)
     if isinstance(event, DealRevealed):
         return replace(state, salt=None)
-    if isinstance(event, PlayerResigned):
+    if isinstance(event, PlayerResigned | TurnTimedOut):
         return state
     if isinstance(event, TableClosed):
         return replace(state, status="closed")

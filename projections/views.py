@@ -8,7 +8,9 @@ rest, ``domain/games.py``), which already hide what a reader may not see: no rul
   reader sees it, with the table around it, at the table's version (the client's cursor);
   once the table is closed, the seat views hold the table without the hand (compacted);
 - ``view:<t>:audit:<hand_no>``: everything about a hand, written once the deal is
-  revealed (§2, §8), with the card order, salt and commitment that prove the deal.
+  revealed (§2, §8), with the card order, salt and commitment that prove the deal;
+- the hash ``turns``, field ``t``: who is to act at the table (``projections/turns.py``),
+  what wakes the bot worker; no field while nobody is.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from domain.table import (
     initial_state,
 )
 from projections.docs import DocKey, Docs, changed, encode
+from projections.turns import TURNS_DOC, turn_of
 
 SPECTATOR = "spectator"
 AUDIT = "audit"
@@ -63,6 +66,8 @@ class ViewState(msgspec.Struct, frozen=True, kw_only=True):
     version: int = 0
     name: str = ""
     revealed: DealProof | None = None  # the last hand's proof, until the next deal
+    bots: dict[str, str] = {}  # seat (as text) -> the level of the bot given it at creation
+    turn_seconds: int = 0  # a turn's time at this table (0: none)
 
 
 def initial(table_id: str) -> ViewState:
@@ -72,7 +77,8 @@ def initial(table_id: str) -> ViewState:
 def fold(state: ViewState, version: int, event: TableEvent) -> ViewState:
     table = evolve(state.table, event)
     if isinstance(event, TableCreatedEvent):
-        return replace(state, table=table, version=version, name=event.name)
+        return replace(state, table=table, version=version, name=event.name, bots=dict(event.bots),
+                       turn_seconds=event.turn_seconds)
     if isinstance(event, DealRevealed):
         proof = DealProof(order=event.order, salt=event.salt, commitment=event.commitment)
         return replace(state, table=table, version=version, revealed=proof)
@@ -198,6 +204,8 @@ class ViewsProjection:
                 if closing and reader != SPECTATOR:
                     view = replace(view, hand=None)
                 docs[DocKey(view_name(table_id, reader))] = encode(view)
+            turn = turn_of(state.table, state.version, state.bots, state.turn_seconds)
+            docs[DocKey(TURNS_DOC, table_id)] = None if turn is None else encode(turn)
             if closing:
                 closed.append(table_id)
         self._dirty.clear()
@@ -212,3 +220,4 @@ class ViewsProjection:
         state = self.tables.pop(table_id)
         for reader in readers(state):
             self._rendered.pop(DocKey(view_name(table_id, reader)), None)
+        self._rendered.pop(DocKey(TURNS_DOC, table_id), None)

@@ -110,6 +110,7 @@ class MightyGame:
     command_types: tuple[type[HandCommand], ...] = get_args(HandCommand)
     ends_hand: tuple[type[HandEvent], ...] = (HandScored, HandPassedOut, MisdealClaimed)
     scores_hand: tuple[type[HandEvent], ...] = (HandScored,)  # a passed-out or thrown-in deal is redealt (§3)
+    view_type = HandView
     command_union: Any = HandCommand
 
     # The hot path (a bot's every step, every fold) calls the rules' own functions,

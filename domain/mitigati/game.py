@@ -96,6 +96,7 @@ class MitigatiGame:
     command_types: tuple[type[MitigatiCommand], ...] = get_args(MitigatiCommand)
     ends_hand: tuple[type[MitigatiEvent], ...] = (HandScored, DealAbandoned)
     scores_hand: tuple[type[MitigatiEvent], ...] = (HandScored, DealAbandoned)  # both pay (§4)
+    view_type = MitigatiView
     command_union: Any = MitigatiCommand
 
     decide = staticmethod(decider.decide)

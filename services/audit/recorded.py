@@ -24,6 +24,8 @@ from domain.table import (
     TableClosed,
     TableEvent,
     TableStarted,
+    TimeOutTurn,
+    TurnTimedOut,
 )
 
 
@@ -31,6 +33,9 @@ def command_of(events: Sequence[TableEvent]) -> tuple[TableCommand, str | None] 
     """The command (and sender) that appended ``events`` (one command's, in order)
     records, or None for derived events."""
     event = events[0]
+    if isinstance(event, TurnTimedOut):  # the service's move for the seat follows, same command
+        move = command_of(events[1:]) if len(events) > 1 else None
+        return None if move is None else (TimeOutTurn(seat=event.seat, move=move[0], reason=event.reason), None)
     game = game_of_event(event)
     if game is not None and not isinstance(event, TableCreatedEvent):
         if isinstance(event, game.deal_type):

@@ -8,6 +8,7 @@
 | ``projections`` | ``projections rebuild|check|lag|ledger|lobby`` |
 | ``worker`` | ``worker KIND`` (a long-running process) |
 | ``gateway`` | ``gateway`` (the HTTP and WebSocket server, a long-running process) |
+| ``serve`` | ``serve`` (the gateway and every worker as processes; may start its own Redis) |
 | ``bench`` | ``bench domain|store|projections`` |
 
 Every command that reads or writes the store gets it from ``services.bootstrap`` with the
@@ -27,7 +28,7 @@ from collections.abc import Callable, Sequence
 import redis
 
 from domain.errors import MightyError
-from services.cli import audit, bench, demo, gateway, projections, replay, worker
+from services.cli import audit, bench, demo, gateway, projections, replay, serve, worker
 from services.cli.common import (
     EXIT_BROKEN_FILE,
     EXIT_BROKEN_PIPE,
@@ -43,7 +44,7 @@ from services.store.errors import StoreUnavailable
 __all__ = ["EXIT_BROKEN_FILE", "EXIT_BROKEN_PIPE", "EXIT_OK", "EXIT_REJECTED", "EXIT_UNAVAILABLE", "EXIT_USAGE",
            "build_parser", "main"]
 
-COMMAND_GROUPS = (replay, demo, audit, projections, worker, gateway, bench)
+COMMAND_GROUPS = (replay, demo, audit, projections, worker, gateway, serve, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,6 +1,8 @@
 """``mighty worker KIND`` (also ``python -m services.projection KIND``): one projection
 worker process, until SIGTERM or SIGINT; ``mighty worker archive``: the archive worker,
-which moves closed tables into PostgreSQL (docs/archive.md). It takes its store from the settings
+which moves closed tables into PostgreSQL (docs/archive.md); ``mighty worker bots``: the
+bot worker, which plays the seats the service plays (docs/bots.md); ``mighty worker
+timers``: plays a seat whose turn's time ran out. It takes its store from the settings
 (``--redis-url``/``REDIS_URL``, ``--namespace``/``MIGHTY_NAMESPACE``,
 ``--partitions``/``MIGHTY_PARTITIONS``) and refuses to start without a URL."""
 
@@ -20,7 +22,7 @@ from services.settings import add_store_options
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     worker = sub.add_parser("worker", help="run a projection worker (or the archive worker) until SIGTERM or SIGINT")
-    worker.add_argument("kind", choices=(*KINDS, ARCHIVE))
+    worker.add_argument("kind", choices=(*KINDS, ARCHIVE, BOTS, TIMERS))
     add_store_options(worker)
     worker.add_argument("--batch", type=int, default=500, help="feed entries read per batch")
     worker.add_argument("--block-ms", type=int, default=100, help="how long a read waits for news")
@@ -41,11 +43,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 ARCHIVE = "archive"
+BOTS = "bots"
+TIMERS = "timers"
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
     if args.kind == ARCHIVE:
         return cmd_archive(args)
+    if args.kind in (BOTS, TIMERS):
+        return cmd_bots(args)
     wiring = wired(args)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -55,6 +61,20 @@ def cmd_worker(args: argparse.Namespace) -> int:
                            lease_ms=args.lease_ms, publish=not args.no_publish, linger_ms=args.linger_ms,
                            trim=not args.keep_feed)
     worker.run(stop)
+    return EXIT_OK
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    """The bot worker, or the timer worker: both follow the turns."""
+    from services.bots.timers import TimerWorker
+    from services.bots.worker import BotWorker
+
+    wiring = wired(args)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    kind = BotWorker if args.kind == BOTS else TimerWorker
+    kind(wiring.client, wiring.space, wiring.handler).run(stop)
     return EXIT_OK
 
 

@@ -41,6 +41,7 @@ from prometheus_client import (
 from domain.errors import MightyError
 from domain.table import TableState
 from projections.views import ViewState, render
+from services.bots.timers import deadline_of
 from services.gateway import audit as table_audit
 from services.gateway import lobby, tokens
 from services.gateway.backend import Backend
@@ -257,7 +258,10 @@ async def _document(backend: Backend, table_id: str, stored: bytes) -> dict[str,
     """The API's view document of a stored view; a closed table's compacted seat view
     gets its last hand from the spectator's (views.py)."""
     public = await backend.view(table_id, "spectator") if compacted(stored) else None
-    return view_document(stored, public)
+    document = view_document(stored, public)
+    if document["to_act"] is not None:  # a table with turn_seconds: the timer worker's deadline
+        document["deadline"] = deadline_of(await backend.deadline(table_id), document["version"], document["to_act"])
+    return document
 
 
 @get("/tables/{table:str}/view", summary="The caller's view of the table")

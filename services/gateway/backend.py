@@ -94,6 +94,10 @@ class Backend(Protocol):
 
     async def ledger(self, table_id: str) -> AnyTableLedger | None: ...
 
+    async def deadline(self, table_id: str) -> bytes | None:
+        """The timer worker's deadline document of the table's turn (services/bots/timers.py)."""
+        ...
+
     # operations
     async def lag_seconds(self) -> dict[str, float]:
         """How far each kind of projection is behind its feeds, at worst, in seconds."""
@@ -237,6 +241,12 @@ class RedisBackend:
 
     async def ledger(self, table_id: str) -> AnyTableLedger | None:
         return await self.readers.table_ledger(table_id)
+
+    async def deadline(self, table_id: str) -> bytes | None:
+        from services.bots.timers import deadline_key
+
+        stored = await self.aio.get(deadline_key(self.space, table_id))
+        return None if stored is None else bytes(stored)
 
     # ---------------------------------------------------------------- operations
 

@@ -30,7 +30,7 @@ from domain.table import (
     TableState,
 )
 from projections.directory import DirectoryEntry, game_fields
-from services.commands.dealer import deal_command, start_command
+from services.commands.steps import MAX_STEPS, next_step
 from services.commands.tables import submission_from_wire
 from services.gateway.backend import Backend, PlayerRecord
 from services.gateway.errors import ApiError
@@ -119,25 +119,19 @@ async def send(backend: Backend, table_id: str, submission: Submission, command_
 
 
 async def service_steps(backend: Backend, table_id: str, state: TableState) -> TableState:
-    """Start a full table; deal when a hand is due (rules/mighty.md §2). A step another
-    gateway took first is refused here, which is fine: it was taken."""
-    for _ in range(3):
+    """Start a full table; deal when a hand is due (rules/mighty.md §2;
+    ``services/commands/steps.py``, which the bot worker takes them by too). A step
+    another process took first is refused here, which is fine: it was taken."""
+    for _ in range(MAX_STEPS):
+        step = next_step(state)
+        if step is None:
+            return state
+        submission, command_id = step
         try:
-            if state.status == "open" and state.seats and None not in state.seats:
-                assert state.rules is not None
-                starter = next(p for p in state.seats if p is not None)
-                state = await send(backend, table_id, Submission(start_command(state.rules), starter), "start")
-                continue
-            if state.awaiting_deal:
-                assert state.rules is not None
-                deal = Submission(deal_command(state.rules))
-                state = await send(backend, table_id, deal, f"deal-{state.hand_no + 1}")
-                continue
+            state = await send(backend, table_id, submission, command_id)
         except MightyError as refused:
             log.info("service_step_taken", table=table_id, code=refused.code)
             state, _ = await backend.state(table_id)
-            continue
-        return state
     return state
 
 

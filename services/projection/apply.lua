@@ -14,7 +14,8 @@
 -- ARGV[7+a] d = dead letters, then d groups of 5: feed id, table, version, kind, reason,
 -- then ops of 4 arguments: code, key index, field, value. Codes: s = SET, d = DEL,
 -- h = HSET, x = HDEL; S and H also publish the value (sharded Pub/Sub) on a channel
--- named after the key (and ':' .. field for a hash field).
+-- named after the key (and ':' .. field for a hash field); T = HSET that publishes the
+-- value on the channel of the key itself (one channel for every field: the turns).
 --
 -- Replies: {'ok', seconds, microseconds}   written; the server's clock after the write
 --          {'done', stored}                 the checkpoint is already at or past this
@@ -89,6 +90,9 @@ for i = first_op, #ARGV, 4 do
   elseif code == 'h' or code == 'H' then
     redis.call('HSET', key, field, value)
     if code == 'H' then redis.call('SPUBLISH', key .. ':' .. field, value) end
+  elseif code == 'T' then
+    redis.call('HSET', key, field, value)
+    redis.call('SPUBLISH', key, value)
   elseif code == 'd' then
     redis.call('DEL', key)
   elseif code == 'x' then

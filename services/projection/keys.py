@@ -73,7 +73,7 @@ class ProjectionKeys:
 
     def doc_patterns(self, partition: int) -> list[str]:
         """SCAN patterns that find every document of this kind in a partition."""
-        names = {"views": ["view:*"], "ledger": ["ledger:*"], "directory": ["dir", "dir:closed"]}[self.kind]
+        names = {"views": ["view:*", "turns"], "ledger": ["ledger:*"], "directory": ["dir", "dir:closed"]}[self.kind]
         return [self.prefix(partition) + name for name in names]
 
     @property

@@ -14,6 +14,7 @@ from typing import Any, Final
 import redis
 
 from projections.docs import DocKey, Docs
+from projections.turns import TURNS_DOC
 from services.projection.keys import ProjectionKeys
 from services.store.base import FeedEntry
 
@@ -332,7 +333,14 @@ def _applied(reply: list[Any]) -> Applied:
     return Applied(status, reply[1].decode())
 
 
+# Hashes whose every change is announced on the one channel of the hash (the key's
+# name), not one channel per field: a subscriber learns of fields it could not name.
+ANNOUNCED_HASHES: Final = frozenset({TURNS_DOC})
+
+
 def _op(doc: DocKey, data: bytes | None, publish: bool) -> list[Any]:
+    if doc.field is not None and doc.name in ANNOUNCED_HASHES and data is not None:
+        return ["T" if publish else "h", 0, doc.field, data]
     if doc.field is None:
         code = "d" if data is None else ("S" if publish else "s")
         return [code, 0, "", b"" if data is None else data]

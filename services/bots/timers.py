@@ -1,0 +1,173 @@
+"""The timer worker: a seat that does not act before its turn's deadline is played by
+the service (``TimeOutTurn``: ``TurnTimedOut(seat, reason="timeout")`` and the beginner
+bot's move, one command), at tables created with ``turn_seconds``.
+
+Woken like the bot worker, by the turn announcements of the views worker
+(``projections/turns.py``). A turn with a time gets a deadline when a timer worker first
+sees it: the Redis server's clock plus the table's ``turn_seconds``, set once per table
+version by a script (``SCHEDULE``), so several timer workers and a restarted one agree on
+it. Deadlines live in the sorted set ``<ns>:timers`` (member: the table) and the
+document ``<ns>:deadline:<table>`` (the turn, its deadline as ISO 8601 UTC and in ms),
+which the gateway reads to show a view's ``deadline``. Between announcements the worker
+waits no longer than the next deadline, then plays each due turn from the seat's stored
+view, with the id ``timeout-<version>-<seat>``; a turn played meanwhile is refused
+(``not_your_turn``) or found past, and its timer dropped.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Final
+
+import msgspec
+import redis
+import structlog
+
+from domain.bots import Budget
+from domain.errors import MightyError
+from domain.registry import game_of
+from domain.table import Submission, TimeOutTurn
+from projections.turns import AWAY_LEVEL, Turn
+from services.bots.worker import SeatReader, TurnListener, turn_seed
+from services.commands.steps import service_steps
+from services.commands.tables import TableHandler
+from services.store.errors import StoreUnavailable, VersionConflict
+from services.store.keys import KeySpace
+
+log = structlog.get_logger("mighty.timers")
+
+# KEYS[1] the deadline document, KEYS[2] the timers set; ARGV[1] the turn (JSON),
+# ARGV[2] its version, ARGV[3] turn_seconds, ARGV[4] the table. A deadline is set once
+# per version: a redelivered or second announcement keeps the first.
+SCHEDULE: Final = """
+local stored = redis.call('GET', KEYS[1])
+if stored then
+  local version = tonumber(cjson.decode(stored)['turn']['version'])
+  if version >= tonumber(ARGV[2]) then return 0 end
+end
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local due = now + tonumber(ARGV[3]) * 1000
+redis.call('SET', KEYS[1], '{"turn":' .. ARGV[1] .. ',"due_ms":' .. due .. '}')
+redis.call('ZADD', KEYS[2], due, ARGV[4])
+return due
+"""
+# KEYS[1] the timers set; answers the tables due by the server's clock (at most 50)
+DUE: Final = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local next = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {now, redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 50), next[2] or false}
+"""
+# KEYS[1] the timers set, KEYS[2] the deadline document; ARGV[1] the table, ARGV[2] the
+# version handled: dropped unless a newer turn was scheduled meanwhile.
+DROP: Final = """
+local stored = redis.call('GET', KEYS[2])
+if stored and tonumber(cjson.decode(stored)['turn']['version']) > tonumber(ARGV[2]) then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+
+class Scheduled(msgspec.Struct, frozen=True):
+    turn: Turn
+    due_ms: int
+
+
+_decode_scheduled = msgspec.json.Decoder(Scheduled).decode
+_encode = msgspec.json.Encoder().encode
+
+
+def deadline_key(space: KeySpace, table_id: str) -> str:
+    return f"{space.namespace}:deadline:{table_id}"
+
+
+def timers_key(space: KeySpace) -> str:
+    return f"{space.namespace}:timers"
+
+
+def iso_of_ms(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def deadline_of(stored: bytes | None, version: int, seat: int | None) -> str | None:
+    """A view's ``deadline``: the stored deadline when it is of that version's seat to act."""
+    if stored is None or seat is None:
+        return None
+    scheduled = _decode_scheduled(stored)
+    if scheduled.turn.version != version or scheduled.turn.seat != seat:
+        return None
+    return iso_of_ms(scheduled.due_ms)
+
+
+class TimerWorker(TurnListener, SeatReader):
+    def __init__(self, client: redis.Redis, space: KeySpace, handler: TableHandler, *, poll_s: float = 1.0) -> None:
+        self.client: Any = client
+        self.space = space
+        self.handler = handler
+        self.poll_s = poll_s
+        self._rules = {}
+        self._levels = {}
+        self._decoders = {}
+        self._schedule = client.register_script(SCHEDULE)
+        self._due = client.register_script(DUE)
+        self._drop = client.register_script(DROP)
+        self._wait_s = poll_s
+        self.timed_out = 0
+
+    def handle(self, turn: Turn) -> None:
+        if turn.turn_seconds <= 0 or turn.seat is None:
+            return
+        try:
+            self._schedule(keys=[deadline_key(self.space, turn.table_id), timers_key(self.space)],
+                           args=[_encode(turn), turn.version, turn.turn_seconds, turn.table_id])
+        except redis.RedisError as error:
+            log.warning("timer_not_scheduled", table=turn.table_id, error=str(error))
+
+    def wait_s(self) -> float:
+        return self._wait_s
+
+    def idle(self) -> None:
+        try:
+            now, due, next_ms = self._due(keys=[timers_key(self.space)])
+        except redis.RedisError as error:
+            log.warning("timers_unreadable", error=str(error))
+            self._wait_s = self.poll_s
+            return
+        for table in due:
+            self._fire(bytes(table).decode())
+        # wait until the next deadline, never longer than poll_s
+        self._wait_s = self.poll_s if next_ms is None else min(self.poll_s, max(0.01, (float(next_ms) - now) / 1000))
+
+    def _fire(self, table_id: str) -> None:
+        stored = self.client.get(deadline_key(self.space, table_id))
+        if stored is None:
+            self.client.zrem(timers_key(self.space), table_id)
+            return
+        turn = _decode_scheduled(bytes(stored)).turn
+        try:
+            self._time_out(turn)
+        except (StoreUnavailable, VersionConflict, redis.RedisError) as error:
+            log.warning("timeout_failed", table=table_id, error=str(error))
+            return  # kept: tried again at the next pass
+        except MightyError as refused:  # the seat acted just in time, or the table closed
+            log.info("timeout_refused", table=table_id, version=turn.version, code=refused.code)
+        self._drop(keys=[timers_key(self.space), deadline_key(self.space, table_id)], args=[table_id, turn.version])
+
+    def _time_out(self, turn: Turn) -> None:
+        assert turn.seat is not None
+        rules = self.rules_of(turn)
+        game = game_of(rules)
+        view = self.seat_view(game, turn.table_id, turn.seat)
+        if view is None or view.version != turn.version or view.hand is None or view.hand.to_act != turn.seat:
+            return  # the turn is past
+        policy = game.bots()[AWAY_LEVEL]
+        move = policy(rules, view.hand, turn_seed(turn.table_id, turn.version, turn.seat), Budget())
+        result = self.handler.handle(turn.table_id, Submission(TimeOutTurn(seat=turn.seat, move=move)),
+                                     command_id=f"timeout-{turn.version}-{turn.seat}")
+        if not result.duplicate:
+            self.timed_out += 1
+            log.info("turn_timed_out", table=turn.table_id, seat=turn.seat, version=turn.version)
+        state, _ = self.handler.state_of(turn.table_id)
+        service_steps(self.handler, turn.table_id, state)

@@ -1,0 +1,166 @@
+"""The bot worker as a process, with the views and ledger workers as processes, on a
+private redis-server: tables of bots play on by themselves."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from domain.codec import decode_event
+from domain.table import CreateTable, JoinSeat, Submission, TableClosed, TurnTimedOut
+from services.bootstrap import Wiring, wire
+from services.commands.steps import service_steps
+from services.redis_runtime import PrivateRedis
+from services.settings import Settings
+from services.store import connect
+
+
+@pytest.fixture
+def wiring(redis_server: PrivateRedis) -> Iterator[Wiring]:
+    wired = wire(connect(redis_server.url), Settings(redis_url=redis_server.url, namespace="bots"))
+    try:
+        yield wired
+    finally:
+        wired.close()
+
+
+@pytest.fixture
+def workers(wiring: Wiring, tmp_path: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """The views and ledger workers and two bot workers, as processes."""
+    env = {**os.environ, **wiring.settings.as_env(), "MIGHTY_LOG_FORMAT": "json"}
+    started = []
+    for n, kind in enumerate(["views", "ledger", "bots", "bots"]):
+        log = open(tmp_path / f"{kind}-{n}.log", "wb")  # noqa: SIM115 - closed with the process
+        started.append(subprocess.Popen([sys.executable, "-m", "services.cli", "worker", kind],
+                                        stdout=log, stderr=log, env=env))
+        log.close()
+    try:
+        yield started
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            assert process.wait(timeout=20) in (0, -15)
+
+
+def bot_table(wiring: Wiring, table_id: str, variant: str, hands: int) -> None:
+    """A table every seat of which a bot holds, started and dealt as the gateway does."""
+    players = {"mighty-5": 5, "mitigati": 3}[variant]
+    bots = {str(seat): "beginner" for seat in range(players)}
+    handler = wiring.handler
+    handler.handle(table_id, Submission(CreateTable(variant=variant, hands=hands, bots=bots), "b-owner"),
+                   command_id="create")
+    for seat in range(players):
+        handler.handle(table_id, Submission(JoinSeat(seat=seat), f"b-{table_id}-{seat}"), command_id=f"bot-{seat}")
+    state, _ = handler.state_of(table_id)
+    service_steps(handler, table_id, state)
+
+
+def wait_for(condition: object, workers: list[subprocess.Popen[bytes]], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        assert all(p.poll() is None for p in workers), "a worker exited"
+        time.sleep(0.2)
+    raise AssertionError("timed out")
+
+
+def test_five_bots_play_a_ten_hand_match_to_its_end_and_the_ledger_is_the_hands_scores(
+    wiring: Wiring, workers: list[subprocess.Popen[bytes]]
+) -> None:
+    bot_table(wiring, "botmatch", "mighty-5", hands=10)
+
+    def closed() -> bool:
+        return wiring.handler.state_of("botmatch")[0].status == "closed"
+
+    wait_for(closed, workers, timeout_s=240)
+    events = [decode_event(e.data) for e in wiring.store.read("botmatch")]
+    assert isinstance(events[-1], TableClosed) and events[-1].reason == "match_over"
+    scored = [e for e in events if type(e).__name__ == "HandScored"]
+    assert len(scored) == 10
+    totals = [sum(e.scores[s] for e in scored) for s in range(5)]  # type: ignore[attr-defined]
+
+    def ledger_caught_up() -> bool:
+        ledger = wiring.readers.table_ledger("botmatch")
+        return ledger is not None and len(ledger.hands) == 10
+
+    wait_for(ledger_caught_up, workers, timeout_s=60)
+    ledger = wiring.readers.table_ledger("botmatch")
+    assert ledger is not None
+    assert list(ledger.totals) == totals
+    assert [list(h.scores) for h in ledger.hands] == [list(e.scores) for e in scored]  # type: ignore[attr-defined]
+    # each move appended once, though two bot workers played every turn: a command's
+    # events are one run of versions, so an id met again after another id is a second append
+    runs = [e.command_id for e in wiring.store.read("botmatch")]
+    appends = [cid for i, cid in enumerate(runs) if i == 0 or runs[i - 1] != cid]
+    moves = [cid for cid in appends if cid.startswith("turn-")]
+    assert moves and len(moves) == len(set(moves))
+
+
+def test_three_bots_finish_a_mitigati_hand(wiring: Wiring, workers: list[subprocess.Popen[bytes]]) -> None:
+    bot_table(wiring, "botmiti", "mitigati", hands=1)
+
+    def closed() -> bool:
+        return wiring.handler.state_of("botmiti")[0].status == "closed"
+
+    wait_for(closed, workers, timeout_s=120)
+    state, _ = wiring.handler.state_of("botmiti")
+    assert state.hands_scored == 1
+
+
+@pytest.fixture
+def timed_workers(wiring: Wiring, tmp_path: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
+    env = {**os.environ, **wiring.settings.as_env(), "MIGHTY_LOG_FORMAT": "json"}
+    started = []
+    for n, kind in enumerate(["views", "bots", "timers", "timers"]):
+        log = open(tmp_path / f"{kind}-{n}.log", "wb")  # noqa: SIM115 - closed with the process
+        started.append(subprocess.Popen([sys.executable, "-m", "services.cli", "worker", kind],
+                                        stdout=log, stderr=log, env=env))
+        log.close()
+    try:
+        yield started
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            assert process.wait(timeout=20) in (0, -15)
+
+
+def test_a_seat_that_lets_its_turn_time_out_is_played_by_the_service_and_the_stream_says_so(
+    wiring: Wiring, timed_workers: list[subprocess.Popen[bytes]]
+) -> None:
+    handler = wiring.handler
+    bots = {str(seat): "beginner" for seat in range(1, 5)}
+    handler.handle("timed", Submission(CreateTable(variant="mighty-5", turn_seconds=1, bots=bots), "ana"),
+                   command_id="create")
+    for seat in range(5):
+        player = "ana" if seat == 0 else f"b-{seat}"
+        handler.handle("timed", Submission(JoinSeat(seat=seat), player), command_id=f"join-{seat}")
+    state, _ = handler.state_of("timed")
+    service_steps(handler, "timed", state)
+    started = time.monotonic()
+
+    def timed_out_twice() -> bool:
+        events = [decode_event(e.data) for e in wiring.store.read("timed")]
+        return sum(isinstance(e, TurnTimedOut) for e in events) >= 2
+
+    wait_for(timed_out_twice, timed_workers, timeout_s=90)
+    assert time.monotonic() - started >= 1.0  # not before the deadline
+    stored = wiring.store.read("timed")
+    events = [decode_event(e.data) for e in stored]
+    for i, event in enumerate(events):
+        if isinstance(event, TurnTimedOut):
+            assert event.seat == 0 and event.reason == "timeout"  # only the person's seat times out
+            move = events[i + 1]
+            assert getattr(move, "seat", None) == 0 and stored[i + 1].command_id == stored[i].command_id
+            assert stored[i].command_id.startswith("timeout-")
+    # two timer workers, each timeout appended once
+    ids = [e.command_id for e, ev in zip(stored, events, strict=True) if isinstance(ev, TurnTimedOut)]
+    assert len(ids) == len(set(ids))

@@ -1,0 +1,117 @@
+"""``mighty serve`` as a process: the gateway and every worker, on a private Redis of its
+own; a guest plays against bots through the API; SIGINT stops every child."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def children_of(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # serve starts its own
+    env["MIGHTY_LOG_LEVEL"] = "warning"
+    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - closed below
+    process = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "--port", str(port)],
+                               stdout=log, stderr=log, env=env, cwd=tmp_path)
+    try:
+        yield process, f"http://127.0.0.1:{port}"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def wait_ready(http: httpx.Client, process: subprocess.Popen[bytes], timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "mighty serve exited"
+        try:
+            if http.get("/readyz").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("/readyz never answered 200")
+
+
+def my_move(view: dict[str, Any]) -> dict[str, Any]:
+    """A pass while bidding, else the first legal command (cards picked for a discard step)."""
+    legal = view["legal"]
+    for command in legal:
+        if command["type"] == "pass":
+            return {"type": "pass"}
+    command = dict(legal[0])
+    if command["type"] == "discard" and "count" in command:
+        return {"type": "discard", "cards": command["from"][: command["count"]]}
+    return command
+
+
+def test_serve_runs_a_table_where_bots_play_their_turns_and_sigint_stops_every_part(
+    served: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    process, url = served
+    http = httpx.Client(base_url=url, timeout=15)
+    wait_ready(http, process)
+    parts = children_of(process.pid)
+    assert len(parts) >= 6  # redis-server, views, ledger, directory, bots, gateway
+
+    guest = http.post("/api/v1/players", json={"name": "Ana"}).json()
+    auth = {"Authorization": f"Bearer {guest['token']}"}
+    bots = {str(seat): "beginner" for seat in range(1, 5)}
+    made = http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0, "bots": bots}, headers=auth)
+    assert made.status_code == 201, made.text
+    table = made.json()["table"]
+
+    # The bots bid when it is their turn; the guest passes when it is theirs.
+    bot_bids: set[int] = set()
+    deadline = time.monotonic() + 60
+    sent = 0
+    while len(bot_bids) < 4 and time.monotonic() < deadline:
+        view = http.get(f"/api/v1/tables/{table}/view", headers=auth).json()
+        bot_bids |= {entry[0] for entry in view.get("auction") or () if entry[0] != 0}
+        if view["to_act"] == 0 and view["legal"]:
+            answer = http.post(f"/api/v1/tables/{table}/commands",
+                               json={"id": f"c{view['version']}", "command": my_move(view)}, headers=auth)
+            assert answer.status_code in (200, 409), answer.text
+            sent += 1
+        time.sleep(0.1)
+    assert bot_bids == {1, 2, 3, 4}, f"bots that bid: {bot_bids}"
+
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=30) == 0
+    assert not [pid for pid in parts if alive(pid)], "a part outlived mighty serve"
