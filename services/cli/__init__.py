@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 import redis
 
 from domain.errors import MightyError
-from services.cli import audit, bench, demo, gateway, projections, replay, worker
+from services.cli import audit, bench, demo, gateway, play, projections, replay, worker
 from services.cli.common import (
     EXIT_BROKEN_FILE,
     EXIT_BROKEN_PIPE,
@@ -42,7 +42,7 @@ from services.store.errors import StoreUnavailable
 __all__ = ["EXIT_BROKEN_FILE", "EXIT_BROKEN_PIPE", "EXIT_OK", "EXIT_REJECTED", "EXIT_UNAVAILABLE", "EXIT_USAGE",
            "build_parser", "main"]
 
-COMMAND_GROUPS = (replay, demo, audit, projections, worker, gateway, bench)
+COMMAND_GROUPS = (replay, demo, audit, projections, worker, gateway, play, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
