@@ -161,12 +161,40 @@ def _declaration(entry: Any, names: list[str]) -> str:
 
 
 def _auction_by_seat(shown: dict[str, Any]) -> dict[int, str]:
-    last: dict[int, str] = {}
+    """Each seat's highest bid, or ``pass`` for a seat that passed without bidding."""
+    best: dict[int, str] = {}
     for entry in shown.get("auction") or ():
         if isinstance(entry, list) and len(entry) == 3:
             seat, points, suit = entry
-            last[int(seat)] = "pass" if not points else f"{points} {suit_label(str(suit)).plain}"
-    return last
+            if points:
+                best[int(seat)] = f"{points} {suit_label(str(suit)).plain}"
+            else:
+                best.setdefault(int(seat), "pass")
+    return best
+
+
+def auction_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) -> list[str]:
+    """The bids and passes said since ``before``, in words, for the log."""
+    old = len(state(before).get("auction") or ()) if state(before).get("hand_no") == state(after).get("hand_no") else 0
+    said = []
+    for seat, points, suit in (state(after).get("auction") or [])[old:]:
+        said.append(f"{seat_name(names, seat)} " + ("passes" if not points
+                                                     else f"bids {points} {suit_label(str(suit)).plain}"))
+    return said
+
+
+def trick_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) -> list[Text]:
+    """The cards played into the current trick since ``before``, for the log."""
+    old_trick, new_trick = state(before).get("trick"), state(after).get("trick")
+    if not isinstance(new_trick, dict):
+        return []
+    seen = len(old_trick.get("cards") or ()) if isinstance(old_trick, dict) and \
+        old_trick.get("leader") == new_trick.get("leader") and \
+        len(state(before).get("tricks") or ()) == len(state(after).get("tricks") or ()) else 0
+    seats = max(1, len(after.get("seats") or ()) or len(state(after).get("hand_sizes") or ()))
+    leader = int(new_trick.get("leader") or 0)
+    return [Text.assemble(f"{seat_name(names, (leader + i) % seats)} plays ", label(card, after.get("game")))
+            for i, card in enumerate(new_trick.get("cards") or ()) if i >= seen]
 
 
 def declarer_side(view: dict[str, Any]) -> set[int]:
@@ -214,6 +242,8 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
             role.append("declarer", style="bold yellow")
         elif seat in side:
             role.append("friend", style="yellow")
+        elif seat == view.get("seat") and shown.get("friend") == seat:
+            role.append("friend (secret)", style="yellow")
         if seat == view.get("dealer"):
             role.append(" dealer" if role else "dealer", style="dim")
         card = played.get(seat)
@@ -275,5 +305,7 @@ def prompt(view: dict[str, Any], found: Moves) -> str:
     if found.plays:
         parts.append("←/→ and enter play a card")
     if found.menu:
-        parts.append(f"m: choose from {len(found.menu)} commands ({describe(found.menu[0], view.get('game'))}, …)")
+        named = [describe(c, view.get("game")) for c in found.menu[:3]]
+        more = ", …" if len(found.menu) > 3 else ""
+        parts.append(f"m or enter: choose from {len(found.menu)} commands ({', '.join(named)}{more})")
     return "; ".join(parts) or "Nothing to do."

@@ -133,6 +133,10 @@ class TableScreen(Screen[None]):
     def _narrate(self, before: dict[str, Any], view: dict[str, Any]) -> None:
         """A line in the log for what changed: a trick taken, a hand scored."""
         old, new = board.state(before), board.state(view)
+        for line in board.auction_news(before, view, self.names):
+            self._log(line)
+        for played in board.trick_news(before, view, self.names):
+            self._log(played)
         if len(new.get("tricks") or ()) > len(old.get("tricks") or ()):
             text = board.last_trick(view, self.names)
             if text is not None:
@@ -174,7 +178,8 @@ class TableScreen(Screen[None]):
             self.send(board.discard_command(step, message.selected))
             return
         card = message.card
-        if card is None:
+        if card is None or (not self.moves.plays and self.moves.menu):
+            self.action_menu()  # nothing to play: enter opens the commands
             return
         choices = self.moves.plays.get(card)
         if not choices:
