@@ -52,6 +52,9 @@ class LedgerLine(Protocol):
     """One hand's line in a table's ledger: who sat where and what each seat scored."""
 
     @property
+    def hand_no(self) -> int: ...  # numbered from 0, as the events number hands
+
+    @property
     def players(self) -> tuple[str | None, ...]: ...
 
     @property
@@ -83,6 +86,9 @@ class TableLedger(Protocol):
 
     @property
     def hands(self) -> Sequence[LedgerLine]: ...
+
+    @property
+    def totals(self) -> tuple[int, ...]: ...  # every seat's total after the last line
 
     def seated(self, version: int, seats: tuple[str | None, ...]) -> Self:
         """The ledger after a player took or left a seat."""
@@ -130,6 +136,15 @@ class DealProof(NamedTuple):
     hand_no: int
     commitment: str | None
     salt: str | None
+
+
+class HandEnding(NamedTuple):
+    """What the last event of a hand (one of ``Game.ends_hand``) says of it: played out
+    and scored (``finished``), or ended without being played out (passed out, thrown in,
+    bargained away), with the scores it gave when it gave any."""
+
+    finished: bool
+    scores: tuple[int, ...] | None
 
 
 class Settlement(NamedTuple):
@@ -232,6 +247,10 @@ class Game(Protocol[R, S, C, E, V, L]):
         """The hand ended without being played out (passed out, thrown in, abandoned)."""
         ...
 
+    def hand_ending(self, event: E) -> HandEnding:
+        """What a hand's last event (one of ``ends_hand``) says of the hand."""
+        ...
+
     def settle(self, rules: R, hand: S, event: E, *, dealer: int, seats: int) -> Settlement | None:
         """What the hand event just applied (``hand`` is the state after it) does to the
         table: None unless it is the hand's result."""
@@ -288,6 +307,11 @@ class Game(Protocol[R, S, C, E, V, L]):
 
     def directory_fields(self, rules: R) -> dict[str, Any]:
         """What a lobby's directory entry shows of the rule set."""
+        ...
+
+    def directory_rules(self, fields: dict[str, Any]) -> R | None:
+        """The rule set whose ``directory_fields`` are ``fields`` (a lobby entry's), or
+        None when they are another game's."""
         ...
 
     def new_ledger(self, table_id: str, version: int, rules: R) -> L: ...

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -64,4 +64,9 @@ class HandFileRun(Protocol):
     @property
     def players(self) -> int: ...
 
-    def replay(self, as_seat: int | None) -> Replayed: ...
+    def replay(self, as_seat: int | None, view: Callable[[Any], Any] | None = None) -> Replayed:
+        """Fold the deal and every command once, stopping at the first refusal. Steps are
+        made when a reader is given: ``as_seat``'s view after each step, or ``view`` of
+        the hand state after each (a spectator's, the audit's); a refusal is told as
+        ``as_seat`` may learn it."""
+        ...

@@ -7,7 +7,7 @@ is a new package with a ``game.py`` and one line here.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from domain.games import AnyGame, Rules
 from domain.handfiles import rules_named
@@ -52,3 +52,14 @@ def game_of_hand_file(data: bytes) -> AnyGame:
     default game, whose parser says what is wrong with it)."""
     named = rules_named(data)
     return game_named(named) if isinstance(named, str) else DEFAULT
+
+
+def rules_of_directory(fields: dict[str, Any]) -> Rules:
+    """The rule set of a lobby entry, from the fields its game's ``directory_fields`` put
+    there (an entry written before the games had fields: the default game's first)."""
+    for game in GAMES.values():
+        rules: Rules | None = game.directory_rules(fields)
+        if rules is not None:
+            return rules
+    default: Rules = DEFAULT.make_rules(variants()[0], {})
+    return default

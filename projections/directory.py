@@ -55,6 +55,17 @@ class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     reason: str = ""  # why a closed table closed (match_over, resigned, ...)
 
 
+def game_fields(entry: DirectoryEntry) -> dict[str, Any]:
+    """What the entry holds of its game's rule set: the ``Game.directory_fields`` the
+    fold put there (``registry.rules_of_directory`` makes the rule set again)."""
+    fields: dict[str, Any] = {}
+    if entry.rules is not None:
+        fields["rules"] = entry.rules
+    if isinstance(entry.variant, str):
+        fields["variant"] = entry.variant
+    return fields
+
+
 def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEntry:
     """The entry after ``event``; the very same object if nothing a lobby shows changed."""
     if isinstance(event, PlayerJoined | PlayerLeft):
@@ -68,9 +79,9 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
                        hands=event.hands, turn_seconds=event.turn_seconds, bots=event.bots,
                        created=event.created, created_by=event.created_by,
                        **game.directory_fields(event.rules))
-    game = game_of_event(event)
-    if game is not None and isinstance(event, game.ends_hand):
-        scored = isinstance(event, game.scores_hand)  # what a match counts
+    hand_game = game_of_event(event)
+    if hand_game is not None and isinstance(event, hand_game.ends_hand):
+        scored = isinstance(event, hand_game.scores_hand)  # what a match counts
         return replace(entry, version=version, hands_played=entry.hands_played + 1,
                        hands_scored=entry.hands_scored + scored)
     if isinstance(event, SeatAway):

@@ -52,6 +52,7 @@ class Uncreated(msgspec.Struct, frozen=True, kw_only=True):
     seats: tuple[str | None, ...] = ()
     closed: bool = False
     hands: tuple[LedgerLine, ...] = ()
+    totals: tuple[int, ...] = ()
 
     def seated(self, version: int, seats: tuple[str | None, ...]) -> Uncreated:
         return replace(self, seats=seats)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import redis
+import redis.asyncio as aioredis
 import structlog
 
 from services.commands.tables import TableHandler, table_handler
@@ -33,6 +34,9 @@ from services.redis_runtime import RunRedis, redis_for_run
 from services.settings import Settings, SettingsError
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
+
+if TYPE_CHECKING:  # the gateway's modules load only for the gateway
+    from services.gateway.backend import RedisBackend
 
 log = structlog.get_logger("mighty.bootstrap")
 
@@ -90,6 +94,30 @@ def bootstrap(settings: Settings) -> Wiring:
     if not settings.redis_url:
         raise NoStoreConfigured()
     return wire(connect(settings.redis_url), settings)
+
+
+def wire_gateway(client: redis.Redis, async_client: aioredis.Redis, settings: Settings) -> RedisBackend:
+    """The gateway's backend (``services/gateway/backend.py``) on existing clients: the
+    same store, handler and key space as ``wire`` gives every other process."""
+    from services.gateway.backend import RedisBackend
+
+    return RedisBackend(wire(client, settings), async_client)
+
+
+def bootstrap_gateway(settings: Settings) -> RedisBackend:
+    """The gateway's backend on the store ``settings.redis_url`` names (connected
+    lazily); ``NoStoreConfigured`` without one."""
+    if not settings.redis_url:
+        raise NoStoreConfigured()
+    return wire_gateway(connect(settings.redis_url), _connect_async(settings.redis_url), settings)
+
+
+def _connect_async(url: str) -> aioredis.Redis:
+    # RESP2 and bytes, as the synchronous client; short timeouts, so a Redis that is
+    # down makes a request fail fast with 503 rather than hang it
+    client: aioredis.Redis = aioredis.Redis.from_url(
+        url, protocol=2, decode_responses=False, socket_timeout=5.0, socket_connect_timeout=2.0)
+    return client
 
 
 # TODO(async): once services/commands and services/store have AsyncCommandHandler and

@@ -12,6 +12,17 @@ A flag wins over its variable, a variable over the default:
 | | ``MIGHTY_LOG_FORMAT`` | ``json`` unless stderr is a terminal, then ``console`` |
 | | ``MIGHTY_LOG_LEVEL`` | ``info`` |
 
+The gateway's (``mighty gateway``, docs/gateway.md):
+
+| flag | variable | default |
+|---|---|---|
+| ``--host``, ``--port`` | ``MIGHTY_HOST``, ``MIGHTY_PORT`` | ``127.0.0.1``, 8000 |
+| | ``MIGHTY_SECRET`` | none: generated once per deployment and kept in Redis |
+| | ``MIGHTY_TOKEN_TTL_S`` | 2592000 (30 days): a player token's lifetime |
+| | ``MIGHTY_CORS_ORIGINS`` | none: comma-separated origins a browser may call from |
+| | ``MIGHTY_RATE_COMMANDS``, ``MIGHTY_RATE_WINDOW_S`` | 20 commands per 2 s per player |
+| | ``MIGHTY_MAX_LAG_S`` | 3.0: ``/readyz`` fails when a projection is further behind |
+
 Nothing else in ``services/`` reads these variables: processes get a ``Settings`` and
 pass it on (to ``services.bootstrap``, and to the worker processes they start, through
 ``as_env``).
@@ -51,7 +62,16 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "idempotency_s": "MIGHTY_IDEMPOTENCY_S",
     "log_format": "MIGHTY_LOG_FORMAT",
     "log_level": "MIGHTY_LOG_LEVEL",
+    "host": "MIGHTY_HOST",
+    "port": "MIGHTY_PORT",
+    "secret": "MIGHTY_SECRET",
+    "token_ttl_s": "MIGHTY_TOKEN_TTL_S",
+    "cors_origins": "MIGHTY_CORS_ORIGINS",
+    "rate_commands": "MIGHTY_RATE_COMMANDS",
+    "rate_window_s": "MIGHTY_RATE_WINDOW_S",
+    "max_lag_s": "MIGHTY_MAX_LAG_S",
 }
+MIN_SECRET: Final = 16  # characters of a token-signing secret given by the operator
 
 
 class SettingsError(ValueError):
@@ -75,6 +95,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Whether the namespace was chosen (a flag or MIGHTY_NAMESPACE) or is the default: the
     # demo plays under a fresh namespace of its own in a Redis it was given, unless told.
     namespace_chosen: bool = False
+    # the gateway (docs/gateway.md)
+    host: str = "127.0.0.1"
+    port: int = 8000
+    secret: str | None = None  # token signing key; None: generated once and kept in Redis
+    token_ttl_s: int = 30 * 24 * 3600
+    cors_origins: tuple[str, ...] = ()
+    rate_commands: int = 20  # per player per window, shared by every gateway (kept in Redis)
+    rate_window_s: int = 2
+    max_lag_s: float = 3.0
 
     def as_env(self) -> dict[str, str]:
         """The variables that give a child process these same settings."""
@@ -84,11 +113,21 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_DURABILITY": self.durability,
             "MIGHTY_IDEMPOTENCY_S": repr(self.idempotency_s),
             "MIGHTY_LOG_LEVEL": self.log_level,
+            "MIGHTY_HOST": self.host,
+            "MIGHTY_PORT": str(self.port),
+            "MIGHTY_TOKEN_TTL_S": str(self.token_ttl_s),
+            "MIGHTY_RATE_COMMANDS": str(self.rate_commands),
+            "MIGHTY_RATE_WINDOW_S": str(self.rate_window_s),
+            "MIGHTY_MAX_LAG_S": repr(self.max_lag_s),
         }
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
         if self.log_format:
             env["MIGHTY_LOG_FORMAT"] = self.log_format
+        if self.secret:
+            env["MIGHTY_SECRET"] = self.secret
+        if self.cors_origins:
+            env["MIGHTY_CORS_ORIGINS"] = ",".join(self.cors_origins)
         return env
 
     def store_flags(self) -> list[str]:
@@ -173,4 +212,32 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
         if raw["log_level"].upper() not in logging.getLevelNamesMapping():
             raise bad("log_level", "the log level is one of debug, info, warning, error, critical")
         values["log_level"] = raw["log_level"].lower()
+    for name, least in (("port", 1), ("token_ttl_s", 1), ("rate_commands", 1), ("rate_window_s", 1)):
+        if name in raw:
+            text = raw[name]
+            if not text.isdigit() or int(text) < least or (name == "port" and int(text) > 65535):
+                raise bad(name, "a port is an integer in 1..65535" if name == "port"
+                          else "a positive whole number")
+            values[name] = int(text)
+    if "host" in raw:
+        values["host"] = raw["host"]
+    if "secret" in raw:
+        if len(raw["secret"]) < MIN_SECRET:
+            # the message never repeats a secret
+            raise SettingsError(f"{source['secret']}: a token secret is at least {MIN_SECRET} characters")
+        values["secret"] = raw["secret"]
+    if "cors_origins" in raw:
+        origins = tuple(o.strip() for o in raw["cors_origins"].split(",") if o.strip())
+        for origin in origins:
+            if origin != "*" and not re.fullmatch(r"https?://[^/\s]+", origin):
+                raise bad("cors_origins", f"{origin!r} is not an origin (scheme://host[:port], or *)")
+        values["cors_origins"] = origins
+    if "max_lag_s" in raw:
+        try:
+            lag = float(raw["max_lag_s"])
+        except ValueError:
+            lag = -1.0
+        if not lag > 0:
+            raise bad("max_lag_s", "the readiness lag is a number of seconds > 0")
+        values["max_lag_s"] = lag
     return msgspec.convert(values, Settings)

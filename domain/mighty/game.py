@@ -4,7 +4,7 @@ need of it. ``domain/registry.py`` lists it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
@@ -12,7 +12,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.errors import TableError
-from domain.games import DealProof, Game, Settlement, TableCreatedEvent
+from domain.games import DealProof, Game, HandEnding, Settlement, TableCreatedEvent
 from domain.handfiles import HandFileRun, Replayed
 from domain.mighty import hand as mighty_hand
 from domain.mighty import handfile, ledger
@@ -92,8 +92,8 @@ class _HandFileRun:
     def players(self) -> int:
         return self.rules.spec.players
 
-    def replay(self, as_seat: int | None) -> Replayed:
-        outcome = handfile.replay(self.hand_file, self.rules, as_seat=as_seat)
+    def replay(self, as_seat: int | None, view: Callable[[Any], Any] | None = None) -> Replayed:
+        outcome = handfile.replay(self.hand_file, self.rules, as_seat=as_seat, view=view)
         return Replayed(outcome.steps, outcome.rejected, lambda: handfile.output_of(outcome))
 
 
@@ -171,6 +171,12 @@ class MightyGame:
 
     def redealt(self, hand: HandState) -> bool:
         return isinstance(hand, Redeal)
+
+    def hand_ending(self, event: HandEvent) -> HandEnding:
+        # a passed-out or thrown-in deal scores nothing and is dealt again (§3)
+        if isinstance(event, HandScored):
+            return HandEnding(True, event.scores)
+        return HandEnding(False, None)
 
     def settle(self, rules: RuleSet, hand: HandState, event: HandEvent, *,
                dealer: int, seats: int) -> Settlement | None:
@@ -257,6 +263,10 @@ class MightyGame:
 
     def directory_fields(self, rules: RuleSet) -> dict[str, Any]:
         return {"rules": msgspec.to_builtins(rules)}
+
+    def directory_rules(self, fields: dict[str, Any]) -> RuleSet | None:
+        found = fields.get("rules")
+        return msgspec.convert(found, RuleSet) if isinstance(found, dict) else None
 
     def new_ledger(self, table_id: str, version: int, rules: RuleSet) -> ledger.TableLedger:
         return ledger.new_ledger(table_id, version, rules)

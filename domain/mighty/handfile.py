@@ -6,6 +6,7 @@ Pure: bytes in, a ``Replay`` out. The CLI prints it and picks the exit code.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -99,15 +100,21 @@ def check_deal(hand_file: HandFile, rules: RuleSet) -> None:
         raise HandFileError(f"{twice[0]} is dealt twice.")
 
 
-def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -> Replay:
-    """Fold the deal and every command; stop at the first refusal."""
+def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None,
+           view: Callable[[HandState], HandView] | None = None) -> Replay:
+    """Fold the deal and every command; stop at the first refusal. With a reader (the
+    seat ``as_seat``, or ``view`` of the state: a spectator's, the audit's), one step per
+    command with the reader's view after it, all in this one pass."""
+    if view is None and as_seat is not None:
+        seat = as_seat
+        view = lambda state: seat_view(state, seat)  # noqa: E731
     first = hand_file.first_bidder
     dealt = deal_event(rules, dealer=hand_file.dealer,
                        hands=tuple(tuple(h) for h in hand_file.hands),
                        kitty=tuple(hand_file.kitty), first_bidder=first)
     events: list[HandEvent] = [dealt]
     state = evolve(None, dealt)
-    steps = [Step(None, None, "deal", seat_view(state, as_seat))] if as_seat is not None else None
+    steps = [Step(None, None, "deal", view(state))] if view is not None else None
     for index, raw in enumerate(hand_file.commands):
         try:
             command = decode_hand_command(used_fields(state, raw))
@@ -117,8 +124,8 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
         for event in new:
             state = evolve(state, event)
         events.extend(new)
-        if steps is not None and as_seat is not None:
-            steps.append(Step(index, command.seat, str(raw.get("type")), seat_view(state, as_seat)))
+        if steps is not None and view is not None:
+            steps.append(Step(index, command.seat, str(raw.get("type")), view(state)))
     return Replay(state, events, None, steps)
 
 

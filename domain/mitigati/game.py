@@ -3,14 +3,14 @@ deal passing to the right. ``domain/registry.py`` lists it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
 import msgspec
 from msgspec.structs import replace
 
-from domain.games import DealProof, Game, Settlement, TableCreatedEvent
+from domain.games import DealProof, Game, HandEnding, Settlement, TableCreatedEvent
 from domain.handfiles import HandFileRun, Replayed
 from domain.mitigati import decider, handfile, ledger
 from domain.mitigati import legal as mitigati_legal
@@ -73,8 +73,8 @@ class _HandFileRun:
     def players(self) -> int:
         return PLAYERS
 
-    def replay(self, as_seat: int | None) -> Replayed:
-        outcome = handfile.replay(self.hand_file, self.rules, as_seat=as_seat)
+    def replay(self, as_seat: int | None, view: Callable[[Any], Any] | None = None) -> Replayed:
+        outcome = handfile.replay(self.hand_file, self.rules, as_seat=as_seat, view=view)
         return Replayed(outcome.steps, outcome.rejected, lambda: handfile.output_of(outcome))
 
 
@@ -143,6 +143,14 @@ class MitigatiGame:
 
     def redealt(self, hand: MitigatiState) -> bool:
         return isinstance(hand, Abandoned)
+
+    def hand_ending(self, event: MitigatiEvent) -> HandEnding:
+        # a deal bargained away is not played out, but its payment scores (§4)
+        if isinstance(event, HandScored):
+            return HandEnding(True, event.scores)
+        if isinstance(event, DealAbandoned):
+            return HandEnding(False, event.scores)
+        return HandEnding(False, None)
 
     def settle(self, rules: RuleSet, hand: MitigatiState, event: MitigatiEvent, *,
                dealer: int, seats: int) -> Settlement | None:
@@ -220,6 +228,9 @@ class MitigatiGame:
         # its rule set has no options, so the entry's ``rules`` stays None; the variant
         # says which game the table plays
         return {"variant": rules.variant}
+
+    def directory_rules(self, fields: dict[str, Any]) -> RuleSet | None:
+        return make_rules() if fields.get("variant") == NAME else None
 
     def new_ledger(self, table_id: str, version: int, rules: RuleSet) -> ledger.TableLedger:
         return ledger.new_ledger(table_id, version)

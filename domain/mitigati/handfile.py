@@ -5,6 +5,7 @@ picks the exit code (0, 2 for a broken file, 3 for a refused command)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -110,13 +111,19 @@ def check_hands(hands: list[list[str]], packets: list[list[list[str]]]) -> None:
             raise HandFileError(f"hands[{seat}] is not the cards of seat {seat}'s packets.")
 
 
-def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -> Replay:
-    """Fold the deal and every command; stop at the first refusal."""
+def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None,
+           view: Callable[[MitigatiState], MitigatiView] | None = None) -> Replay:
+    """Fold the deal and every command; stop at the first refusal. With a reader (the
+    seat ``as_seat``, or ``view`` of the state: a spectator's, the audit's), one step per
+    command with the reader's view after it, all in this one pass."""
+    if view is None and as_seat is not None:
+        seat = as_seat
+        view = lambda state: seat_view(state, seat)  # noqa: E731
     packets = tuple(tuple(tuple(p) for p in row) for row in hand_file.packets)
     dealt = deal_event(rules, dealer=hand_file.dealer, packets=packets)
     events: list[MitigatiEvent] = [dealt]
     state = evolve(None, dealt)
-    steps = [Step(None, None, "deal", seat_view(state, as_seat))] if as_seat is not None else None
+    steps = [Step(None, None, "deal", view(state))] if view is not None else None
     for index, raw in enumerate(hand_file.commands):
         try:
             command = decode_command(raw)
@@ -126,8 +133,8 @@ def replay(hand_file: HandFile, rules: RuleSet, *, as_seat: int | None = None) -
         for event in new:
             state = evolve(state, event)
         events.extend(new)
-        if steps is not None and as_seat is not None:
-            steps.append(Step(index, command.seat, str(raw.get("type")), seat_view(state, as_seat)))
+        if steps is not None and view is not None:
+            steps.append(Step(index, command.seat, str(raw.get("type")), view(state)))
     return Replay(state, events, None, steps)
 
 

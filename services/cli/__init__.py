@@ -7,6 +7,7 @@
 | ``audit`` | ``verify``, ``export``, ``log`` |
 | ``projections`` | ``projections rebuild|check|lag|ledger|lobby`` |
 | ``worker`` | ``worker KIND`` (a long-running process) |
+| ``gateway`` | ``gateway`` (the HTTP and WebSocket server, a long-running process) |
 | ``bench`` | ``bench domain|store|projections`` |
 
 Every command that reads or writes the store gets it from ``services.bootstrap`` with the

@@ -12,7 +12,7 @@ import secrets
 
 from domain.games import Rules
 from domain.registry import game_of
-from domain.table import DealHand
+from domain.table import DealHand, StartTable
 
 
 def shuffled_deck(rules: Rules) -> tuple[str, ...]:
@@ -25,3 +25,9 @@ def shuffled_deck(rules: Rules) -> tuple[str, ...]:
 
 def deal_command(rules: Rules) -> DealHand:
     return DealHand(order=shuffled_deck(rules), salt=secrets.token_hex(16))
+
+
+def start_command(rules: Rules) -> StartTable:
+    """§2: the first dealer is drawn at random; the draw is recorded, so replays agree.
+    The gateway sends it once every seat is taken (services/gateway/lobby.py)."""
+    return StartTable(first_dealer=secrets.randbelow(game_of(rules).players(rules)))

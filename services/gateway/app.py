@@ -43,9 +43,8 @@ from domain.table import TableState
 from projections.views import ViewState, render
 from services.gateway import audit as table_audit
 from services.gateway import lobby, tokens
-from services.gateway.backend import Backend, RedisBackend
+from services.gateway.backend import Backend
 from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, problem
-from services.gateway.settings import GatewaySettings
 from services.gateway.views import api_view, view_frame
 from services.gateway.wire import (
     Accepted,
@@ -69,10 +68,12 @@ from services.gateway.wire import (
     Verified,
     View,
 )
+from services.settings import Settings
 from services.store.keys import check_table_id
 
 log = structlog.get_logger("mighty.gateway")
-MAX_FRAME = 16 * 1024
+MAX_FRAME = 16 * 1024  # a WebSocket frame (API.md, Playing)
+MAX_BODY = 16 * 1024  # a request body: larger is 413 too_large (API.md, Conventions)
 
 
 # ---------------------------------------------------------------- metrics
@@ -104,8 +105,8 @@ def _backend(connection: ASGIConnection[Any, Any, Any, Any]) -> Backend:
     return backend
 
 
-def _settings(connection: ASGIConnection[Any, Any, Any, Any]) -> GatewaySettings:
-    settings: GatewaySettings = connection.app.state.settings
+def _settings(connection: ASGIConnection[Any, Any, Any, Any]) -> Settings:
+    settings: Settings = connection.app.state.settings
     return settings
 
 
@@ -274,10 +275,10 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
     kind = str(body.command.get("type"))[:32]
     noted: dict[str, Any] = {"seat": None}
     try:
-        wait = await backend.take_command(player, settings.commands_per_window, settings.window_s)
+        wait = await backend.take_command(player, settings.rate_commands, settings.rate_window_s)
         if wait is not None:
-            raise ApiError("rate_limited", f"More than {settings.commands_per_window} commands in "
-                           f"{settings.window_s} s; retry in {wait:.1f} s.",
+            raise ApiError("rate_limited", f"More than {settings.rate_commands} commands in "
+                           f"{settings.rate_window_s} s; retry in {wait:.1f} s.",
                            headers={"Retry-After": str(max(1, round(wait + 0.5)))})
         return await lobby.play(backend, table_id, player, body.id, body.command, noted)
     except Exception as error:
@@ -411,7 +412,8 @@ async def replay_hand(request: Request[Any, Any, Any], table: FromPath[str], n: 
                       as_: Annotated[str, QueryParameter(name="as", description="a seat, spectator or audit")] = "spectator") -> Replay:
     stored = await _stored(request, table)
     document = await asyncio.to_thread(table_audit.hand_file, table, stored, n)
-    return Replay(steps=await asyncio.to_thread(table_audit.replay_steps, document, as_))
+    steps = await asyncio.to_thread(table_audit.replay_steps, document, as_)
+    return Replay(steps=steps, deal=table_audit.revealed_deal(stored, n))
 
 
 @get("/tables/{table:str}/verify", summary="Check the table's hash chain, deals and replay")
@@ -428,7 +430,7 @@ async def get_ledger(request: Request[Any, Any, Any], table: FromPath[str]) -> L
         if (await _backend(request).state(table_id))[0].status == "new":
             raise ApiError("unknown_table", f"There is no table {table_id}.")
         return Ledger(hands=[], totals=[])
-    lines = [LedgerLine(hand=line.hand_no + 1, scores=list(line.scores)) for line in ledger.hands]
+    lines = [LedgerLine(hand=table_audit.api_hand(line.hand_no), scores=list(line.scores)) for line in ledger.hands]
     return Ledger(hands=lines, totals=list(ledger.totals))
 
 
@@ -522,16 +524,16 @@ def _log_requests(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
-def create_app(settings: GatewaySettings | None = None, backend: Backend | None = None) -> Litestar:
-    settings = settings or GatewaySettings.from_env()
+def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
+    """The gateway on ``backend``; without one, on the store ``settings`` names (built
+    by ``services.bootstrap.bootstrap_gateway`` when the app starts)."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         if app.state.backend is None:
-            from services.store.keys import KeySpace
+            from services.bootstrap import bootstrap_gateway
 
-            app.state.backend = RedisBackend(settings.redis_url, secret=settings.secret,
-                                             space=KeySpace(settings.partitions, settings.namespace))
+            app.state.backend = bootstrap_gateway(settings)
         try:
             yield
         finally:
@@ -551,7 +553,7 @@ def create_app(settings: GatewaySettings | None = None, backend: Backend | None 
     return Litestar(
         route_handlers=[api, healthz, readyz, metrics_route],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
-        request_max_body_size=settings.max_body,
+        request_max_body_size=MAX_BODY,
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
         openapi_config=openapi,
         middleware=[_log_requests],

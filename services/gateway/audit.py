@@ -1,6 +1,9 @@
 """Audit and replay over a table's stored events (API.md, Audit and replay), through
-``services/audit.py``: the hands, a hand file once its hand has ended, a replay step by
-step as a seat, a spectator or the audit saw it, and verify."""
+``services/audit/``: the hands, a hand file once its hand has ended, a replay step by
+step as a seat, a spectator or the audit saw it, the deal it revealed, and verify.
+
+Nothing here names a game: a hand's deal, its ending and its views are asked of its
+``Game`` (``domain/games.py``), found by the registry."""
 
 from __future__ import annotations
 
@@ -9,48 +12,67 @@ from typing import Any
 import msgspec
 
 from domain.codec import decode_event
-from domain.games import MIGHTY, MITIGATI_GAME
-from domain.mighty import handfile as mighty_files
-from domain.mighty.events import HandDealt, HandPassedOut, HandScored, MisdealClaimed
-from domain.mitigati import events as mev
-from domain.mitigati import handfile as mitigati_files
-from domain.table import TableClosed
+from domain.games import AnyGame
+from domain.registry import game_of_event, game_of_hand_file
+from domain.table import DealRevealed, TableClosed
 from services.audit import HandInProgress, export_hand, verify_events
 from services.gateway.errors import ApiError
-from services.gateway.wire import HandSummary, Verified
+from services.gateway.wire import Deal, HandSummary, Verified
 from services.store.base import StoredEvent
+
+# A hand's number as a person sees it: from 1 (API.md, Conventions); the events count from 0.
+FIRST_HAND = 1
+
+
+def api_hand(hand_no: int) -> int:
+    return hand_no + FIRST_HAND
 
 
 def hands_of(stored: list[StoredEvent]) -> list[HandSummary]:
-    """Every dealt hand: finished (scored), abandoned (thrown in, bargained away, or cut
-    short by the table closing) or playing, with its scores once it has any."""
+    """Every dealt hand: finished (played out and scored), abandoned (passed out, thrown
+    in, bargained away, or cut short by the table closing) or playing, with its scores
+    once it has any."""
     hands: list[HandSummary] = []
+    game: AnyGame | None = None  # the game of the hand being played
     for entry in stored:
         event = decode_event(entry.data)
-        if isinstance(event, HandDealt | mev.HandDealt):
-            # the API numbers hands from 1; the events from 0
-            hands.append(HandSummary(hand=event.hand_no + 1, status="playing", scores=None))
-        elif hands and hands[-1].status == "playing":
+        of_event = game_of_event(event)
+        if of_event is not None and isinstance(event, of_event.deal_type):
+            game = of_event
+            number = api_hand(of_event.deal_proof(event).hand_no)
+            hands.append(HandSummary(hand=number, status="playing", scores=None))
+        elif game is not None and hands and hands[-1].status == "playing":
             last = hands[-1]
-            if isinstance(event, HandScored | mev.HandScored):
-                hands[-1] = HandSummary(hand=last.hand, status="finished", scores=list(event.scores))
-            elif isinstance(event, mev.DealAbandoned):
-                hands[-1] = HandSummary(hand=last.hand, status="abandoned", scores=list(event.scores))
-            elif isinstance(event, HandPassedOut | MisdealClaimed | TableClosed):
+            if isinstance(event, game.ends_hand):
+                ending = game.hand_ending(event)
+                scores = None if ending.scores is None else list(ending.scores)
+                hands[-1] = HandSummary(hand=last.hand, status="finished" if ending.finished else "abandoned",
+                                        scores=scores)
+            elif isinstance(event, TableClosed):
                 hands[-1] = HandSummary(hand=last.hand, status="abandoned", scores=None)
     return hands
 
 
 def hand_file(table_id: str, stored: list[StoredEvent], hand: int) -> dict[str, Any]:
     """The hand file of hand ``hand`` (numbered from 1, the events' ``hand_no`` + 1)."""
-    if hand < 1:
-        raise ApiError("unknown_hand", f"Hands are numbered from 1, not {hand}.")
+    if hand < FIRST_HAND:
+        raise ApiError("unknown_hand", f"Hands are numbered from {FIRST_HAND}, not {hand}.")
     try:
-        return export_hand(table_id, stored, hand - 1)
+        return export_hand(table_id, stored, hand - FIRST_HAND)
     except HandInProgress as secret:
         raise ApiError("hand_in_progress", str(secret)) from None
     except LookupError as missing:
         raise ApiError("unknown_hand", str(missing)) from None
+
+
+def revealed_deal(stored: list[StoredEvent], hand: int) -> Deal | None:
+    """The order, salt and commitment hand ``hand`` (from 1) revealed when it ended
+    (rules/mighty.md §2), or None for a hand cut short by its table closing."""
+    for entry in stored:
+        event = decode_event(entry.data)
+        if isinstance(event, DealRevealed) and api_hand(event.hand_no) == hand:
+            return Deal(order=list(event.order), salt=event.salt, commitment=event.commitment)
+    return None
 
 
 _encode = msgspec.json.Encoder().encode
@@ -58,35 +80,23 @@ _encode = msgspec.json.Encoder().encode
 
 def replay_steps(document: dict[str, Any], reader: str) -> list[dict[str, Any]]:
     """``mighty replay --as SEAT`` step by step; ``spectator`` and ``audit`` give the
-    same steps with the spectator's or the audit's view of each."""
-    mitigati = document.get("rules") == "mitigati"
-    files: Any = mitigati_files if mitigati else mighty_files
-    game = MITIGATI_GAME if mitigati else MIGHTY
-    _, rules = files.parse(_encode(document))
-    players = game.players(rules)
+    same steps with the spectator's or the audit's view of each. One pass: the hand is
+    replayed once and the reader's view taken after each step."""
+    data = _encode(document)
+    game = game_of_hand_file(data)
+    run = game.read_hand_file(data)
     if reader.isdigit():
-        if int(reader) >= players:
-            raise ApiError("invalid_request", f"as={reader} is not a seat of 0..{players - 1}.")
-        hand, _ = files.parse(_encode(document))
-        outcome = files.replay(hand, rules, as_seat=int(reader))
-        return [msgspec.to_builtins(step) for step in outcome.steps or ()]
-    if reader not in ("spectator", "audit"):
+        if int(reader) >= run.players:
+            raise ApiError("invalid_request", f"as={reader} is not a seat of 0..{run.players - 1}.")
+        outcome = run.replay(int(reader))
+    elif reader == "spectator":
+        outcome = run.replay(None, game.spectator_view)
+    elif reader == "audit":
+        # the hand has ended (its file exists), possibly cut short by its table closing
+        outcome = run.replay(None, lambda state: game.audit_view(state, cut_short=True))
+    else:
         raise ApiError("invalid_request", f"as is a seat number, spectator or audit, not {reader!r}.")
-    commands = list(document.get("commands") or ())
-    steps: list[dict[str, Any]] = []
-    for count in range(len(commands) + 1):
-        prefix, _ = files.parse(_encode({**document, "commands": commands[:count]}))
-        outcome = files.replay(prefix, rules)
-        if outcome.rejected is not None:
-            break
-        state = outcome.state
-        view = game.spectator_view(state) if reader == "spectator" else game.audit_view(state, cut_short=True)
-        raw = commands[count - 1] if count else None
-        steps.append({"index": None if raw is None else count - 1,
-                      "seat": None if raw is None else raw.get("seat"),
-                      "type": "deal" if raw is None else str(raw.get("type")),
-                      "view": msgspec.to_builtins(view)})
-    return steps
+    return [msgspec.to_builtins(step) for step in outcome.steps or ()]
 
 
 def verify(table_id: str, stored: list[StoredEvent]) -> Verified:

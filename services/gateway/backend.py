@@ -17,10 +17,9 @@ import asyncio
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
-import redis
 import redis.asyncio as aioredis
 
 from domain.codec import decode_event
@@ -32,13 +31,14 @@ from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combin
 from projections.ledger import decode_table as decode_ledger
 from projections.ledger import table_name as ledger_name
 from projections.views import view_name
-from services.commands.tables import TableHandler, table_handler
+from services.commands.tables import TableHandler
 from services.projection.keys import ProjectionKeys
 from services.projection.notify import channel_of
 from services.projection.store import START, id_ms
 from services.store.base import StoredEvent
-from services.store.keys import KeySpace
-from services.store.redis_store import RedisEventStore
+
+if TYPE_CHECKING:
+    from services.bootstrap import Wiring
 
 
 class PlayerRecord(msgspec.Struct, frozen=True):
@@ -132,23 +132,20 @@ class RedisBackend:
     """The backend over Redis: one synchronous client for the command handler (in a
     thread), one asyncio client for everything else."""
 
-    def __init__(self, url: str | None = None, *, space: KeySpace | None = None,
-                 sync_client: redis.Redis | None = None, async_client: aioredis.Redis | None = None,
-                 secret: bytes | None = None) -> None:
-        from services.store.redis_store import connect
-
-        self.space = space or KeySpace()
-        self.sync = sync_client if sync_client is not None else connect(url or "")
-        self.aio: Any = async_client if async_client is not None else aioredis.Redis.from_url(
-            url or "", protocol=2, decode_responses=False, socket_timeout=5.0, socket_connect_timeout=2.0)
-        self.store = RedisEventStore(self.sync, keys=self.space)
-        self.handler: TableHandler = table_handler(self.store)
-        self._secret = secret
+    def __init__(self, wiring: Wiring, async_client: aioredis.Redis) -> None:
+        self.wiring = wiring
+        self.space = wiring.space
+        self.sync = wiring.client
+        self.aio: Any = async_client
+        self.store = wiring.store
+        self.handler: TableHandler = wiring.handler
+        secret = wiring.settings.secret
+        self._secret = secret.encode() if secret else None
         self._ns = self.space.namespace
 
     async def close(self) -> None:
         await self.aio.aclose()
-        self.sync.close()
+        self.wiring.close()
 
     async def ping(self) -> None:
         await self.aio.ping()

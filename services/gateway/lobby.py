@@ -19,7 +19,8 @@ from typing import Any
 import structlog
 
 from domain.errors import MightyError
-from domain.games import game_named
+from domain.games import Rules
+from domain.registry import game_named, game_of, rules_of_directory
 from domain.table import (
     CreateTable,
     JoinSeat,
@@ -28,7 +29,7 @@ from domain.table import (
     Submission,
     TableState,
 )
-from projections.directory import DirectoryEntry
+from projections.directory import DirectoryEntry, game_fields
 from services.commands.dealer import deal_command, start_command
 from services.commands.tables import submission_from_wire
 from services.gateway.backend import Backend, PlayerRecord
@@ -56,10 +57,18 @@ def status_of(entry: DirectoryEntry) -> str:
     return {"closed": "finished", "playing": "playing"}.get(entry.status, "open")
 
 
+def rules_of_entry(entry: DirectoryEntry) -> Rules:
+    return rules_of_directory(game_fields(entry))
+
+
 def game_of_entry(entry: DirectoryEntry) -> str:
-    if entry.rules is not None:
-        return entry.rules.variant
-    return entry.variant if isinstance(entry.variant, str) else "mighty-5"
+    """The ``game`` a client names in ``POST /tables``: the rule set's variant."""
+    return rules_of_entry(entry).variant
+
+
+def options_of_entry(entry: DirectoryEntry) -> dict[str, Any]:
+    rules = rules_of_entry(entry)
+    return game_of(rules).table_options(rules)
 
 
 async def table_of(backend: Backend, entry: DirectoryEntry) -> Table:
@@ -81,7 +90,7 @@ def _table(entry: DirectoryEntry, names: dict[str, PlayerRecord]) -> Table:
                           bot=bot if player is not None else None, away=seat in entry.away))
     return Table(
         table=entry.table_id, name=entry.name, game=game_of_entry(entry),
-        options=entry.rules.options() if entry.rules is not None else {},
+        options=options_of_entry(entry),
         status=status_of(entry),  # type: ignore[arg-type]
         seats=seats, hands=entry.hands, hands_played=entry.hands_scored,
         turn_seconds=entry.turn_seconds, created=entry.created, version=entry.version,
@@ -152,7 +161,7 @@ async def create_table(backend: Backend, player: str, body: NewTable, table_id: 
         rules = game_named(body.game).make_rules(body.game, body.options)
     except MightyError as error:
         raise ApiError("invalid_request", error.message) from None
-    players = _players_of(rules)
+    players = game_of(rules).players(rules)
     _check_bots(body.bots, players, body.seat)
     table_id = table_id or new_table_id()
     create = CreateTable(variant=body.game, options=body.options, name=body.name or table_id,
@@ -166,12 +175,6 @@ async def create_table(backend: Backend, player: str, body: NewTable, table_id: 
         state = await send(backend, table_id, Submission(JoinSeat(seat=body.seat), player), f"join-{player}")
     await service_steps(backend, table_id, state)
     return await fresh_table(backend, table_id)
-
-
-def _players_of(rules: Any) -> int:
-    from domain.games import game_of
-
-    return game_of(rules).players(rules)
 
 
 async def join(backend: Backend, table_id: str, player: str, seat: int | None) -> int:
@@ -338,7 +341,7 @@ async def rematch(backend: Backend, table_id: str, player: str) -> Table:
     old_seat = entry.seats.index(player) if player in entry.seats else None
     if chosen == candidate:
         body = NewTable(game=game_of_entry(entry),
-                        options=entry.rules.options() if entry.rules is not None else {},
+                        options=options_of_entry(entry),
                         name=entry.name, hands=entry.hands, turn_seconds=entry.turn_seconds,
                         seat=old_seat, bots=dict(entry.bots))
         return await create_table(backend, player, body, table_id=chosen)

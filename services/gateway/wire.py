@@ -143,8 +143,19 @@ class Hands(msgspec.Struct, frozen=True):
     hands: list[HandSummary]
 
 
+class Deal(msgspec.Struct, frozen=True):
+    """A finished hand's deal as its ``DealRevealed`` event shows it: the card order it
+    was cut from and the salt, whose hash is the commitment made before the bidding
+    (rules/mighty.md §2): anyone can check the deal was fixed beforehand."""
+
+    order: list[str]
+    salt: str
+    commitment: str
+
+
 class Replay(msgspec.Struct, frozen=True):
     steps: list[dict[str, Any]]
+    deal: Deal | None = None  # None: the hand was cut short by its table closing
 
 
 class Verified(msgspec.Struct, frozen=True):

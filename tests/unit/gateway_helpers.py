@@ -11,18 +11,17 @@ from typing import Any
 import fakeredis
 from litestar.testing import TestClient
 
+from services.bootstrap import wire_gateway
 from services.gateway.app import create_app
-from services.gateway.backend import RedisBackend
-from services.gateway.settings import GatewaySettings
-from services.store.keys import KeySpace
+from services.settings import Settings
 
 
 @contextmanager
 def gateway(**settings: Any) -> Iterator[TestClient[Any]]:
     server = fakeredis.FakeServer()
-    backend = RedisBackend(space=KeySpace(4), sync_client=fakeredis.FakeRedis(server=server),
-                           async_client=fakeredis.FakeAsyncRedis(server=server))
-    app = create_app(GatewaySettings(**settings), backend)
+    given = Settings(partitions=4, **settings)
+    backend = wire_gateway(fakeredis.FakeRedis(server=server), fakeredis.FakeAsyncRedis(server=server), given)
+    app = create_app(given, backend)
     with TestClient(app) as client:
         yield client
 

@@ -19,7 +19,7 @@ HANDS = Path(__file__).resolve().parents[1] / "hands"
 STORE_COMMANDS = [
     ["log", "t1"], ["verify", "t1"], ["verify", "--all"], ["export", "t1"],
     ["projections", "rebuild"], ["projections", "check"], ["projections", "lag"],
-    ["projections", "ledger"], ["projections", "lobby"], ["worker", "views"],
+    ["projections", "ledger"], ["projections", "lobby"], ["worker", "views"], ["gateway"],
 ]
 
 

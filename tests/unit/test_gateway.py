@@ -15,7 +15,7 @@ from tests.unit.gateway_helpers import a_legal_command, auth, full_table, gatewa
 
 @pytest.fixture
 def client() -> Any:
-    with gateway(secret=b"unit-secret", commands_per_window=1000) as client:
+    with gateway(secret="unit-secret", rate_commands=1000) as client:
         yield client
 
 
@@ -226,7 +226,7 @@ def test_a_spectator_view_holds_no_hand_and_a_seat_view_only_its_own(client: Any
 
 
 def test_more_commands_than_the_limit_are_429_with_retry_after() -> None:
-    with gateway(secret=b"s", commands_per_window=3, window_s=60) as client:
+    with gateway(secret="s", rate_commands=3, rate_window_s=60) as client:
         table, seated = full_table(client)
         codes = []
         for i in range(5):
@@ -327,14 +327,14 @@ def test_the_openapi_document_describes_every_route_of_the_api(client: Any) -> N
 def test_the_store_unreachable_is_503_unavailable() -> None:
     from litestar.testing import TestClient
 
+    from services.bootstrap import bootstrap_gateway
     from services.gateway.app import create_app
-    from services.gateway.backend import RedisBackend
-    from services.gateway.settings import GatewaySettings
-    from services.store.keys import KeySpace
+    from services.settings import Settings
 
-    backend = RedisBackend("redis://127.0.0.1:1/0", space=KeySpace(4), secret=b"s")
+    settings = Settings(redis_url="redis://127.0.0.1:1/0", partitions=4, secret="s" * 16)
+    backend = bootstrap_gateway(settings)
     backend.sync.connection_pool.connection_kwargs["socket_connect_timeout"] = 0.2
-    with TestClient(create_app(GatewaySettings(), backend)) as client:
+    with TestClient(create_app(settings, backend)) as client:
         answer = client.post("/api/v1/players", json={"name": "Ana"})
         assert answer.status_code == 503 and answer.json()["code"] == "unavailable"
         assert client.get("/readyz").status_code == 503

@@ -11,15 +11,14 @@ from hypothesis import HealthCheck, settings
 from litestar.testing import TestClient
 from schemathesis.checks import not_a_server_error
 
+from services.bootstrap import wire_gateway
 from services.gateway.app import create_app
-from services.gateway.backend import RedisBackend
-from services.gateway.settings import GatewaySettings
-from services.store.keys import KeySpace
+from services.settings import Settings
 
 _server = fakeredis.FakeServer()
-_backend = RedisBackend(space=KeySpace(2), sync_client=fakeredis.FakeRedis(server=_server),
-                        async_client=fakeredis.FakeAsyncRedis(server=_server), secret=b"schema-secret")
-APP = create_app(GatewaySettings(commands_per_window=100_000), _backend)
+_settings = Settings(partitions=2, secret="schema-secret", rate_commands=100_000)
+_backend = wire_gateway(fakeredis.FakeRedis(server=_server), fakeredis.FakeAsyncRedis(server=_server), _settings)
+APP = create_app(_settings, _backend)
 with TestClient(APP) as _client:  # a player whose token the generated calls carry
     _TOKEN = _client.post("/api/v1/players", json={"name": "Schema"}).json()["token"]
     _client.post("/api/v1/tables", json={"seat": 0}, headers={"Authorization": f"Bearer {_TOKEN}"})

@@ -84,3 +84,32 @@ def test_store_flags_point_another_command_at_the_same_store() -> None:
     again = settings_from(parse(mine.store_flags()), environ={})
     assert (again.redis_url, again.namespace, again.partitions) == ("redis://h:1/0", "demo-1", 4)
     assert "--partitions" not in Settings(redis_url="redis://h:1/0").store_flags()  # the default is left out
+
+
+def test_the_gateway_settings_are_read_from_their_variables() -> None:
+    environ = {"MIGHTY_SECRET": "s" * 32, "MIGHTY_TOKEN_TTL_S": "60", "MIGHTY_PORT": "9001",
+               "MIGHTY_CORS_ORIGINS": "https://a.example, http://b.example:8080", "MIGHTY_RATE_COMMANDS": "5",
+               "MIGHTY_RATE_WINDOW_S": "3", "MIGHTY_MAX_LAG_S": "1.5", "MIGHTY_HOST": "0.0.0.0"}
+    found = settings_from(None, environ=environ)
+    assert (found.secret, found.token_ttl_s, found.port, found.host) == ("s" * 32, 60, 9001, "0.0.0.0")
+    assert found.cors_origins == ("https://a.example", "http://b.example:8080")
+    assert (found.rate_commands, found.rate_window_s, found.max_lag_s) == (5, 3, 1.5)
+
+
+@pytest.mark.parametrize("environ,named", [
+    ({"MIGHTY_PORT": "70000"}, "MIGHTY_PORT"),
+    ({"MIGHTY_TOKEN_TTL_S": "0"}, "MIGHTY_TOKEN_TTL_S"),
+    ({"MIGHTY_RATE_COMMANDS": "-1"}, "MIGHTY_RATE_COMMANDS"),
+    ({"MIGHTY_MAX_LAG_S": "soon"}, "MIGHTY_MAX_LAG_S"),
+    ({"MIGHTY_CORS_ORIGINS": "a.example/path"}, "MIGHTY_CORS_ORIGINS"),
+])
+def test_a_bad_gateway_setting_is_refused_naming_its_variable(environ: dict[str, str], named: str) -> None:
+    with pytest.raises(SettingsError) as refused:
+        settings_from(None, environ=environ)
+    assert refused.value.message.startswith(named)
+
+
+def test_a_short_secret_is_refused_without_repeating_it() -> None:
+    with pytest.raises(SettingsError) as refused:
+        settings_from(None, environ={"MIGHTY_SECRET": "hunter2"})
+    assert "MIGHTY_SECRET" in refused.value.message and "hunter2" not in refused.value.message

@@ -8,16 +8,15 @@ from __future__ import annotations
 import random
 
 import pytest
-from services.store.memory import InMemoryEventStore
 
 from domain.codec import decode_event
 from domain.errors import RuleError
+from domain.games import TableCreatedEvent
 from domain.table import (
     CreateTable,
     SetAway,
     Submission,
     TableClosed,
-    TableCreated,
     TableEvent,
     TableState,
     decide,
@@ -30,6 +29,7 @@ from projections.docs import DocKey
 from services.audit import verify_events
 from services.commands.tables import table_handler
 from services.players import next_submission, seating
+from tests.memory_store import InMemoryEventStore
 
 PLAYERS = ["ana", "bo", "cy", "di", "ed"]
 
@@ -86,7 +86,7 @@ def test_a_match_of_n_hands_closes_itself_when_its_nth_hand_is_scored(variant: s
 def test_the_creation_event_carries_the_match_and_the_directory_shows_it_finished() -> None:
     state, log = _table(hands=1)
     created = log[0]
-    assert isinstance(created, TableCreated)
+    assert isinstance(created, TableCreatedEvent)
     assert (created.hands, created.turn_seconds, created.bots, created.created) == (
         1, 30, {"4": "beginner"}, "2026-12-01T20:00:00Z")
     _play_out(state, log, random.Random(5))
