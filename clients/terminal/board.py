@@ -244,7 +244,7 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
             role.append("friend", style="yellow")
         elif seat == view.get("seat") and shown.get("friend") == seat:
             role.append("friend (secret)", style="yellow")
-        if seat == view.get("dealer"):
+        if seat == shown.get("dealer", view.get("dealer")):  # this hand's, not the next one's
             role.append(" dealer" if role else "dealer", style="dim")
         card = played.get(seat)
         in_trick = label(card, game) if card else Text("")

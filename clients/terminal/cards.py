@@ -56,8 +56,8 @@ def parse(name: str, game: str | None = None) -> Card:
     if found := _MIGHTY.fullmatch(name):
         rank, suit = found["rank"], found["suit"]
         pack = int(found["pack"] or 1)
-        shown = ("10" if rank == "T" else rank) + _pack(found["pack"])
-        return Card(name, shown, suit, SUIT_SYMBOLS[suit], SUIT_STYLES[suit],
+        shown = "10" if rank == "T" else rank
+        return Card(name, shown, suit, SUIT_SYMBOLS[suit] + _pack(found["pack"]), SUIT_STYLES[suit],
                     ("SHCD".index(suit), _MIGHTY_RANKS.index(rank), pack))
     return Card(name, name, None, "", "bold", (9, 0, 0))
 

@@ -53,9 +53,10 @@ class TableScreen(Screen[None]):
         Binding("escape", "back", "lobby"),
     ]
 
-    def __init__(self, table: str, *, seat: int | None = None) -> None:
+    def __init__(self, table: str, *, seat: int | None = None, follow: bool = True) -> None:
         super().__init__()
         self.table = table
+        self.follow = follow  # False: show only the views handed to ``show_view`` (a recorded one)
         self.seat = seat
         self.view: dict[str, Any] = {}
         self.names: list[str] = []
@@ -63,6 +64,7 @@ class TableScreen(Screen[None]):
         self.stream: TableStream | None = None
         self.views_shown = 0
         self.refusals: list[str] = []  # each refusal's message, as shown (tests read it)
+        self.logged: list[str] = []  # the log's lines as plain text
         self.sending = False
 
     @property
@@ -90,9 +92,11 @@ class TableScreen(Screen[None]):
         seats.add_columns(*board.SEAT_COLUMNS)
         self.query_one(HandBar).focus()
         self.title = f"table {self.table}"
+        self.set_interval(1.0, self._tick)
+        if not self.follow:
+            return
         self.stream = TableStream(self.play_app.api, self.table, self._on_view, self._on_connection)
         self.run_worker(self.stream.run(), name="stream", exit_on_error=False)
-        self.set_interval(1.0, self._tick)
         self._load_names()
 
     async def on_unmount(self) -> None:
@@ -110,11 +114,21 @@ class TableScreen(Screen[None]):
         self.sub_title = f"{found.get('name')} · {found.get('game')} · {found.get('hands')} hands"
         self.redraw()
 
+    def show_view(self, view: dict[str, Any], names: list[str] | None = None) -> None:
+        """Show ``view`` as if the stream had pushed it."""
+        if names is not None:
+            self.names = names
+        self._show(view)
+
     async def _on_view(self, view: dict[str, Any]) -> None:
+        self._show(view)
+
+    def _show(self, view: dict[str, Any]) -> None:
         before = self.view
         self.view = view
         self.views_shown += 1
-        if view.get("seats") != before.get("seats") or (view.get("hands_scored") != before.get("hands_scored")):
+        if self.follow and (view.get("seats") != before.get("seats")
+                            or view.get("hands_scored") != before.get("hands_scored")):
             self._load_names()
         self._narrate(before, view)
         self.redraw()
@@ -128,6 +142,7 @@ class TableScreen(Screen[None]):
             self.query_one("#status", Static).update(board.status(self.view, self.names))
 
     def _log(self, text: Text | str) -> None:
+        self.logged.append(text.plain if isinstance(text, Text) else text)
         self.query_one("#log", RichLog).write(text)
 
     def _narrate(self, before: dict[str, Any], view: dict[str, Any]) -> None:
