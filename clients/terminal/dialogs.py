@@ -93,3 +93,11 @@ class Figures(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def seat_table() -> DataTable[Text]:
+    """The seats' table of the table and replay screens: for reading only, so it never
+    takes the keys (a focused DataTable would eat the arrows, home and end)."""
+    seats: DataTable[Text] = DataTable(id="seats", cursor_type="none", zebra_stripes=True)
+    seats.can_focus = False
+    return seats

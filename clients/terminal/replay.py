@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from clients.terminal import board
 from clients.terminal.cards import cards_text, plain, sort_hand, suit_label
+from clients.terminal.dialogs import seat_table
 from clients.terminal.words import step as step_line
 
 
@@ -101,7 +102,7 @@ class ReplayScreen(Screen[None]):
         with Vertical():
             yield Static(id="where")
             yield Static(id="status")
-            yield DataTable(id="seats", cursor_type="none", zebra_stripes=True)
+            yield seat_table()
             yield Static(id="trick")
             yield Static(id="cards")
             yield Static(id="result")
@@ -111,7 +112,6 @@ class ReplayScreen(Screen[None]):
         self.title = f"replay of hand {self.hand} of {self.table}"
         self.sub_title = f"as {self.reader}"
         seats = self.query_one("#seats", DataTable)
-        seats.can_focus = False
         seats.add_columns(*board.SEAT_COLUMNS)
         self.redraw()
 
@@ -158,3 +158,4 @@ class ReplayScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+

@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Header, RichLog, Static
 
 from clients.terminal import board
 from clients.terminal.api import ApiError
-from clients.terminal.dialogs import Choose, Figures
+from clients.terminal.dialogs import Choose, Figures, seat_table
 from clients.terminal.hand import HandBar
 from clients.terminal.stream import TableStream
 from clients.terminal.words import describe, refusal
@@ -65,6 +65,7 @@ class TableScreen(Screen[None]):
         self.views_shown = 0
         self.refusals: list[str] = []  # each refusal's message, as shown (tests read it)
         self.logged: list[str] = []  # the log's lines as plain text
+        self.last_result: Text | None = None  # the last hand's result, shown until the next one
         self.sending = False
 
     @property
@@ -76,7 +77,7 @@ class TableScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="board"):
                 yield Static(id="status")
-                yield DataTable(id="seats", cursor_type="none", zebra_stripes=True)
+                yield seat_table()
                 yield Static(id="trick")
                 yield Static(id="result")
             with Vertical(id="side"):
@@ -88,7 +89,6 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         seats = self.query_one("#seats", DataTable)
-        seats.can_focus = False
         seats.add_columns(*board.SEAT_COLUMNS)
         self.query_one(HandBar).focus()
         self.title = f"table {self.table}"
@@ -133,6 +133,22 @@ class TableScreen(Screen[None]):
         self._narrate(before, view)
         self.redraw()
 
+    @work(group="result", exit_on_error=False)
+    async def _fetch_result(self, hand: int) -> None:
+        reader = "spectator" if self.view.get("seat") is None else str(self.view["seat"])
+        try:
+            steps = await self.play_app.api.replay(self.table, hand, reader)
+        except ApiError as error:
+            self._log(Text(refusal(error.code, error.message), style="red"))
+            return
+        last = (steps[-1].get("view") or {}) if steps else {}
+        text = board.result({"state": last}, self.names)
+        if text is not None:
+            text = Text.assemble(f"Hand {hand}: ", text)
+            self.last_result = text
+            self._log(text)
+            self.query_one("#result", Static).update(text)
+
     def _on_connection(self, state: str) -> None:
         style = "green" if state == "connected" else "yellow"
         self.query_one("#connection", Static).update(Text(f"● {state}", style=style))
@@ -159,7 +175,12 @@ class TableScreen(Screen[None]):
         if new.get("scores") and not old.get("scores"):
             text = board.result(view, self.names)
             if text is not None:
+                self.last_result = text
                 self._log(text)
+        elif before and (view.get("hands_scored") or 0) > (before.get("hands_scored") or 0):
+            # the next deal came in the same command as the last trick: no view showed the
+            # scored hand, so its result is read from its replay
+            self._fetch_result(int(view["hands_scored"]))
         if view.get("status") == "closed" and before.get("status") != "closed":
             self._log(Text("The match is over: l shows the ledger, x asks for a rematch.", style="bold"))
 
@@ -174,7 +195,7 @@ class TableScreen(Screen[None]):
         for row in board.seat_rows(view, self.names):
             seats.add_row(*row)
         self.query_one("#trick", Static).update(board.last_trick(view, self.names) or "")
-        self.query_one("#result", Static).update(board.result(view, self.names) or "")
+        self.query_one("#result", Static).update(board.result(view, self.names) or self.last_result or "")
         self.query_one("#prompt", Static).update(board.prompt(view, self.moves))
         hand = self.query_one(HandBar)
         hand.display = view.get("seat") is not None
@@ -273,3 +294,4 @@ class TableScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+

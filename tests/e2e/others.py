@@ -25,9 +25,10 @@ def a_legal_command(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 class Others:
-    def __init__(self, url: str, names: list[str], seed: int = 0) -> None:
+    def __init__(self, url: str, names: list[str], seed: int = 0, *, pass_first: bool = False) -> None:
         self.http = httpx.Client(base_url=url, timeout=15)
         self.rng = random.Random(seed)
+        self.pass_first = pass_first  # pass whenever a pass is legal (the auction)
         self.players: list[dict[str, str]] = []
         for name in names:
             made = self.http.post("/api/v1/players", json={"name": name})
@@ -93,13 +94,18 @@ class Others:
             return False  # the seat's view is a step behind the public one
         answer = self.http.post(f"/api/v1/tables/{table}/commands",
                                 json={"id": f"o-{table}-{view['version']}-{seat}",
-                                      "command": a_legal_command(view, self.rng)},
+                                      "command": self.choose(view)},
                                 headers=self.headers(player))
         if answer.status_code != 200:
             self.errors.append(answer.text)
             return False
         self.sent += 1
         return True
+
+    def choose(self, view: dict[str, Any]) -> dict[str, Any]:
+        if self.pass_first and {"type": "pass"} in view["legal"]:
+            return {"type": "pass"}
+        return a_legal_command(view, self.rng)
 
     def stop(self) -> None:
         self._stop.set()

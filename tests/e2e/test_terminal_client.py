@@ -1,0 +1,172 @@
+"""``mighty play`` end to end: the Textual app driven by its test pilot (key presses only)
+against the real gateway, projection workers and redis-server, over the public API.
+
+The four other seats of the mighty-5 table are guest players of ``tests.e2e.others``
+sending a random legal command of their views over HTTP (nothing plays the gateway's
+bots yet); they pass in the auction, so the client under test becomes the declarer and
+plays every phase from the keyboard: the bid, the discard, the friend call, the tricks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from clients.terminal.app import PlayApp
+from clients.terminal.cards import plain
+from clients.terminal.dialogs import Choose
+from clients.terminal.hand import HandBar
+from clients.terminal.lobby import LobbyScreen
+from clients.terminal.replay import ReplayScreen
+from clients.terminal.table import TableScreen
+from clients.terminal.words import describe
+from tests.e2e.others import Others
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration]
+
+
+async def until(pilot: Any, ok: Callable[[], bool], what: str, timeout_s: float = 30) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not ok():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+@pytest.fixture
+def others(gateway: Any) -> Iterator[Others]:
+    players = Others(f"http://127.0.0.1:{gateway.port}", ["Bo", "Cy", "Di", "Ed"], seed=11, pass_first=True)
+    try:
+        yield players
+    finally:
+        players.stop()
+
+
+async def press_card(pilot: Any, hand: HandBar, card: str) -> None:
+    """Move the hand bar's cursor to ``card`` with the arrow keys."""
+    target = hand.cards.index(card)
+    key = "right" if target > hand.cursor else "left"
+    for _ in range(abs(target - hand.cursor)):
+        await pilot.press(key)
+    assert hand.current == card
+
+
+async def choose(pilot: Any, app: PlayApp, command: dict[str, Any], game: str) -> None:
+    """In the open menu, type the command's name to filter it to the top, then enter."""
+    await until(pilot, lambda: isinstance(app.screen, Choose), "the menu")
+    await pilot.press(*describe(command, game))
+    await pilot.press("enter")
+
+
+def test_login_quick_play_and_a_whole_mighty_5_hand_from_the_keyboard_with_a_drop_and_a_replay(
+        gateway: Any, others: Others, tmp_path: Path) -> None:
+    asyncio.run(_a_whole_hand(f"http://127.0.0.1:{gateway.port}", others, tmp_path))
+
+
+async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
+    rng = random.Random(5)
+    app = PlayApp(url, name="Keys", config=tmp_path / "play.json", wait_seconds=20)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after logging in")
+        assert (tmp_path / "play.json").exists() and app.player
+        await pilot.press("q")  # quick play mighty-5, while the four others ask for the same
+        table = await asyncio.to_thread(others.quickplay, "mighty-5", 20)
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table screen")
+        screen = app.screen
+        assert isinstance(screen, TableScreen) and screen.table == table
+        others.play(table)
+        hand = screen.query_one(HandBar)
+        done: set[str] = set()
+        while True:
+            await until(pilot, lambda: screen.view.get("hands_scored", 0) >= 1
+                        or (screen.view.get("to_act") == screen.view.get("seat") and bool(screen.view.get("legal"))),
+                        "my turn or the end of the hand")
+            view = screen.view
+            if view.get("hands_scored", 0) >= 1:
+                break
+            version, moves, refused = view["version"], screen.moves, len(screen.refusals)
+            if moves.discard is not None:  # the kitty is in the hand: select three, then enter
+                for card in rng.sample(moves.discard["from"], moves.discard["count"]):
+                    await press_card(pilot, hand, card)
+                    await pilot.press("space")
+                assert len(hand.selected) == moves.discard["count"]
+                await pilot.press("enter")
+                done.add("discard")
+            elif moves.plays:
+                illegal = [c for c in view["hand"] if c not in moves.plays]
+                if illegal and "refused" not in done:
+                    # a dimmed card can still be tried: the gateway refuses it, in words
+                    await press_card(pilot, hand, illegal[0])
+                    await pilot.press("enter")
+                    await until(pilot, lambda: bool(screen.refusals), "the refusal")
+                    assert screen.view["version"] == version and screen.view["hand"] == view["hand"]
+                    assert any("Refused" in line for line in screen.logged)
+                    done.add("refused")
+                    continue
+                card = rng.choice(sorted(moves.plays))
+                await press_card(pilot, hand, card)
+                await pilot.press("enter")
+                if len(moves.plays[card]) > 1:  # the Joker: which suit it names
+                    await until(pilot, lambda: isinstance(app.screen, Choose), "the joker's choices")
+                    await pilot.press("enter")
+                done.add("play")
+            else:
+                kinds = {c["type"] for c in moves.menu}
+                if "bid" in kinds:
+                    command = rng.choice([c for c in moves.menu if c["type"] == "bid"])
+                elif "call_friend" in kinds:
+                    command = rng.choice([c for c in moves.menu if c["type"] == "call_friend"])
+                else:
+                    command = rng.choice(moves.menu)
+                done.add(command["type"])
+                await pilot.press("m")
+                await choose(pilot, app, command, "mighty-5")
+            await until(pilot, lambda v=version: screen.view["version"] > v, "the command's effect")
+            assert len(screen.refusals) == refused, screen.refusals  # only the one tried on purpose
+            if "dropped" not in done and len(screen.view["state"].get("tricks") or ()) >= 3:
+                await pilot.press("ctrl+r")  # the socket drops; the stream resumes after the last version
+                stream = screen.stream
+                assert stream is not None
+                await until(pilot, lambda s=stream: s.connects >= 2, "the reconnection")
+                done.add("dropped")
+        assert {"bid", "discard", "call_friend", "play", "refused", "dropped"} <= done, done
+        await until(pilot, lambda: any("Hand result" in line for line in screen.logged), "the hand's result")
+        stream = screen.stream
+        assert stream is not None
+        assert stream.received == sorted(set(stream.received)), "a view came twice or out of order"
+        others.stop()
+        async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {app.api.token}"}) as http:
+            assert (await http.get(f"/api/v1/tables/{table}/verify")).json()["ok"] is True
+            latest = (await http.get(f"/api/v1/tables/{table}/view")).json()
+        # nothing missed across the drop: the screen holds the view the HTTP API gives now
+        await until(pilot, lambda: screen.view["version"] >= latest["version"], "the latest view")
+        assert screen.view == latest
+
+        # the replay of hand 1, as the client's own seat: step with the arrows
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, Choose), "the hands to replay")
+        await pilot.press("enter")  # hand 1
+        await until(pilot, lambda: isinstance(app.screen, Choose) and "as" in app.screen.title_text, "the readers")
+        await pilot.press("enter")  # as my seat
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        replay = app.screen
+        assert isinstance(replay, ReplayScreen) and replay.reader == str(screen.seat)
+        assert replay.steps[0]["type"] == "deal" and replay.index == 0
+        await pilot.press("end")
+        last = len(replay.steps) - 1
+        assert replay.index == last
+        await pilot.press("left", "left", "right")
+        assert replay.index == last - 1
+        played = replay.steps[last]["view"]["tricks"][-1]["cards"][-1]
+        await pilot.press("right")
+        assert plain(played) in str(replay.query_one("#where").render())
+        await pilot.press("home")
+        assert replay.index == 0
+        await pilot.press("escape")
+        assert app.screen is screen
