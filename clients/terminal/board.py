@@ -15,7 +15,11 @@ from typing import Any
 from rich.text import Text
 
 from clients.terminal.cards import cards_text, is_point_card, label, suit_label
-from clients.terminal.words import PHASES, describe
+from clients.terminal.words import PHASES
+
+# the menu's kinds of command, as the prompt names them
+KINDS = {"pass": "pass", "bid": "bid", "change_trump": "change the trump", "call_friend": "call the friend",
+         "discard": "discard", "exchange": "exchange", "bargain": "bargain", "declare": "declare", "play": "play"}
 
 
 @dataclass
@@ -305,7 +309,6 @@ def prompt(view: dict[str, Any], found: Moves) -> str:
     if found.plays:
         parts.append("←/→ and enter play a card")
     if found.menu:
-        named = [describe(c, view.get("game")) for c in found.menu[:3]]
-        more = ", …" if len(found.menu) > 3 else ""
-        parts.append(f"m or enter: choose from {len(found.menu)} commands ({', '.join(named)}{more})")
+        kinds = list(dict.fromkeys(KINDS.get(c.get("type", ""), c.get("type", "")) for c in found.menu))
+        parts.append(f"m or enter: choose a command ({', '.join(kinds)}; {len(found.menu)} in all)")
     return "; ".join(parts) or "Nothing to do."

@@ -21,6 +21,7 @@ class Choose(ModalScreen[Any]):
     Choose { align: center middle; }
     Choose > Vertical { width: 80%; max-width: 90; height: 80%; border: thick $accent; background: $surface; }
     Choose Input { margin: 0 0 1 0; }
+    Choose OptionList { height: 1fr; }
     """
     BINDINGS = [Binding("escape", "dismiss_none", "cancel")]
 

@@ -66,7 +66,7 @@ class HandBar(Widget, can_focus=True):
     def render(self) -> Text:
         if not self.cards:
             return Text("(no cards)", style="dim")
-        shown = Text()
+        shown, marks = Text(), Text()
         for i, card in enumerate(self.cards):
             text = label(card, self.game, dim=card not in self.playable)
             if card in self.selected:
@@ -75,7 +75,13 @@ class HandBar(Widget, can_focus=True):
                 text.stylize("reverse")
             if i:
                 shown.append("  ")
+                marks.append("  ")
             shown.append_text(text)
+            # a second line, so the cursor and the selection show on a terminal without colour
+            mark = ("▲" if i == self.cursor else "") + ("✓" if card in self.selected else "")
+            marks.append(mark.ljust(text.cell_len), style="bold green" if card in self.selected else "bold")
+        shown.append("\n")
+        shown.append_text(marks)
         if self.selecting:
             shown.append(f"\nselected {len(self.selected)} of {self.selecting}: space selects, enter confirms",
                          style="italic")

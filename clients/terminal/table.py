@@ -82,7 +82,7 @@ class TableScreen(Screen[None]):
                 yield Static(id="result")
             with Vertical(id="side"):
                 yield Static(id="connection")
-                yield RichLog(id="log", wrap=True, markup=False)
+                yield RichLog(id="log", wrap=True, markup=False, min_width=20)
         yield Static(id="prompt")
         yield HandBar(id="hand")
         yield Footer()
@@ -245,11 +245,11 @@ class TableScreen(Screen[None]):
             return
         self.sending = True
         try:
-            version = await self.stream.send(command)
+            await self.stream.send(command)
         except ApiError as error:
             self._refused(error.code, error.message)
         else:
-            self._log(Text(f"You: {describe(command, self.view.get('game'))} (version {version})", style="green"))
+            self._log(Text(f"You: {describe(command, self.view.get('game'))}", style="green"))
         finally:
             self.sending = False
 

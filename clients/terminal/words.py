@@ -28,7 +28,8 @@ def describe(command: dict[str, Any], game: str | None = None) -> str:
     if kind == "pass":
         return "Pass"
     if kind == "bid":
-        return f"Bid {command.get('points')} {suit(command.get('trump'))}"
+        trump = command.get("trump")
+        return f"Bid {command.get('points')} {suit(trump)} ({SUIT_NAMES.get(trump or '', trump)})"
     if kind == "discard":
         if "count" in command:
             return f"Discard {command['count']} cards (select them in your hand)"

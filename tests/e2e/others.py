@@ -2,7 +2,7 @@
 send a random command of their view's ``legal`` list on their turn, as a bot would (the
 gateway seats bots but nothing plays them yet, docs/gateway.md).
 
-Run in a thread beside the client under test; ``python -m tests.e2e.others URL GAME N``
+Run in a thread beside the client under test; ``python -m tests.e2e.others URL GAME N [--pass]``
 seats N such players by quick play, for a person trying the client by hand.
 """
 
@@ -116,8 +116,8 @@ class Others:
 
 if __name__ == "__main__":
     url, game, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    others = Others(url, [f"Other {i}" for i in range(1, count + 1)])
-    table = others.quickplay(game, wait_seconds=float(sys.argv[4]) if len(sys.argv) > 4 else 30)
+    others = Others(url, [f"Other {i}" for i in range(1, count + 1)], pass_first="--pass" in sys.argv)
+    table = others.quickplay(game, wait_seconds=30)
     print(f"seated at {table}: {sorted(others.seats)}", flush=True)
     others.play(table)
     try:

@@ -98,7 +98,7 @@ def test_cards_sort_by_suit_high_to_low_with_the_trump_first_and_mitigatis_own_o
 
 
 def test_commands_read_as_words_in_the_menu() -> None:
-    assert describe({"type": "bid", "points": 14, "trump": "H"}) == "Bid 14 ♥"
+    assert describe({"type": "bid", "points": 14, "trump": "H"}) == "Bid 14 ♥ (hearts)"
     assert describe({"type": "play", "card": "JK", "suit": "D"}) == "Play Jkr, naming ♦ (diamonds)"
     assert describe({"type": "play", "card": "3C", "joker_call": True}) == "Play 3♣, calling the Joker"
     assert describe({"type": "call_friend", "friend": "AH", "lead_suit": "S"}) == \
