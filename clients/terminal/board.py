@@ -149,11 +149,20 @@ def _bargaining(bargaining: dict[str, Any], names: list[str]) -> str:
         parts.append(f"{seat_name(names, bargaining['payer'])} offers {bargaining.get('offer')}")
     if bargaining.get("seller") is not None:
         parts.append(f"{seat_name(names, bargaining['seller'])} asks {bargaining.get('ask')}")
-    said = bargaining.get("said") or []
+    said = [_said(entry, names) for entry in bargaining.get("said") or ()]
     if said:
-        parts.append("said: " + ", ".join(" ".join(str(x) for x in s) if isinstance(s, list) else str(s)
-                                          for s in said[-6:]))
+        parts.append("said: " + ", ".join(said[-6:]))
     return "  ·  ".join(parts)
+
+
+def _said(entry: Any, names: list[str]) -> str:
+    """One bargaining turn, ``[seat, action, amount]``: ``Bo sells 67``."""
+    if not isinstance(entry, list) or len(entry) < 2:
+        return str(entry)
+    seat, action = entry[0], str(entry[1])
+    amount = entry[2] if len(entry) > 2 else None
+    verb = {"pass": "passes", "continue": "continues", "pay": "pays", "sell": "sells"}.get(action, action)
+    return f"{seat_name(names, seat)} {verb}" + (f" {amount}" if amount is not None else "")
 
 
 def _declaration(entry: Any, names: list[str]) -> str:
@@ -231,7 +240,7 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
         if winner is None:
             continue
         won[winner] = won.get(winner, 0) + 1
-        points.setdefault(winner, []).extend(c for c in done.get("cards") or () if is_point_card(c))
+        points.setdefault(winner, []).extend(c for c in done.get("cards") or () if is_point_card(c, game))
     side = declarer_side(view)
     sizes = shown.get("hand_sizes") or []
     totals = view.get("totals") or []

@@ -102,9 +102,9 @@ def sort_hand(cards: list[str], game: str | None = None, trump: str | None = Non
     return sorted(cards, key=key)
 
 
-def is_point_card(name: str) -> bool:
-    """Mighty's point cards (rules/mighty.md §1)."""
-    found = _MIGHTY.fullmatch(name)
+def is_point_card(name: str, game: str | None = None) -> bool:
+    """Mighty's point cards (rules/mighty.md §1); Mitigati lays none face up."""
+    found = None if game == "mitigati" else _MIGHTY.fullmatch(name)
     return found is not None and found["rank"] in _POINT_RANKS
 
 

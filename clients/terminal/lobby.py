@@ -108,9 +108,18 @@ class LobbyScreen(Screen[None]):
     def _game(self) -> str:
         return self._filter("#game") or "mighty-5"
 
+    def action_quickplay(self) -> None:
+        first = self._game()
+        games = [first, *(g for g in GAMES if g != first)]
+        self.app.push_screen(Choose("Quick play: which game? (enter: the first)", [(g, g) for g in games]),
+                             self._quickplay)
+
+    def _quickplay(self, game: str | None) -> None:
+        if game is not None:
+            self.quickplay(game)
+
     @work(exclusive=True, group="seat", exit_on_error=False)
-    async def action_quickplay(self) -> None:
-        game = self._game()
+    async def quickplay(self, game: str) -> None:
         self.notify(f"Looking for a {game} table (bots fill the seats after {self.play_app.wait_seconds:g} s)…")
         try:
             seated = await self.play_app.api.quickplay(game, self.play_app.wait_seconds)

@@ -75,7 +75,9 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
     async with app.run_test(size=(130, 45)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after logging in")
         assert (tmp_path / "play.json").exists() and app.player
-        await pilot.press("q")  # quick play mighty-5, while the four others ask for the same
+        await pilot.press("q")  # quick play, mighty-5 first in the list
+        await until(pilot, lambda: isinstance(app.screen, Choose), "the games")
+        await pilot.press("enter")  # while the four others ask for the same
         table = await asyncio.to_thread(others.quickplay, "mighty-5", 20)
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table screen")
         screen = app.screen
