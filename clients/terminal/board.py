@@ -132,7 +132,7 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
         text.append("\n" + _bargaining(bargaining, names))
     declarations = shown.get("declarations")
     if declarations:
-        text.append("\nDeclared: " + "; ".join(_declaration(d, names) for d in declarations))
+        text.append("\nDeclared: " + "; ".join(_declaration(d, names, game) for d in declarations))
     return text
 
 
@@ -165,12 +165,15 @@ def _said(entry: Any, names: list[str]) -> str:
     return f"{seat_name(names, seat)} {verb}" + (f" {amount}" if amount is not None else "")
 
 
-def _declaration(entry: Any, names: list[str]) -> str:
-    if isinstance(entry, dict):
-        seat = entry.get("seat")
-        combos = entry.get("combinations") or []
-        return f"{seat_name(names, seat)}: {', '.join(combos) or 'nothing'}"
-    return str(entry)
+def _declaration(entry: Any, names: list[str], game: str | None) -> str:
+    """One declared combination (rules/mitigati.md §6): who, which, its value, and the
+    cards shown for tarocchi."""
+    if not isinstance(entry, dict):
+        return str(entry)
+    text = f"{seat_name(names, entry.get('seat'))}: {entry.get('name')} ({entry.get('value')})"
+    if entry.get("shown"):
+        text += " " + cards_text(list(entry["shown"]), game).plain
+    return text
 
 
 def _auction_by_seat(shown: dict[str, Any]) -> dict[int, str]:

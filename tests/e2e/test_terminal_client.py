@@ -20,7 +20,7 @@ import pytest
 
 from clients.terminal.app import PlayApp
 from clients.terminal.cards import plain
-from clients.terminal.dialogs import Choose
+from clients.terminal.dialogs import Choose, Figures
 from clients.terminal.hand import HandBar
 from clients.terminal.lobby import LobbyScreen
 from clients.terminal.replay import ReplayScreen
@@ -150,6 +150,20 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
         await until(pilot, lambda: screen.view["version"] >= latest["version"], "the latest view")
         assert screen.view == latest
 
+        # the match ledger: hand 1's scores as the hands list has them
+        async with httpx.AsyncClient(base_url=url) as http:
+            scored = (await http.get(f"/api/v1/tables/{table}/hands")).json()["hands"][0]["scores"]
+            for _ in range(300):  # the ledger worker is a step behind
+                if (await http.get(f"/api/v1/tables/{table}/ledger")).json()["hands"]:
+                    break
+                await pilot.pause(0.05)
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, Figures), "the ledger")
+        ledger = app.screen
+        assert isinstance(ledger, Figures)
+        assert ledger.rows[0] == [1, *scored] and ledger.rows[-1][0] == "Total"
+        await pilot.press("escape")
+
         # the replay of hand 1, as the client's own seat: step with the arrows
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, Choose), "the hands to replay")
@@ -172,3 +186,51 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
         assert replay.index == 0
         await pilot.press("escape")
         assert app.screen is screen
+
+
+def test_the_lobby_creates_a_table_with_bots_lists_it_and_watches_another_as_a_spectator(
+        gateway: Any, others: Others, tmp_path: Path) -> None:
+    asyncio.run(_the_lobby(f"http://127.0.0.1:{gateway.port}", others, tmp_path))
+
+
+async def _the_lobby(url: str, others: Others, tmp_path: Path) -> None:
+    async with httpx.AsyncClient(base_url=url) as http:  # four guests and a bot at a table to watch
+        made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": None, "name": "watched",
+                                                       "bots": {"4": "beginner"}},
+                               headers=others.headers(others.players[0]))
+        assert made.status_code == 201, made.text
+    watched = made.json()["table"]
+    others.join(watched)
+    app = PlayApp(url, name="Looker", config=tmp_path / "play.json")
+    async with app.run_test(size=(130, 45)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, Choose), "the games")
+        await pilot.press(*"mighty-4", "enter")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the new table")
+        table = app.screen
+        assert isinstance(table, TableScreen) and table.seat == 0
+        await until(pilot, lambda: table.view.get("phase") == "bidding" and len(table.names) == 4,
+                    "the table to start with its bots")
+        assert table.names[1:] == ["beginner bot"] * 3
+        assert table.view["hand"] and len(table.view["hand"]) == table.view["state"]["hand_sizes"][0]
+        await pilot.press("escape")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        listing = lobby.query_one("#tables")
+
+        def listed(table_id: str) -> bool:
+            return any(key.value == table_id for key in listing.rows)  # type: ignore[attr-defined]
+
+        await pilot.press("r")
+        await until(pilot, lambda: listed(table.table) and listed(watched), "both tables in the lobby")
+        row = listing.get_row_index(watched)  # type: ignore[attr-defined]
+        await pilot.press("home", *["down"] * row)
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.table == watched
+                    and bool(app.screen.view), "the watched table")
+        spectator = app.screen
+        assert isinstance(spectator, TableScreen)
+        assert spectator.view["seat"] is None and spectator.view["hand"] is None
+        assert not spectator.query_one(HandBar).display
+        assert "Watching as a spectator." in str(spectator.query_one("#prompt").render())

@@ -128,3 +128,18 @@ def test_the_guest_is_kept_per_gateway_and_a_broken_file_is_no_guest(tmp_path: P
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     path.write_text("{not json")
     assert session.load(path, "http://a") is None
+
+
+def test_mitigatis_bargaining_and_declarations_read_as_words_and_the_deadline_counts_down() -> None:
+    from datetime import UTC, datetime
+
+    view = {"game": "mitigati", "phase": "bargaining", "seat": 0, "to_act": 0, "hand_no": 1,
+            "deadline": "2024-05-01T12:01:05Z",
+            "state": {"bargaining": {"session": 2, "payer": 1, "offer": 5, "seller": 2, "ask": 9,
+                                     "said": [[1, "pay", 5], [2, "sell", 9], [0, "pass", None]]},
+                      "declarations": [{"seat": 1, "name": "kings", "value": 4},
+                                       {"seat": 2, "name": "tarocchi", "value": 6, "shown": ["T1", "T21"]}]}}
+    text = board.status(view, ["Ana", "Bo", "Cy"], now=datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)).plain
+    assert "Your turn  ⏱ 1:05 left" in text
+    assert "Bargaining (session 2)  ·  Bo offers 5  ·  Cy asks 9  ·  said: Bo pays 5, Cy sells 9, Ana passes" in text
+    assert "Declared: Bo: kings (4); Cy: tarocchi (6) T1 T21" in text
