@@ -10,11 +10,19 @@ produced) go to fresh tables through the bare Lua script, their arguments prepar
 advance: that is the raw append rate the handler is compared with. The two phases
 alternate in rounds. Prints one JSON object (docs/store.md, "The benchmark").
 
+``--async`` runs the asyncio path instead: ``--tables`` tables (200 in the figures) in
+flight at once from one event loop, each sending its planned commands one after the
+other through ``AsyncCommandHandler.handle`` over ``AsyncRedisEventStore`` (whose appends
+go out pipelined). Between its rounds the same appends go through today's sync bare
+script from one thread (``raw_append_per_s``, as above), against the same server;
+``async_ratio`` is the one rate over the other.
+
 Every key the run writes lives under its own namespace and is deleted at the end."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import logging
@@ -33,9 +41,11 @@ import redis
 import structlog
 
 from domain.table import CreateTable, Submission
+from services.commands.handler import AsyncCommandHandler
 from services.commands.tables import TableDecider, TableHandler, table_handler
 from services.players import next_submission, seating
 from services.redis_runtime import redis_url_for_run
+from services.store.async_redis_store import AsyncRedisEventStore, connect_async
 from services.store.base import GENESIS, StoredEvent, chain_hashes
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
@@ -93,6 +103,40 @@ def set_up_tables(handler: TableHandler, table_ids: Sequence[str]) -> None:
         subs = [Submission(CreateTable(), PLAYERS[0]), *seating(PLAYERS)]
         for n, sub in enumerate(subs):
             handler.handle(table_id, sub, command_id=f"setup-{n}")
+
+
+AsyncTableHandler = AsyncCommandHandler[Any, Submission, Any]
+CPU_SECONDS: list[float] = []  # the client's CPU time in each async round
+
+
+async def set_up_tables_async(handler: AsyncTableHandler, table_ids: Sequence[str]) -> None:
+    async def set_up(table_id: str) -> None:
+        subs = [Submission(CreateTable(), PLAYERS[0]), *seating(PLAYERS)]
+        for n, sub in enumerate(subs):
+            await handler.handle(table_id, sub, command_id=f"setup-{n}")
+
+    await asyncio.gather(*(set_up(t) for t in table_ids))
+
+
+async def run_commands_async(
+    handler: AsyncTableHandler, plans: dict[str, list[Submission]], prefix: str
+) -> tuple[float, list[float]]:
+    """Every table in flight at once, each sending its plan in order; time ``handle``."""
+    latencies: list[float] = []
+    clock = time.perf_counter
+
+    async def play(table_id: str, plan: list[Submission]) -> None:
+        handle, took = handler.handle, latencies.append
+        for n, submission in enumerate(plan):
+            started = clock()
+            await handle(table_id, submission, command_id=f"{prefix}{n}")
+            took(clock() - started)
+
+    started, cpu = clock(), time.process_time()
+    await asyncio.gather(*(play(t, plan) for t, plan in plans.items()))
+    elapsed = clock() - started
+    CPU_SECONDS.append(time.process_time() - cpu)
+    return elapsed, latencies
 
 
 def in_threads(concurrency: int, work: Callable[[int], None]) -> float:
@@ -225,6 +269,15 @@ def server_info(client: redis.Redis) -> dict[str, Any]:
     return dict(info)
 
 
+def redis_cpu_s(client: redis.Redis) -> float:
+    """The server's CPU time so far (user + system), or 0 where INFO has no figures."""
+    try:
+        info: Any = client.info("cpu")
+    except redis.ResponseError:
+        return 0.0
+    return float(info.get("used_cpu_user", 0.0)) + float(info.get("used_cpu_sys", 0.0))
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -293,6 +346,87 @@ def run(args: argparse.Namespace, url: str) -> dict[str, object]:
         client.close()
 
 
+def run_async(args: argparse.Namespace, url: str) -> dict[str, object]:
+    namespace = f"mightybench-{secrets.token_hex(4)}"
+    client = connect(url, max_connections=4)
+    store = RedisEventStore(client, keys=KeySpace(namespace=namespace))
+    try:
+        with asyncio.Runner() as runner:
+            aclient = connect_async(url)
+            try:
+                return _run_async(args, runner, store, aclient)
+            finally:
+                runner.run(aclient.aclose())
+    finally:
+        delete_namespace(client, namespace)
+        client.close()
+
+
+def _run_async(
+    args: argparse.Namespace, runner: asyncio.Runner, store: RedisEventStore, aclient: Any
+) -> dict[str, object]:
+    astore = AsyncRedisEventStore(aclient, keys=store.keys)
+    handler: AsyncTableHandler = AsyncCommandHandler(
+        astore, TableDecider(), cache_size=args.tables * 2
+    )
+    table_ids = [f"bench{n}" for n in range(args.tables)]
+    runner.run(set_up_tables_async(handler, table_ids))
+    raw_heads = {t: (0, GENESIS) for t in table_ids}
+    elapsed = raw_elapsed = 0.0
+    round_ratios: list[float] = []
+    latencies: list[float] = []
+    done = raw_done = events = 0
+    rng = random.Random(args.seed)
+    per_table = max(1, args.commands // (args.rounds * args.tables))
+    sync_view: Any = handler  # plan_commands only reads the cache (no I/O)
+    server_cpu_total = 0.0
+    for round_ in range(args.rounds):
+        versions = {t: store.head(t).version for t in table_ids}
+        plans = plan_commands(sync_view, table_ids, per_table, rng)
+        server_cpu = redis_cpu_s(store.client)
+        seconds, took = runner.run(run_commands_async(handler, plans, f"r{round_}-"))
+        server_cpu_total += redis_cpu_s(store.client) - server_cpu
+        elapsed += seconds
+        latencies += took
+        done += len(took)
+        calls: list[Any] = []
+        for n, table_id in enumerate(table_ids):
+            batches = batches_of(store.read(table_id, after_version=versions[table_id]))
+            events += sum(len(b) for b in batches)
+            prepared, raw_heads[table_id] = raw_calls(
+                store, f"raw{n}", batches, raw_heads[table_id], prefix=f"r{round_}-"
+            )
+            calls += prepared
+        raw_seconds = run_raw(store, [calls], 1)
+        raw_done += len(calls)
+        raw_elapsed += raw_seconds
+        round_ratios.append((len(took) / seconds) / (len(calls) / raw_seconds))
+    info = server_info(store.client)
+    commands_per_s = done / elapsed
+    raw_per_s = raw_done / raw_elapsed
+    return {
+        "bench": "store-async",
+        "async_commands_per_s": round(commands_per_s, 1),
+        "raw_append_per_s": round(raw_per_s, 1),
+        "async_ratio": round(commands_per_s / raw_per_s, 3),
+        "ratio_per_round": [round(r, 3) for r in round_ratios],
+        "p50_ms": round(percentile(latencies, 0.50) * 1000, 3),
+        "p99_ms": round(percentile(latencies, 0.99) * 1000, 3),
+        # CPU per command (µs) holds still while the machine is shared; rates do not
+        "client_cpu_us_per_command": round(sum(CPU_SECONDS) / done * 1e6, 1),
+        "server_cpu_us_per_command": round(server_cpu_total / done * 1e6, 1),
+        "commands": done,
+        "raw_appends": raw_done,
+        "events": events,
+        "tables": args.tables,
+        "rounds": args.rounds,
+        "log": args.log,
+        "redis_version": info.get("redis_version", "unknown"),
+        "redis": "REDIS_URL" if args.url_from_env else args.redis_kind,
+        "python": platform.python_version(),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mighty bench store")
     parser.add_argument("--tables", type=int, default=64)
@@ -302,6 +436,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--log", choices=["json", "json-flush", "off"], default="json")
     parser.add_argument("--json", action="store_true", help="print one JSON object (the default)")
+    parser.add_argument("--async", dest="use_async", action="store_true",
+                        help="the asyncio path: every table in flight from one event loop")
     args = parser.parse_args(argv)
     if args.tables < args.concurrency:
         parser.error("--tables must be at least --concurrency (each thread owns its tables)")
@@ -310,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         args.url_from_env = bool(os.environ.get("REDIS_URL"))
         args.redis_kind = "private redis-server" if shutil.which("redis-server") else "embedded"
         url = redis_url_for_run(stack)
-        print(json.dumps(run(args, url)))
+        print(json.dumps(run_async(args, url) if args.use_async else run(args, url)))
     return 0
 
 

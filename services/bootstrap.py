@@ -8,6 +8,9 @@ thing everywhere and nothing builds its own client or store behind the settings'
     wired = bootstrap(settings)          # client, key space, event store, handler, readers
     wired.worker("views").run(stop)      # or wired.handler.handle(...), wired.readers.lobby()
 
+``bootstrap_async(settings)`` / ``wire_async(client, settings)`` build the asyncio parts
+(``AsyncRedisEventStore``, ``AsyncCommandHandler``, ``AsyncReader``) the same way.
+
 ``wire(client, settings)`` does the same for a client that already exists (tests, a
 process that made its own connection). Only a command that starts a Redis of its own
 (``mighty demo``; ``serve`` later) may run without ``redis_url``: ``run_redis`` gives it
@@ -25,13 +28,16 @@ import redis
 import redis.asyncio as aioredis
 import structlog
 
-from services.commands.tables import TableHandler, table_handler
+from domain.table import Submission, TableEvent, TableState
+from services.commands.handler import AsyncCommandHandler
+from services.commands.tables import TableDecider, TableHandler, table_handler
 from services.projection.keys import ProjectionKeys
-from services.projection.read import Readers
+from services.projection.read import AsyncReader, Readers
 from services.projection.store import ProjectionStore
 from services.projection.worker import Worker
 from services.redis_runtime import RunRedis, redis_for_run
 from services.settings import Settings, SettingsError
+from services.store.async_redis_store import AsyncRedisEventStore, connect_async
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
 
@@ -96,12 +102,47 @@ def bootstrap(settings: Settings) -> Wiring:
     return wire(connect(settings.redis_url), settings)
 
 
-def wire_gateway(client: redis.Redis, async_client: aioredis.Redis, settings: Settings) -> RedisBackend:
-    """The gateway's backend (``services/gateway/backend.py``) on existing clients: the
-    same store, handler and key space as ``wire`` gives every other process."""
+@dataclass
+class AsyncWiring:
+    """What an asyncio process (the gateway) runs on, built from one ``Settings``: the
+    same key space and idempotency window as ``Wiring``, on an asyncio client."""
+
+    settings: Settings
+    client: aioredis.Redis
+    space: KeySpace
+    store: AsyncRedisEventStore
+    handler: AsyncCommandHandler[TableState, Submission, TableEvent]
+    readers: AsyncReader
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+def wire_async(client: aioredis.Redis, settings: Settings) -> AsyncWiring:
+    """The asyncio parts on an existing asyncio client."""
+    space = key_space(settings)
+    store = AsyncRedisEventStore(client, keys=space, idempotency_s=settings.idempotency_s)
+    handler: AsyncCommandHandler[TableState, Submission, TableEvent] = AsyncCommandHandler(
+        store, TableDecider()
+    )
+    return AsyncWiring(settings, client, space, store, handler, AsyncReader(client, space))
+
+
+def bootstrap_async(settings: Settings) -> AsyncWiring:
+    """``bootstrap`` for asyncio: the parts on ``settings.redis_url`` (connected lazily,
+    on the first command); ``NoStoreConfigured`` without one."""
+    if not settings.redis_url:
+        raise NoStoreConfigured()
+    return wire_async(connect_async(settings.redis_url), settings)
+
+
+def wire_gateway(async_client: aioredis.Redis, settings: Settings) -> RedisBackend:
+    """The gateway's backend (``services/gateway/backend.py``) on an existing asyncio
+    client: the async command path and readers of ``wire_async``, on the same key space
+    and idempotency window every other process gets."""
     from services.gateway.backend import RedisBackend
 
-    return RedisBackend(wire(client, settings), async_client)
+    return RedisBackend(wire_async(async_client, settings))
 
 
 def bootstrap_gateway(settings: Settings) -> RedisBackend:
@@ -109,26 +150,7 @@ def bootstrap_gateway(settings: Settings) -> RedisBackend:
     lazily); ``NoStoreConfigured`` without one."""
     if not settings.redis_url:
         raise NoStoreConfigured()
-    return wire_gateway(connect(settings.redis_url), _connect_async(settings.redis_url), settings)
-
-
-def _connect_async(url: str) -> aioredis.Redis:
-    # RESP2 and bytes, as the synchronous client; short timeouts, so a Redis that is
-    # down makes a request fail fast with 503 rather than hang it
-    client: aioredis.Redis = aioredis.Redis.from_url(
-        url, protocol=2, decode_responses=False, socket_timeout=5.0, socket_connect_timeout=2.0)
-    return client
-
-
-# TODO(async): once services/commands and services/store have AsyncCommandHandler and
-# AsyncRedisEventStore, the async shell is one more function of the same shape:
-#
-#     async def bootstrap_async(settings: Settings) -> AsyncWiring:
-#         if not settings.redis_url:
-#             raise NoStoreConfigured()
-#         space = key_space(settings)
-#         store = AsyncRedisEventStore(connect_async(settings.redis_url), keys=space)
-#         return AsyncWiring(settings, store.client, space, store, AsyncCommandHandler(store, TableDecider()))
+    return wire_gateway(connect_async(settings.redis_url), settings)
 
 
 def run_redis(settings: Settings, stack: contextlib.ExitStack) -> tuple[Settings, RunRedis]:

@@ -22,6 +22,7 @@ The gateway's (``mighty gateway``, docs/gateway.md):
 | | ``MIGHTY_CORS_ORIGINS`` | none: comma-separated origins a browser may call from |
 | | ``MIGHTY_RATE_COMMANDS``, ``MIGHTY_RATE_WINDOW_S`` | 20 commands per 2 s per player |
 | | ``MIGHTY_MAX_LAG_S`` | 3.0: ``/readyz`` fails when a projection is further behind |
+| | ``MIGHTY_WEB_DIR`` | ``clients/web/`` of this checkout: the web client served at ``/`` |
 
 Nothing else in ``services/`` reads these variables: processes get a ``Settings`` and
 pass it on (to ``services.bootstrap``, and to the worker processes they start, through
@@ -70,6 +71,7 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "rate_commands": "MIGHTY_RATE_COMMANDS",
     "rate_window_s": "MIGHTY_RATE_WINDOW_S",
     "max_lag_s": "MIGHTY_MAX_LAG_S",
+    "web_dir": "MIGHTY_WEB_DIR",
 }
 MIN_SECRET: Final = 16  # characters of a token-signing secret given by the operator
 
@@ -104,6 +106,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_commands: int = 20  # per player per window, shared by every gateway (kept in Redis)
     rate_window_s: int = 2
     max_lag_s: float = 3.0
+    web_dir: str | None = None  # None: clients/web/ of this checkout
 
     def as_env(self) -> dict[str, str]:
         """The variables that give a child process these same settings."""
@@ -128,6 +131,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             env["MIGHTY_SECRET"] = self.secret
         if self.cors_origins:
             env["MIGHTY_CORS_ORIGINS"] = ",".join(self.cors_origins)
+        if self.web_dir:
+            env["MIGHTY_WEB_DIR"] = self.web_dir
         return env
 
     def store_flags(self) -> list[str]:
@@ -221,6 +226,8 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
             values[name] = int(text)
     if "host" in raw:
         values["host"] = raw["host"]
+    if "web_dir" in raw:
+        values["web_dir"] = raw["web_dir"]
     if "secret" in raw:
         if len(raw["secret"]) < MIN_SECRET:
             # the message never repeats a secret

@@ -108,3 +108,50 @@ class InMemoryEventStore:
         position = int(after.split("-", 1)[1])
         with self._lock:
             return list(self._feeds.get(partition, [])[position : position + count])
+
+
+class AsyncInMemoryEventStore:
+    """The in-memory twin for asyncio: the very same store behind ``await``.
+
+    ``sync`` is the ``InMemoryEventStore`` holding the data, so a test can look at what
+    the async side wrote through the sync API (and the two can never answer differently).
+    """
+
+    def __init__(self, *, keys: KeySpace | None = None, sync: InMemoryEventStore | None = None) -> None:
+        self.sync = sync if sync is not None else InMemoryEventStore(keys=keys)
+        self.keys = self.sync.keys
+
+    async def append(
+        self,
+        table_id: str,
+        events: Sequence[bytes],
+        *,
+        expected: Head,
+        command_id: str,
+        outcome: bytes,
+    ) -> Appended:
+        return self.sync.append(
+            table_id, events, expected=expected, command_id=command_id, outcome=outcome
+        )
+
+    async def read(
+        self, table_id: str, after_version: int = 0, to_version: int | None = None
+    ) -> list[StoredEvent]:
+        return self.sync.read(table_id, after_version, to_version)
+
+    async def table_ids(self) -> list[str]:
+        return self.sync.table_ids()
+
+    async def head(self, table_id: str) -> Head:
+        return self.sync.head(table_id)
+
+    async def outcome_of(self, table_id: str, command_id: str) -> bytes | None:
+        return self.sync.outcome_of(table_id, command_id)
+
+    def partition_of(self, table_id: str) -> int:
+        return self.sync.partition_of(table_id)
+
+    async def read_feed(
+        self, partition: int, after: str = "0-0", count: int = 100
+    ) -> list[FeedEntry]:
+        return self.sync.read_feed(partition, after, count)

@@ -1,13 +1,17 @@
-"""The event store contract: one suite, run against every store.
+"""The event store contract: one suite, run against every store, sync and async.
 
-``tests/unit/test_store_contract.py`` runs it on the in-memory twin and on fakeredis,
+``tests/unit/test_store_contract.py`` runs it on the in-memory twins and on fakeredis,
 ``tests/integration/test_store_contract_redis.py`` on a real redis-server. A subclass
-provides a ``store`` fixture (and, for the Redis suite, ``client``).
+provides a ``store`` fixture (and, for the Redis suite, ``client``, a sync client of the
+same server for looking at the keys). An async store takes the very same test bodies
+through ``SyncOverAsync``, which runs each call to completion on the test's event loop.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
 
 import pytest
 import redis
@@ -21,13 +25,80 @@ from services.store import (
     ChainMismatch,
     EventStore,
     Head,
+    KeySpace,
     PayloadTooLarge,
     RedisEventStore,
     StoreCorrupt,
     VersionConflict,
 )
-from services.store.base import MAX_APPEND_BYTES, MAX_EVENT_BYTES, event_hash, verify_chain
+from services.store.async_redis_store import AsyncRedisEventStore
+from services.store.base import (
+    MAX_APPEND_BYTES,
+    MAX_EVENT_BYTES,
+    Appended,
+    AsyncEventStore,
+    FeedEntry,
+    StoredEvent,
+    event_hash,
+    verify_chain,
+)
 from services.store.redis_store import APPEND_SCRIPT
+
+T = TypeVar("T")
+
+
+class SyncOverAsync:
+    """An ``AsyncEventStore`` behind the sync ``EventStore`` API, for the contract: each
+    call runs on ``runner``'s event loop (the loop the async client belongs to)."""
+
+    def __init__(self, inner: AsyncEventStore, runner: asyncio.Runner) -> None:
+        self.inner = inner
+        self.runner = runner
+        self.keys: KeySpace = getattr(inner, "keys", None) or KeySpace()
+
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return self.runner.run(coroutine)
+
+    def append(
+        self, table_id: str, events: Sequence[bytes], *, expected: Head, command_id: str,
+        outcome: bytes,
+    ) -> Appended:
+        return self._run(self.inner.append(
+            table_id, events, expected=expected, command_id=command_id, outcome=outcome
+        ))
+
+    def read(self, table_id: str, after_version: int = 0, to_version: int | None = None
+             ) -> list[StoredEvent]:
+        return self._run(self.inner.read(table_id, after_version, to_version))
+
+    def head(self, table_id: str) -> Head:
+        return self._run(self.inner.head(table_id))
+
+    def outcome_of(self, table_id: str, command_id: str) -> bytes | None:
+        return self._run(self.inner.outcome_of(table_id, command_id))
+
+    def partition_of(self, table_id: str) -> int:
+        return self.inner.partition_of(table_id)
+
+    def read_feed(self, partition: int, after: str = "0-0", count: int = 100) -> list[FeedEntry]:
+        return self._run(self.inner.read_feed(partition, after, count))
+
+    def table_ids(self) -> list[str]:
+        return self._run(self.inner.table_ids())
+
+    def append_raw(self, keys: list[str], args: list[Any]) -> Any:
+        assert isinstance(self.inner, AsyncRedisEventStore)
+        store = self.inner
+
+        async def call() -> Any:
+            return await store.append_raw(keys, args)
+
+        return self._run(call())
+
+    def with_script(self, script: str) -> SyncOverAsync:
+        assert isinstance(self.inner, AsyncRedisEventStore)
+        inner = AsyncRedisEventStore(self.inner.client, keys=self.inner.keys, script=script)
+        return SyncOverAsync(inner, self.runner)
 
 
 def append(store: EventStore, table_id: str, *events: bytes, at: Head, cid: str) -> Head:
@@ -191,7 +262,10 @@ class StoreContract:
         assert MAX_APPEND_BYTES < 5 * MAX_EVENT_BYTES
 
 
-def evalsha(store: RedisEventStore, table_id: str, args: list[Any]) -> Any:
+AnyRedisStore = RedisEventStore | SyncOverAsync  # the latter over an AsyncRedisEventStore
+
+
+def evalsha(store: AnyRedisStore, table_id: str, args: list[Any]) -> Any:
     return store.append_raw(store.keys.table(table_id).as_list(), args)
 
 
@@ -204,14 +278,16 @@ def raw_args(*events: bytes, expected: int = 0, cid: str = "c1", table_id: str =
     return args
 
 
-def variant(store: RedisEventStore, marker: str, injected: str) -> RedisEventStore:
+def variant(store: AnyRedisStore, marker: str, injected: str) -> AnyRedisStore:
     """The same store running the append script with ``injected`` Lua after ``marker``."""
     assert marker in APPEND_SCRIPT
     script = APPEND_SCRIPT.replace(marker, marker + "\n" + injected, 1)
+    if isinstance(store, SyncOverAsync):
+        return store.with_script(script)
     return RedisEventStore(store.client, keys=store.keys, script=script)
 
 
-def redis_snapshot(client: redis.Redis, store: RedisEventStore, table_id: str) -> tuple[Any, ...]:
+def redis_snapshot(client: redis.Redis, store: AnyRedisStore, table_id: str) -> tuple[Any, ...]:
     keys = store.keys.table(table_id)
     return (
         client.xrange(keys.events),
@@ -228,13 +304,13 @@ FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'p', prev, 'c', command_i
 class RedisScriptContract:
     """What the append script itself guarantees, whoever calls it (a Redis store only)."""
 
-    def test_all_keys_of_a_table_share_one_cluster_slot(self, store: RedisEventStore) -> None:
+    def test_all_keys_of_a_table_share_one_cluster_slot(self, store: AnyRedisStore) -> None:
         for table_id in ("t1", "table-42", "Z" * 64):
             slots = {redis.crc.key_slot(k.encode()) for k in store.keys.table(table_id).as_list()}
             assert len(slots) == 1
 
     def test_a_flushed_script_cache_is_reloaded(
-        self, store: RedisEventStore, client: redis.Redis
+        self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
         head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
         client.script_flush()
@@ -264,14 +340,14 @@ class RedisScriptContract:
         ],
     )  # fmt: skip
     def test_the_script_refuses_bad_arguments_itself(
-        self, store: RedisEventStore, client: redis.Redis, args: list[Any]
+        self, store: AnyRedisStore, client: redis.Redis, args: list[Any]
     ) -> None:
         reply = evalsha(store, "t1", args)
         assert reply[0] == b"bad"
         assert redis_snapshot(client, store, "t1") == ([], [], {}, {})
 
     def test_a_key_of_the_wrong_type_is_refused_before_any_write(
-        self, store: RedisEventStore, client: redis.Redis
+        self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
         head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
         keys = store.keys.table("t1")
@@ -285,7 +361,7 @@ class RedisScriptContract:
         assert client.get(keys.commands) == b"hostile"
 
     def test_an_error_after_the_checks_writes_nothing(
-        self, store: RedisEventStore, client: redis.Redis
+        self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
         head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
         before = redis_snapshot(client, store, "t1")
@@ -296,7 +372,7 @@ class RedisScriptContract:
         assert append(store, "t1", b"b", at=head, cid="c2").version == 2
 
     def test_redis_keeps_writes_made_before_a_script_error(
-        self, store: RedisEventStore, client: redis.Redis
+        self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
         """Why the script checks everything first: Redis has no rollback.
 
@@ -315,7 +391,7 @@ class RedisScriptContract:
         assert redis_snapshot(client, store, "t1") == (stream, [], {}, {})
 
     def test_stream_entry_ids_are_versions(
-        self, store: RedisEventStore, client: redis.Redis
+        self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
         append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
         entries: Any = client.xrange(store.keys.table("t1").events)
@@ -323,7 +399,7 @@ class RedisScriptContract:
         assert client.hgetall(store.keys.table("t1").meta)[b"v"] == b"2"
 
     def test_deleting_an_entry_does_not_move_the_version(
-        self, store: RedisEventStore, client: redis.Redis
+        self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
         head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
         client.xdel(store.keys.table("t1").events, "0-2")

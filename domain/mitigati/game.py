@@ -175,7 +175,7 @@ class MitigatiGame:
     def closed_view(self, view: MitigatiView) -> MitigatiView:
         if view.to_act is None:
             return view
-        return replace(view, to_act=None, legal=(), discard_count=None)
+        return replace(view, to_act=None, legal=(), discard_count=None, discard_from=msgspec.UNSET)
 
     # ------------------------------------------------------------ audit
 

@@ -71,6 +71,9 @@ class MitigatiView(msgspec.Struct, frozen=True, kw_only=True):
     abandoned: tuple[int, int, int, int] | None = None  # (session, payer, seller, amount)
     legal: tuple[MitigatiCommand, ...] = ()
     discard_count: int | None = None  # the discard step: how many, not every set
+    # The discard step: the cards it may take (not the honours). UNSET (left out) in every
+    # other step, so those views stay as they were byte for byte.
+    discard_from: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
     packets: Packets | None = None  # audit only
 
 
@@ -79,6 +82,7 @@ def seat_view(state: MitigatiState, seat: int) -> MitigatiView:
     legal = legal_commands(state, seat)
     if isinstance(legal, DiscardChoices):
         extra["discard_count"] = DISCARD_COUNT
+        extra["discard_from"] = sorted_cards(legal.cards)
     elif legal:
         extra["legal"] = tuple(legal)
     if seat == state.dealer and isinstance(state, Declaring | Playing | Finished):

@@ -45,7 +45,8 @@ from services.gateway import audit as table_audit
 from services.gateway import lobby, tokens
 from services.gateway.backend import Backend
 from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, problem
-from services.gateway.views import api_view, view_frame
+from services.gateway.static import static_routers
+from services.gateway.views import api_view, compacted, view_document, view_frame
 from services.gateway.wire import (
     Accepted,
     CommandRequest,
@@ -93,7 +94,8 @@ class Metrics:
         self.lag = Gauge("mighty_projection_lag_seconds", "How far each projection is behind its feeds",
                          ["kind"], registry=r)
         self.sockets = Gauge("mighty_open_sockets", "Open WebSocket streams", registry=r)
-        self.dead = Gauge("mighty_dead_letters", "Feed entries no projection could apply", registry=r)
+        self.dead = Gauge("mighty_dead_letters", "Feed entries a projection kind could not decode or fold",
+                          ["kind"], registry=r)
         self.requests = Counter("mighty_http_requests", "HTTP requests by status", ["status"], registry=r)
 
 
@@ -251,8 +253,15 @@ async def _reader(backend: Backend, table_id: str, player: str | None) -> tuple[
     return state, version, "spectator"
 
 
+async def _document(backend: Backend, table_id: str, stored: bytes) -> dict[str, Any]:
+    """The API's view document of a stored view; a closed table's compacted seat view
+    gets its last hand from the spectator's (views.py)."""
+    public = await backend.view(table_id, "spectator") if compacted(stored) else None
+    return view_document(stored, public)
+
+
 @get("/tables/{table:str}/view", summary="The caller's view of the table")
-async def get_view(request: Request[Any, Any, Any], table: FromPath[str]) -> View:
+async def get_view(request: Request[Any, Any, Any], table: FromPath[str]) -> Response[View]:
     caller = await player_optional(request)
     backend = _backend(request)
     table_id = _table_id(table)
@@ -261,7 +270,9 @@ async def get_view(request: Request[Any, Any, Any], table: FromPath[str]) -> Vie
     if stored is None or api_view(stored).version < version:
         # the views worker has not caught up with this table yet: the same view, rendered here
         stored = msgspec.json.encode(render(ViewState(table=state, version=version, name=""), reader))
-    return api_view(stored)
+    # the View fields over the game's own view of the hand: more than the schema names
+    document: Any = await _document(backend, table_id, stored)
+    return Response(document)
 
 
 async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str, player: str,
@@ -329,8 +340,9 @@ async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: 
             await socket.send_text(data.decode())
 
     async def push() -> None:
-        async for stored in _backend(socket).follow(table_id, reader, after):
-            await send(view_frame(stored))
+        backend = _backend(socket)
+        async for stored in backend.follow(table_id, reader, after):
+            await send(view_frame(await _document(backend, table_id, stored)))
 
     pusher = asyncio.create_task(push())
     try:
@@ -463,7 +475,8 @@ async def metrics_route(request: Request[Any, Any, Any]) -> Response[bytes]:
     with contextlib.suppress(Exception):  # a scrape while Redis is down still answers
         for kind, seconds in (await backend.lag_seconds()).items():
             metrics.lag.labels(kind).set(seconds)
-        metrics.dead.set(await backend.dead_letters())
+        for kind, count in (await backend.dead_letters()).items():
+            metrics.dead.labels(kind).set(count)
     return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
 
@@ -551,7 +564,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
         components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}),
     )
     return Litestar(
-        route_handlers=[api, healthz, readyz, metrics_route],
+        route_handlers=[api, healthz, readyz, metrics_route, *static_routers(settings)],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=MAX_BODY,
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,

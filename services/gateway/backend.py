@@ -1,26 +1,23 @@
 """The gateway's one adapter to the command path and the stores (docs/gateway.md).
 
-Every route reaches Redis through the ``Backend`` protocol and nothing else, so the
-async command path (an ``AsyncCommandHandler`` over an async event store, async readers
-of views, lobby and ledgers) replaces ``RedisBackend`` here without a route changing.
-
-``RedisBackend`` is built over what exists today: the synchronous ``CommandHandler``
-(``services/commands``) run in a worker thread, and ``redis.asyncio`` for the reads, the
-view notifications (``follow``), the players and the rate limit. It keeps nothing a
-second gateway would need: the handler's cache is a cache (a stale one is caught up
-from the store on a version conflict), everything else lives in Redis.
+Every route reaches Redis through the ``Backend`` protocol and nothing else.
+``RedisBackend`` is built on the async path (``services.bootstrap.wire_async``): the
+``AsyncCommandHandler`` over the ``AsyncRedisEventStore`` for commands (no thread pool:
+the appends of many tables in flight share pipelines), the ``AsyncReader`` for views,
+ledgers and ``follow`` (``follow_async``), and the same asyncio client for the players,
+the lobby, the rate limit and the operations' reads. It keeps nothing a second gateway
+would need: the handler's cache is a cache (a stale one is caught up from the store on a
+version conflict), everything else lives in Redis.
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
-import redis.asyncio as aioredis
 
 from domain.codec import decode_event
 from domain.table import Submission, TableEvent, TableState
@@ -28,17 +25,12 @@ from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
-from projections.ledger import decode_table as decode_ledger
-from projections.ledger import table_name as ledger_name
-from projections.views import view_name
-from services.commands.tables import TableHandler
 from services.projection.keys import ProjectionKeys
-from services.projection.notify import channel_of
 from services.projection.store import START, id_ms
 from services.store.base import StoredEvent
 
 if TYPE_CHECKING:
-    from services.bootstrap import Wiring
+    from services.bootstrap import AsyncWiring
 
 
 class PlayerRecord(msgspec.Struct, frozen=True):
@@ -107,7 +99,10 @@ class Backend(Protocol):
         """How far each kind of projection is behind its feeds, at worst, in seconds."""
         ...
 
-    async def dead_letters(self) -> int: ...
+    async def dead_letters(self) -> dict[str, int]:
+        """Per kind, the feed entries it could not decode or fold (its dead-letter
+        streams, every partition's)."""
+        ...
 
     async def take_command(self, player: str, limit: int, window_s: int) -> float | None:
         """Count one command against the player's limit; the seconds to wait when over."""
@@ -125,27 +120,23 @@ class Backend(Protocol):
     async def close(self) -> None: ...
 
 
-DEAD_LETTERS = "deadletters"  # the stream of feed entries no projection could apply
-
-
 class RedisBackend:
-    """The backend over Redis: one synchronous client for the command handler (in a
-    thread), one asyncio client for everything else."""
+    """The backend over Redis, on one asyncio client: the async command path and readers
+    of ``wiring``, and the gateway's own keys (players, rate limit, claims)."""
 
-    def __init__(self, wiring: Wiring, async_client: aioredis.Redis) -> None:
+    def __init__(self, wiring: AsyncWiring) -> None:
         self.wiring = wiring
         self.space = wiring.space
-        self.sync = wiring.client
-        self.aio: Any = async_client
+        self.aio: Any = wiring.client
         self.store = wiring.store
-        self.handler: TableHandler = wiring.handler
+        self.handler = wiring.handler
+        self.readers = wiring.readers
         secret = wiring.settings.secret
         self._secret = secret.encode() if secret else None
         self._ns = self.space.namespace
 
     async def close(self) -> None:
-        await self.aio.aclose()
-        self.wiring.close()
+        await self.wiring.close()
 
     async def ping(self) -> None:
         await self.aio.ping()
@@ -195,19 +186,16 @@ class RedisBackend:
     # ---------------------------------------------------------------- commands
 
     async def submit(self, table_id: str, submission: Submission, command_id: str) -> Submitted:
-        def run() -> Submitted:
-            result = self.handler.handle(table_id, submission, command_id=command_id)
-            cached = self.handler.cached(table_id)
-            state = cached[0] if cached is not None and cached[1] == result.version else None
-            return Submitted(result.version, result.events, result.duplicate, state)
-
-        return await asyncio.to_thread(run)
+        result = await self.handler.handle(table_id, submission, command_id=command_id)
+        cached = self.handler.cached(table_id)
+        state = cached[0] if cached is not None and cached[1] == result.version else None
+        return Submitted(result.version, tuple(result.events), result.duplicate, state)
 
     async def state(self, table_id: str) -> tuple[TableState, int]:
-        return await asyncio.to_thread(self.handler.state_of, table_id)
+        return await self.handler.state_of(table_id)
 
     async def events(self, table_id: str) -> list[StoredEvent]:
-        return await asyncio.to_thread(self.store.read, table_id)
+        return await self.store.read(table_id)
 
     # ---------------------------------------------------------------- projections
 
@@ -239,42 +227,16 @@ class RedisBackend:
         return sorted(found, key=lambda e: e.table_id)
 
     async def view(self, table_id: str, reader: str) -> bytes | None:
-        keys = ProjectionKeys(self.space, "views")
-        data = await self.aio.get(keys.doc(self.space.partition_of(table_id), view_name(table_id, reader)))
-        return None if data is None else bytes(data)
+        return await self.readers.view(table_id, reader)
 
-    async def follow(self, table_id: str, reader: str, after: int) -> AsyncIterator[bytes]:
+    def follow(self, table_id: str, reader: str, after: int) -> AsyncIterator[bytes]:
         """Subscribe first, then read the stored view: a change published in between is
-        not lost (services/projection/notify.py); drop what is not newer than the cursor."""
-        channel = channel_of(self.space, table_id, reader)
-        pubsub = self.aio.pubsub()
-        try:
-            await pubsub.ssubscribe(channel)
-            while True:  # wait for the server's confirmation before the GET
-                message = await pubsub.get_message(timeout=5.0)
-                if message is not None and message.get("type") == "ssubscribe":
-                    break
-            cursor = after
-            stored = await self.aio.get(channel)
-            if stored is not None and _version(bytes(stored)) > cursor:
-                cursor = _version(bytes(stored))
-                yield bytes(stored)
-            while True:
-                message = await pubsub.get_message(timeout=30.0)
-                if message is None or message.get("type") != "smessage":
-                    continue
-                data = bytes(message["data"])
-                version = _version(data)
-                if version > cursor:
-                    cursor = version
-                    yield data
-        finally:
-            await pubsub.aclose()
+        not lost (``follow_async``, services/projection/notify.py); nothing not newer than
+        the cursor is given."""
+        return self.readers.follow(table_id, reader, after)
 
     async def ledger(self, table_id: str) -> AnyTableLedger | None:
-        keys = ProjectionKeys(self.space, "ledger")
-        data = await self.aio.get(keys.doc(self.space.partition_of(table_id), ledger_name(table_id)))
-        return None if data is None else decode_ledger(bytes(data))
+        return await self.readers.table_ledger(table_id)
 
     # ---------------------------------------------------------------- operations
 
@@ -307,8 +269,16 @@ class RedisBackend:
             lag[kind] = worst
         return lag
 
-    async def dead_letters(self) -> int:
-        return int(await self.aio.xlen(f"{self._ns}:{DEAD_LETTERS}"))
+    async def dead_letters(self) -> dict[str, int]:
+        # the streams the workers write (services/projection/store.py): one per kind and partition
+        pipe = self.aio.pipeline(transaction=False)
+        for kind in KINDS:
+            keys = ProjectionKeys(self.space, kind)
+            for partition in range(self.space.partitions):
+                pipe.xlen(keys.dead(partition))
+        counts = [int(n) for n in await pipe.execute()]
+        p = self.space.partitions
+        return {kind: sum(counts[k * p:(k + 1) * p]) for k, kind in enumerate(KINDS)}
 
     async def take_command(self, player: str, limit: int, window_s: int) -> float | None:
         # a fixed window per player, in Redis: every gateway counts against the same limit
@@ -335,14 +305,3 @@ class RedisBackend:
 
 
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
-
-
-class _Version(msgspec.Struct):
-    version: int
-
-
-_decode_version = msgspec.json.Decoder(_Version).decode
-
-
-def _version(data: bytes) -> int:
-    return _decode_version(data).version

@@ -111,8 +111,10 @@ class Accepted(msgspec.Struct, frozen=True):
 
 
 class View(msgspec.Struct, frozen=True):
-    """A reader's view of a table (API.md, Playing). ``state`` is the game's whole view
-    of the hand as the reader may see it (rules/mighty.md §8)."""
+    """A reader's view of a table (API.md, Playing): these fields, over the game's own
+    view of the hand as the reader may see it (rules/mighty.md §8; its fields differ by
+    game, so the schema names only these). Hands are numbered from 1: ``hand_no`` is the
+    hand being played or last played (0 before the first deal)."""
 
     table: str
     version: int
@@ -130,7 +132,6 @@ class View(msgspec.Struct, frozen=True):
     hands_scored: int
     totals: list[int]
     commitment: str | None
-    state: dict[str, Any] | None
 
 
 class HandSummary(msgspec.Struct, frozen=True):

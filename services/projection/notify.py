@@ -6,17 +6,19 @@ stores it, on the sharded Pub/Sub channel named after its key (for a view:
 nothing else. Notifications are not stored; the stored view is, with its ``version``
 (the table version it reflects). That version is the reader's cursor: ``follow``
 subscribes first, then reads the stored view, so nothing published in between is lost,
-and drops anything not newer than what it already gave.
+and drops anything not newer than what it already gave. ``follow_async`` is the same on
+an asyncio client (for a gateway's WebSocket per reader).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import msgspec
 import redis
+import redis.asyncio as aioredis
 
 from projections.views import view_name
 from services.projection.keys import ProjectionKeys
@@ -60,6 +62,50 @@ def follow(
                 yield data
     finally:
         pubsub.close()
+
+
+async def follow_async(
+    client: aioredis.Redis,
+    space: KeySpace,
+    table_id: str,
+    reader: str,
+    cursor: int = 0,
+    poll_s: float = 1.0,
+) -> AsyncGenerator[bytes, None]:
+    """``follow`` on an asyncio client: the same order (SSUBSCRIBE, wait for the
+    server's confirmation, GET the stored view, then the notifications), the same cursor
+    rule. Runs until the caller stops iterating (``aclose`` or a cancelled task), then
+    unsubscribes and gives the connection back."""
+    channel = channel_of(space, table_id, reader)
+    pubsub = client.pubsub()
+    try:
+        await pubsub.ssubscribe(channel)
+        await _await_subscribed_async(pubsub, poll_s)
+        stored: Any = await client.get(channel)
+        if stored is not None and _version(stored).version > cursor:
+            cursor = _version(stored).version
+            yield bytes(stored)
+        while True:
+            message = await pubsub.get_message(timeout=poll_s)
+            if message is None or message.get("type") != "smessage":
+                continue
+            data = bytes(message["data"])
+            version = _version(data).version
+            if version > cursor:
+                cursor = version
+                yield data
+    finally:
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+
+async def _await_subscribed_async(pubsub: Any, poll_s: float, timeout_s: float = 10.0) -> None:
+    """``_await_subscribed`` for asyncio: the confirmation, before the GET."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        message = await pubsub.get_message(timeout=poll_s)
+        if message is not None and message.get("type") == "ssubscribe":
+            return
+    raise TimeoutError("the server did not confirm the subscription")
 
 
 def _await_subscribed(pubsub: Any, poll_s: float, timeout_s: float = 10.0) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
 
 import msgspec
 import redis
+import redis.asyncio as aioredis
 
 from projections.directory import DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.ledger import (
@@ -19,8 +21,9 @@ from projections.ledger import (
     decode_table,
     table_name,
 )
-from projections.views import view_name
+from projections.views import SPECTATOR, view_name
 from services.projection.keys import ProjectionKeys
+from services.projection.notify import follow_async
 from services.projection.store import START, ProjectionStore, id_key
 from services.projection.worker import behind
 from services.store.keys import KeySpace
@@ -30,39 +33,110 @@ def _keys(space: KeySpace, kind: str) -> ProjectionKeys:
     return ProjectionKeys(space, kind)
 
 
-def player_ledgers(client: redis.Redis, space: KeySpace) -> list[PlayerLedger]:
-    """Every player's ledger over all tables: the sum of each partition's contribution."""
+# Each read is a key (or one key per partition) and a decoding; the sync functions and
+# ``AsyncReader`` share both and differ only in how they send the commands.
+
+
+def _players_docs(space: KeySpace) -> list[str]:
     keys = _keys(space, "ledger")
-    pipe = client.pipeline(transaction=False)
-    for partition in range(space.partitions):
-        pipe.hgetall(keys.doc(partition, PLAYERS_DOC))
+    return [keys.doc(partition, PLAYERS_DOC) for partition in range(space.partitions)]
+
+
+def _players(stored_per_partition: list[dict[bytes, bytes]]) -> list[PlayerLedger]:
     parts: dict[str, list[PlayerLedger]] = defaultdict(list)
-    for stored in pipe.execute():
+    for stored in stored_per_partition:
         for name, data in stored.items():
             parts[name.decode()].append(decode_player(data))
     return [combine(name, parts[name]) for name in sorted(parts)]
 
 
+def _table_ledger_doc(space: KeySpace, table_id: str) -> str:
+    return _keys(space, "ledger").doc(space.partition_of(table_id), table_name(table_id))
+
+
+def _directory_docs(space: KeySpace) -> list[str]:
+    keys = _keys(space, "directory")
+    return [keys.doc(partition, DIRECTORY_DOC) for partition in range(space.partitions)]
+
+
+def _lobby(values_per_partition: list[list[bytes]]) -> list[DirectoryEntry]:
+    entries = [decode_entry(data) for values in values_per_partition for data in values]
+    return sorted(entries, key=lambda e: e.table_id)
+
+
+def _view_doc(space: KeySpace, table_id: str, reader: str) -> str:
+    return _keys(space, "views").doc(space.partition_of(table_id), view_name(table_id, reader))
+
+
+def player_ledgers(client: redis.Redis, space: KeySpace) -> list[PlayerLedger]:
+    """Every player's ledger over all tables: the sum of each partition's contribution."""
+    pipe = client.pipeline(transaction=False)
+    for doc in _players_docs(space):
+        pipe.hgetall(doc)
+    return _players(pipe.execute())
+
+
 def table_ledger(client: redis.Redis, space: KeySpace, table_id: str) -> AnyTableLedger | None:
-    keys = _keys(space, "ledger")
-    data = client.get(keys.doc(space.partition_of(table_id), table_name(table_id)))
+    data = client.get(_table_ledger_doc(space, table_id))
     return None if data is None else decode_table(bytes(data))  # type: ignore[arg-type]
 
 
 def lobby(client: redis.Redis, space: KeySpace) -> list[DirectoryEntry]:
     """Every table that is not closed, by table id."""
-    keys = _keys(space, "directory")
     pipe = client.pipeline(transaction=False)
-    for partition in range(space.partitions):
-        pipe.hvals(keys.doc(partition, DIRECTORY_DOC))
-    entries = [decode_entry(data) for values in pipe.execute() for data in values]
-    return sorted(entries, key=lambda e: e.table_id)
+    for doc in _directory_docs(space):
+        pipe.hvals(doc)
+    return _lobby(pipe.execute())
 
 
 def view(client: redis.Redis, space: KeySpace, table_id: str, reader: str) -> bytes | None:
-    keys = _keys(space, "views")
-    data = client.get(keys.doc(space.partition_of(table_id), view_name(table_id, reader)))
+    data = client.get(_view_doc(space, table_id, reader))
     return None if data is None else bytes(data)  # type: ignore[arg-type]
+
+
+class AsyncReader:
+    """The reads a gateway makes, on an asyncio client (``connect_async``): the same keys
+    and decodings as the functions above. ``reader`` is a seat number as a string, or
+    ``"spectator"`` (``projections.views.SPECTATOR``)."""
+
+    def __init__(self, client: aioredis.Redis, space: KeySpace) -> None:
+        self.client = client
+        self.space = space
+
+    async def view(self, table_id: str, reader: str) -> bytes | None:
+        """The stored view of ``reader`` (JSON, with its ``version``), or None."""
+        data: Any = await self.client.get(_view_doc(self.space, table_id, reader))
+        return None if data is None else bytes(data)
+
+    async def seat_view(self, table_id: str, seat: int) -> bytes | None:
+        return await self.view(table_id, str(seat))
+
+    async def spectator_view(self, table_id: str) -> bytes | None:
+        return await self.view(table_id, SPECTATOR)
+
+    async def lobby(self) -> list[DirectoryEntry]:
+        """Every table that is not closed, by table id (one round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        for doc in _directory_docs(self.space):
+            pipe.hvals(doc)
+        return _lobby(await pipe.execute())
+
+    async def table_ledger(self, table_id: str) -> AnyTableLedger | None:
+        data: Any = await self.client.get(_table_ledger_doc(self.space, table_id))
+        return None if data is None else decode_table(bytes(data))
+
+    async def player_ledgers(self) -> list[PlayerLedger]:
+        """Every player's ledger over all tables (one round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        for doc in _players_docs(self.space):
+            pipe.hgetall(doc)
+        return _players(await pipe.execute())
+
+    def follow(
+        self, table_id: str, reader: str, cursor: int = 0, poll_s: float = 1.0
+    ) -> AsyncGenerator[bytes, None]:
+        """``reader``'s view each time it is newer than ``cursor`` (see ``notify``)."""
+        return follow_async(self.client, self.space, table_id, reader, cursor, poll_s)
 
 
 def feed_positions(client: redis.Redis, space: KeySpace) -> dict[int, str]:

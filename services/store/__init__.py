@@ -1,9 +1,11 @@
 """The event store: one Redis stream per table, appended by one Lua script (docs/store.md)."""
 
+from services.store.async_redis_store import AsyncRedisEventStore, connect_async
 from services.store.base import (
     EMPTY_HEAD,
     GENESIS,
     Appended,
+    AsyncEventStore,
     EventStore,
     FeedEntry,
     Head,
@@ -28,6 +30,8 @@ __all__ = [
     "EMPTY_HEAD",
     "GENESIS",
     "Appended",
+    "AsyncEventStore",
+    "AsyncRedisEventStore",
     "BadAppend",
     "BadCommandId",
     "BadTableId",
@@ -45,4 +49,5 @@ __all__ = [
     "StoreUnavailable",
     "VersionConflict",
     "connect",
+    "connect_async",
 ]

@@ -115,6 +115,36 @@ class EventStore(Protocol):
         ...
 
 
+class AsyncEventStore(Protocol):
+    """``EventStore`` for asyncio: the same operations, answers and errors, awaited."""
+
+    async def append(
+        self,
+        table_id: str,
+        events: Sequence[bytes],
+        *,
+        expected: Head,
+        command_id: str,
+        outcome: bytes,
+    ) -> Appended: ...
+
+    async def read(
+        self, table_id: str, after_version: int = 0, to_version: int | None = None
+    ) -> list[StoredEvent]: ...
+
+    async def head(self, table_id: str) -> Head: ...
+
+    async def outcome_of(self, table_id: str, command_id: str) -> bytes | None: ...
+
+    def partition_of(self, table_id: str) -> int: ...
+
+    async def read_feed(
+        self, partition: int, after: str = "0-0", count: int = 100
+    ) -> list[FeedEntry]: ...
+
+    async def table_ids(self) -> list[str]: ...
+
+
 def event_hash(prev_hash: str, data: bytes) -> str:
     digest = hashlib.sha256(prev_hash.encode("ascii"))
     digest.update(data)

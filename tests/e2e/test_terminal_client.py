@@ -40,8 +40,9 @@ async def until(pilot: Any, ok: Callable[[], bool], what: str, timeout_s: float 
 
 
 @pytest.fixture
-def others(gateway: Any) -> Iterator[Others]:
-    players = Others(f"http://127.0.0.1:{gateway.port}", ["Bo", "Cy", "Di", "Ed"], seed=11, pass_first=True)
+def others(service: str) -> Iterator[Others]:
+    """Four guests at the gateway of the module's service (tests/e2e/conftest.py)."""
+    players = Others(service, ["Bo", "Cy", "Di", "Ed"], seed=11, pass_first=True)
     try:
         yield players
     finally:
@@ -65,8 +66,8 @@ async def choose(pilot: Any, app: PlayApp, command: dict[str, Any], game: str) -
 
 
 def test_login_quick_play_and_a_whole_mighty_5_hand_from_the_keyboard_with_a_drop_and_a_replay(
-        gateway: Any, others: Others, tmp_path: Path) -> None:
-    asyncio.run(_a_whole_hand(f"http://127.0.0.1:{gateway.port}", others, tmp_path))
+        service: str, others: Others, tmp_path: Path) -> None:
+    asyncio.run(_a_whole_hand(service, others, tmp_path))
 
 
 async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
@@ -189,8 +190,8 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
 
 
 def test_the_lobby_creates_a_table_with_bots_lists_it_and_watches_another_as_a_spectator(
-        gateway: Any, others: Others, tmp_path: Path) -> None:
-    asyncio.run(_the_lobby(f"http://127.0.0.1:{gateway.port}", others, tmp_path))
+        service: str, others: Others, tmp_path: Path) -> None:
+    asyncio.run(_the_lobby(service, others, tmp_path))
 
 
 async def _the_lobby(url: str, others: Others, tmp_path: Path) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
+
 import pytest
 import redis
 
-from services.store import RedisEventStore
-from tests.store_contract import RedisScriptContract, StoreContract
+from services.redis_runtime import PrivateRedis
+from services.store import AsyncRedisEventStore, RedisEventStore, connect_async
+from tests.store_contract import RedisScriptContract, StoreContract, SyncOverAsync
 
 pytestmark = pytest.mark.integration
 
@@ -19,3 +23,16 @@ class TestRedisStore(StoreContract, RedisScriptContract):
     @pytest.fixture
     def store(self, client: redis.Redis) -> RedisEventStore:
         return RedisEventStore(client)
+
+
+class TestAsyncRedisStore(StoreContract, RedisScriptContract):
+    @pytest.fixture
+    def client(self, redis_client: redis.Redis) -> redis.Redis:
+        return redis_client
+
+    @pytest.fixture
+    def store(self, redis_server: PrivateRedis) -> Iterator[SyncOverAsync]:
+        with asyncio.Runner() as runner:
+            client = connect_async(redis_server.url)
+            yield SyncOverAsync(AsyncRedisEventStore(client), runner)
+            runner.run(client.aclose())

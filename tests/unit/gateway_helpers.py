@@ -11,7 +11,7 @@ from typing import Any
 import fakeredis
 from litestar.testing import TestClient
 
-from services.bootstrap import wire_gateway
+from services.bootstrap import Wiring, wire, wire_gateway
 from services.gateway.app import create_app
 from services.settings import Settings
 
@@ -20,10 +20,19 @@ from services.settings import Settings
 def gateway(**settings: Any) -> Iterator[TestClient[Any]]:
     server = fakeredis.FakeServer()
     given = Settings(partitions=4, **settings)
-    backend = wire_gateway(fakeredis.FakeRedis(server=server), fakeredis.FakeAsyncRedis(server=server), given)
+    backend = wire_gateway(fakeredis.FakeAsyncRedis(server=server, protocol=2), given)
     app = create_app(given, backend)
     with TestClient(app) as client:
+        # the same store through the sync parts, for what a test does beside the gateway
+        # (a projection worker, a poisoned feed entry)
+        client.sync_wiring = wire(fakeredis.FakeRedis(server=server, protocol=2), given)  # type: ignore[attr-defined]
         yield client
+
+
+def sync_wiring(client: TestClient[Any]) -> Wiring:
+    """The sync parts on the store of a ``gateway()`` client."""
+    wiring: Wiring = client.sync_wiring  # type: ignore[attr-defined]
+    return wiring
 
 
 def new_player(client: TestClient[Any], name: str = "Ana") -> dict[str, str]:

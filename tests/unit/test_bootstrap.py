@@ -54,3 +54,27 @@ def test_run_redis_without_redis_server_starts_the_embedded_one(
         settings, redis_ = run_redis(Settings(), stack)
         assert redis_.kind == "embedded" and settings.redis_url == redis_.url
         assert bootstrap(settings).client.ping()
+
+
+def test_the_async_wiring_shares_the_settings_and_its_commands_land_where_the_sync_one_reads() -> None:
+    import asyncio
+
+    from services.bootstrap import bootstrap_async, wire_async
+
+    with pytest.raises(NoStoreConfigured):
+        bootstrap_async(Settings())
+    server = fakeredis.FakeServer()
+    settings = Settings(namespace="ns3", partitions=4, idempotency_s=60.0)
+
+    async def scenario() -> int:
+        wiring = wire_async(fakeredis.FakeAsyncRedis(server=server, protocol=2), settings)
+        assert (wiring.space.namespace, wiring.space.partitions) == ("ns3", 4)
+        assert wiring.store.keys is wiring.space and wiring.handler.store is wiring.store
+        assert wiring.readers.space is wiring.space and wiring.store.idempotency_ms == 60_000
+        result = await wiring.handler.handle("t1", Submission(CreateTable(), "ana"), command_id="c1")
+        await wiring.close()
+        return result.version
+
+    version = asyncio.run(scenario())
+    sync = wire(fakeredis.FakeRedis(server=server, protocol=2), settings)
+    assert sync.store.table_ids() == ["t1"] and sync.store.head("t1").version == version == 1

@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from services.gateway import tokens
-from tests.unit.gateway_helpers import a_legal_command, auth, full_table, gateway, new_player
+from tests.unit.gateway_helpers import (
+    a_legal_command,
+    auth,
+    full_table,
+    gateway,
+    new_player,
+    sync_wiring,
+)
 
 
 @pytest.fixture
@@ -291,6 +298,90 @@ def test_a_one_hand_match_closes_itself_after_its_hand_and_its_hand_file_replays
     assert again["seats"][0]["player"] == seated[0]["player"] and again["seats"][1]["player"] == seated[1]["player"]
 
 
+def _play_until_closed(client: Any, table: str, seated: list[dict[str, str]], seed: int) -> list[dict[str, Any]]:
+    """Random legal commands until the table closes; every public view seen, in order."""
+    rng = random.Random(seed)
+    seen = []
+    for step in range(2000):
+        public = client.get(f"/api/v1/tables/{table}/view").json()
+        seen.append(public)
+        if public["status"] == "closed":
+            return seen
+        player, view = _to_act(client, table, seated)
+        answer = client.post(f"/api/v1/tables/{table}/commands",
+                             json={"id": f"p{step}", "command": a_legal_command(view, rng)}, headers=auth(player))
+        assert answer.status_code == 200, answer.text
+    raise AssertionError("the match did not end")
+
+
+def _run_views_worker(client: Any) -> None:
+    worker = sync_wiring(client).worker("views", linger_ms=0, block_ms=1)
+    while worker.step():
+        pass
+
+
+def test_the_view_holds_the_games_view_at_the_top_level_with_hands_numbered_from_1(client: Any) -> None:
+    table, seated = full_table(client)
+    mine = client.get(f"/api/v1/tables/{table}/view", headers=auth(seated[0])).json()
+    public = client.get(f"/api/v1/tables/{table}/view").json()
+    for view in (mine, public):
+        assert "state" not in view
+        assert view["hand_no"] == 1 and view["phase"] == "bidding"  # the first hand, as a person counts
+        assert len(view["hand_sizes"]) == 5 and view["auction"] == []  # the game's own fields
+    assert mine["viewer"] == 0 and mine["seat"] == 0 and len(mine["hand"]) == 10
+    assert all("seat" not in command for command in mine["legal"])
+    assert public["viewer"] is None and public["hand"] is None and public["legal"] == []
+
+
+def test_a_finished_matchs_seat_view_still_shows_its_last_hand_and_nobody_acts(client: Any) -> None:
+    table, seated = full_table(client, hands=1)
+    _play_until_closed(client, table, seated, seed=5)
+    _run_views_worker(client)  # the stored seat views of a closed table are compacted
+    stored = sync_wiring(client).readers.view(table, "0")
+    assert stored is not None and b'"hand":null' in stored
+    final = client.get(f"/api/v1/tables/{table}/view", headers=auth(seated[0])).json()
+    hands = client.get(f"/api/v1/tables/{table}/hands").json()["hands"]
+    assert final["status"] == "closed" and final["phase"] == "finished" and final["hand_no"] == 1
+    assert final["scores"] == hands[-1]["scores"] and final["to_act"] is None and final["legal"] == []
+    assert final["seat"] == 0 and final["hand"] == []  # every card was played
+
+
+def test_the_replay_of_an_ended_hand_reveals_its_deal_and_each_readers_steps(client: Any) -> None:
+    from domain.table import deal_commitment
+
+    table, seated = full_table(client, hands=1)
+    seen = _play_until_closed(client, table, seated, seed=9)
+    commitment = next(v["commitment"] for v in seen if v["commitment"])  # public before the bidding
+    document = client.get(f"/api/v1/tables/{table}/hands/1").json()
+    replay = client.get(f"/api/v1/tables/{table}/hands/1/replay?as=spectator").json()
+    deal = replay["deal"]
+    assert deal["commitment"] == commitment == deal_commitment(tuple(deal["order"]), deal["salt"])
+    dealt = [c for hand in document["hands"] for c in hand] + document["kitty"]
+    assert sorted(deal["order"]) == sorted(dealt)
+    hands = client.get(f"/api/v1/tables/{table}/hands").json()["hands"]
+    steps = {reader: client.get(f"/api/v1/tables/{table}/hands/1/replay?as={reader}").json()["steps"]
+             for reader in ("0", "spectator", "audit")}
+    assert all(step["view"]["hand"] is None for step in steps["spectator"])
+    mine = set(document["hands"][0]) | set(document["kitty"])  # seat 0 may declare and take the kitty
+    assert all(set(step["view"]["hand"]) <= mine for step in steps["0"])
+    assert steps["audit"][-1]["view"]["dealt"] == document["hands"]
+    for reader, of_reader in steps.items():
+        assert [s["index"] for s in of_reader] == [None, *range(len(document["commands"]))], reader
+        assert of_reader[-1]["view"]["scores"] == hands[0]["scores"], reader
+
+
+def test_a_mitigati_table_lists_replays_and_exports_its_hands_like_any_game(client: Any) -> None:
+    table, seated = full_table(client, game="mitigati", players=3, hands=1)
+    _play_until_closed(client, table, seated, seed=2)
+    hands = client.get(f"/api/v1/tables/{table}/hands").json()["hands"]
+    assert len(hands) == 1 and hands[0]["status"] in ("finished", "abandoned")
+    assert len(hands[0]["scores"]) == 3  # a deal bargained away pays too (mitigati.md §4)
+    document = client.get(f"/api/v1/tables/{table}/hands/1").json()
+    assert document["rules"] == "mitigati"
+    replay = client.get(f"/api/v1/tables/{table}/hands/1/replay?as=audit").json()
+    assert len(replay["steps"]) == len(document["commands"]) + 1 and replay["deal"]["salt"]
+
+
 # ---------------------------------------------------------------- operations and schema
 
 
@@ -305,6 +396,22 @@ def test_health_readiness_and_metrics_answer(client: Any) -> None:
     for name in ("mighty_commands_total", "mighty_refusals_total", "mighty_command_seconds_bucket",
                  "mighty_projection_lag_seconds", "mighty_open_sockets", "mighty_dead_letters"):
         assert name in text, name
+
+
+def test_metrics_count_each_kinds_dead_letters_from_the_streams_the_workers_write(client: Any) -> None:
+    wiring = sync_wiring(client)
+    space = wiring.space
+    table, _ = full_table(client)
+    # an event of a type no release ever wrote, for a real table, straight into its feed
+    wiring.client.xadd(space.feed(space.partition_of(table)),
+                       {"t": table, "v": 9999, "e": b'{"type":"no_such_event","v":1}', "h": "0" * 64})
+    worker = wiring.worker("ledger", linger_ms=0, block_ms=1)
+    while worker.step():
+        pass
+    assert wiring.projection_store("ledger").dead_count(range(space.partitions))[space.partition_of(table)] == 1
+    text = client.get("/metrics").text
+    assert 'mighty_dead_letters{kind="ledger"} 1.0' in text
+    assert 'mighty_dead_letters{kind="views"} 0.0' in text and 'mighty_dead_letters{kind="directory"} 0.0' in text
 
 
 def test_the_openapi_document_describes_every_route_of_the_api(client: Any) -> None:
@@ -333,7 +440,7 @@ def test_the_store_unreachable_is_503_unavailable() -> None:
 
     settings = Settings(redis_url="redis://127.0.0.1:1/0", partitions=4, secret="s" * 16)
     backend = bootstrap_gateway(settings)
-    backend.sync.connection_pool.connection_kwargs["socket_connect_timeout"] = 0.2
+    backend.aio.connection_pool.connection_kwargs["socket_connect_timeout"] = 0.2
     with TestClient(create_app(settings, backend)) as client:
         answer = client.post("/api/v1/players", json={"name": "Ana"})
         assert answer.status_code == 503 and answer.json()["code"] == "unavailable"

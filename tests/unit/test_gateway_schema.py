@@ -17,7 +17,7 @@ from services.settings import Settings
 
 _server = fakeredis.FakeServer()
 _settings = Settings(partitions=2, secret="schema-secret", rate_commands=100_000)
-_backend = wire_gateway(fakeredis.FakeRedis(server=_server), fakeredis.FakeAsyncRedis(server=_server), _settings)
+_backend = wire_gateway(fakeredis.FakeAsyncRedis(server=_server, protocol=2), _settings)
 APP = create_app(_settings, _backend)
 with TestClient(APP) as _client:  # a player whose token the generated calls carry
     _TOKEN = _client.post("/api/v1/players", json={"name": "Schema"}).json()["token"]

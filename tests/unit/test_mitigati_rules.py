@@ -6,6 +6,7 @@ seat 2 and L is seat 1; every turn passes to the right: 2, 1, 0.
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from msgspec.structs import replace
 
@@ -194,6 +195,17 @@ def test_an_honour_may_not_be_discarded(honour: str) -> None:
 
 def test_other_trumps_may_be_discarded() -> None:
     assert isinstance(apply(through_bargaining(), discard("T2 T3 T21")), Declaring)
+
+
+def test_the_dealers_view_of_the_discard_offers_every_card_but_the_honours() -> None:
+    from domain.mitigati.views import seat_view
+
+    state = through_bargaining()
+    view = seat_view(state, 0)
+    assert view.discard_count == 3 and view.hand is not None
+    assert view.discard_from == tuple(c for c in view.hand if c not in HONOURS)
+    assert "T2" in view.discard_from and not set(HONOURS) & set(view.discard_from)
+    assert isinstance(seat_view(state, 1).discard_from, type(msgspec.UNSET))  # not the dealer's step
 
 
 # ---------------------------------------------------------------- declarations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,15 +12,27 @@ import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.store import EventStore, Head, RedisEventStore, StoreError
-from tests.memory_store import InMemoryEventStore
-from tests.store_contract import RedisScriptContract, StoreContract
+from services.store import AsyncRedisEventStore, EventStore, Head, RedisEventStore, StoreError
+from tests.memory_store import AsyncInMemoryEventStore, InMemoryEventStore
+from tests.store_contract import RedisScriptContract, StoreContract, SyncOverAsync
+
+
+@pytest.fixture
+def runner() -> Iterator[asyncio.Runner]:
+    with asyncio.Runner() as loop:
+        yield loop
 
 
 class TestInMemoryStore(StoreContract):
     @pytest.fixture
     def store(self) -> InMemoryEventStore:
         return InMemoryEventStore()
+
+
+class TestAsyncInMemoryStore(StoreContract):
+    @pytest.fixture
+    def store(self, runner: asyncio.Runner) -> SyncOverAsync:
+        return SyncOverAsync(AsyncInMemoryEventStore(), runner)
 
 
 class TestFakeRedisStore(StoreContract, RedisScriptContract):
@@ -33,6 +46,24 @@ class TestFakeRedisStore(StoreContract, RedisScriptContract):
     @pytest.fixture
     def store(self, client: redis.Redis) -> RedisEventStore:
         return RedisEventStore(client)
+
+
+class TestAsyncFakeRedisStore(StoreContract, RedisScriptContract):
+    @pytest.fixture
+    def server(self) -> fakeredis.FakeServer:
+        return fakeredis.FakeServer()
+
+    @pytest.fixture
+    def client(self, server: fakeredis.FakeServer) -> Iterator[redis.Redis]:
+        client = fakeredis.FakeRedis(server=server, protocol=2)
+        yield client
+        client.close()
+
+    @pytest.fixture
+    def store(self, server: fakeredis.FakeServer, runner: asyncio.Runner) -> Iterator[SyncOverAsync]:
+        client = fakeredis.FakeAsyncRedis(server=server, protocol=2)
+        yield SyncOverAsync(AsyncRedisEventStore(client), runner)
+        runner.run(client.aclose())
 
 
 Step = tuple[str, int, str, int, bool]  # table, events, command id, version skew, bad hash
@@ -72,3 +103,14 @@ def run_steps(store: EventStore, script: list[Step]) -> list[Any]:
 def test_the_in_memory_twin_answers_as_redis_does(script: list[Step]) -> None:
     fake = RedisEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2))
     assert run_steps(InMemoryEventStore(), script) == run_steps(fake, script)
+
+
+@settings(max_examples=30, deadline=None)
+@given(steps)
+def test_the_async_redis_store_answers_as_the_sync_one_does(script: list[Step]) -> None:
+    fake = RedisEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2))
+    with asyncio.Runner() as runner:
+        client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), protocol=2)
+        async_fake = SyncOverAsync(AsyncRedisEventStore(client), runner)
+        assert run_steps(async_fake, script) == run_steps(fake, script)
+        runner.run(client.aclose())

@@ -1,8 +1,14 @@
-"""The command handler with the counter decider, on the in-memory store and fakeredis."""
+"""The command handler with the counter decider: both shells (sync ``CommandHandler``
+and ``AsyncCommandHandler``), on the in-memory twins and on fakeredis.
+
+The async shell runs the very same test bodies behind ``SyncHandler``, which runs each
+call to completion on the test's event loop (as ``SyncOverAsync`` does for its store).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import fakeredis
@@ -11,8 +17,9 @@ import structlog
 from structlog.testing import capture_logs
 
 from domain.errors import MalformedCommand, NotYourTurn, TableError
-from services.commands.handler import CommandHandler
+from services.commands.handler import AsyncCommandHandler, CommandHandler, CommandResult
 from services.store import (
+    AsyncRedisEventStore,
     BadTableId,
     CommandIdReused,
     EventStore,
@@ -36,9 +43,34 @@ from tests.counter import (
     Play,
     Played,
 )
-from tests.memory_store import InMemoryEventStore
+from tests.memory_store import AsyncInMemoryEventStore, InMemoryEventStore
+from tests.store_contract import SyncOverAsync
 
-Handler = CommandHandler[Counter, object, Event]
+
+class SyncHandler:
+    """An ``AsyncCommandHandler`` behind the sync handler's API, for the shared tests."""
+
+    def __init__(self, inner: AsyncCommandHandler[Counter, object, Event], runner: asyncio.Runner) -> None:
+        self.inner = inner
+        self.runner = runner
+        self.core = inner.core
+
+    def handle(self, table_id: str, command: object, *, command_id: str) -> CommandResult[Event]:
+        return self.runner.run(self.inner.handle(table_id, command, command_id=command_id))
+
+    def state_of(self, table_id: str) -> tuple[Counter, int]:
+        return self.runner.run(self.inner.state_of(table_id))
+
+    @property
+    def store(self) -> Any:
+        return self.inner.store
+
+    @store.setter
+    def store(self, store: Any) -> None:
+        self.inner.store = store.inner if isinstance(store, SyncOverAsync) else store
+
+
+Handler = CommandHandler[Counter, object, Event] | SyncHandler
 
 
 @pytest.fixture(autouse=True)
@@ -48,14 +80,40 @@ def plain_logging() -> None:
     structlog.reset_defaults()
 
 
+@pytest.fixture
+def runner() -> Iterator[asyncio.Runner]:
+    with asyncio.Runner() as loop:
+        yield loop
+
+
+@pytest.fixture(params=["sync", "async"])
+def shell(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(params=["memory", "fakeredis"])
-def store(request: pytest.FixtureRequest) -> EventStore:
-    if request.param == "memory":
-        return InMemoryEventStore()
-    return RedisEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2))
+def store(request: pytest.FixtureRequest, shell: str, runner: asyncio.Runner) -> Iterator[EventStore]:
+    if shell == "async" and request.param == "memory":
+        yield SyncOverAsync(AsyncInMemoryEventStore(), runner)
+    elif shell == "async":
+        client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), protocol=2)
+        yield SyncOverAsync(AsyncRedisEventStore(client), runner)
+        runner.run(client.aclose())
+    elif request.param == "memory":
+        yield InMemoryEventStore()
+    else:
+        yield RedisEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2))
 
 
-def handler(store: EventStore, **options: Any) -> Handler:
+def memory_store(shell: str, runner: asyncio.Runner) -> EventStore:
+    """A fresh in-memory store for ``shell`` (for tests that make their own)."""
+    return SyncOverAsync(AsyncInMemoryEventStore(), runner) if shell == "async" else InMemoryEventStore()
+
+
+def handler(store: Any, **options: Any) -> Handler:
+    """The shell that ``store`` is for: the async one over an async store."""
+    if isinstance(store, SyncOverAsync):
+        return SyncHandler(AsyncCommandHandler(store.inner, CounterDecider(), **options), store.runner)
     return CommandHandler(store, CounterDecider(), **options)
 
 
@@ -163,7 +221,7 @@ def test_an_unknown_table_refuses_every_command_but_open(store: EventStore) -> N
 class AlwaysMoved:
     """A store whose table always moved on: every append conflicts."""
 
-    def __init__(self, inner: EventStore) -> None:
+    def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.appends = 0
 
@@ -175,17 +233,35 @@ class AlwaysMoved:
         return getattr(self.inner, name)
 
 
-def test_conflicts_are_retried_a_bounded_number_of_times() -> None:
-    store = AlwaysMoved(InMemoryEventStore())
-    h = CommandHandler(store, CounterDecider(), max_attempts=4)
-    with pytest.raises(VersionConflict):
-        h.handle("t1", Open(2), command_id="c1")
-    assert store.appends == 4
+class AsyncAlwaysMoved(AlwaysMoved):
+    async def append(self, table_id: str, events: Sequence[bytes], **kw: Any) -> Appended:  # type: ignore[override]
+        return super().append(table_id, events, **kw)
 
 
 class Unreachable(AlwaysMoved):
     def append(self, table_id: str, events: Sequence[bytes], **kw: Any) -> Appended:
         raise StoreUnavailable("Redis is unreachable")
+
+
+class AsyncUnreachable(Unreachable):
+    async def append(self, table_id: str, events: Sequence[bytes], **kw: Any) -> Appended:  # type: ignore[override]
+        return super().append(table_id, events, **kw)
+
+
+def wrapped(shell: str, runner: asyncio.Runner, sync: type[AlwaysMoved], asynchronous: type[AlwaysMoved]) -> tuple[AlwaysMoved, Any]:
+    """A failing store for ``shell``, and a handler over it."""
+    if shell == "async":
+        failing = asynchronous(AsyncInMemoryEventStore())
+        return failing, SyncHandler(AsyncCommandHandler(failing, CounterDecider(), max_attempts=4), runner)  # type: ignore[arg-type]
+    failing = sync(InMemoryEventStore())
+    return failing, CommandHandler(failing, CounterDecider(), max_attempts=4)
+
+
+def test_conflicts_are_retried_a_bounded_number_of_times(shell: str, runner: asyncio.Runner) -> None:
+    store, h = wrapped(shell, runner, AlwaysMoved, AsyncAlwaysMoved)
+    with pytest.raises(VersionConflict):
+        h.handle("t1", Open(2), command_id="c1")
+    assert store.appends == 4
 
 
 def test_one_log_line_per_command_says_what_happened(store: EventStore) -> None:
@@ -203,8 +279,8 @@ def test_one_log_line_per_command_says_what_happened(store: EventStore) -> None:
     assert all(e["event"] == "command" and e["latency_ms"] >= 0 for e in logs)
 
 
-def test_an_unreachable_store_is_reported_and_logged() -> None:
-    h = CommandHandler(Unreachable(InMemoryEventStore()), CounterDecider())
+def test_an_unreachable_store_is_reported_and_logged(shell: str, runner: asyncio.Runner) -> None:
+    _, h = wrapped(shell, runner, Unreachable, AsyncUnreachable)
     with capture_logs() as logs, pytest.raises(StoreUnavailable):
         h.handle("t1", Open(2), command_id="c1")
     assert logs[0]["outcome"] == "unavailable"
@@ -216,7 +292,7 @@ def test_the_cache_is_bounded_and_stays_correct(store: EventStore) -> None:
         h.handle(t, Open(2), command_id="o")
     for t in ("a", "b", "c"):
         assert h.handle(t, Add(0, 1), command_id="x").events == (Added(0, 1, 1),)
-    assert len(h._cache) == 2
+    assert len(h.core.cache) == 2
 
 
 def test_a_replayed_table_equals_the_cached_state(store: EventStore) -> None:
@@ -227,11 +303,12 @@ def test_a_replayed_table_equals_the_cached_state(store: EventStore) -> None:
     assert CounterDecider().decode_event(store.read("t1")[0].data) == Opened(3)
 
 
-def test_a_store_that_lost_writes_is_reloaded_from_scratch() -> None:
-    h = opened(InMemoryEventStore())
+def test_a_store_that_lost_writes_is_reloaded_from_scratch(shell: str, runner: asyncio.Runner) -> None:
+    h = opened(memory_store(shell, runner))
     h.handle("t1", Add(0, 5), command_id="c1")
-    h.store = InMemoryEventStore()  # a failover to a replica that never got the writes
-    h.store.append(
+    replica = memory_store(shell, runner)  # a failover to a replica that never got the writes
+    h.store = replica
+    replica.append(
         "t1",
         [CounterDecider().encode_event(Opened(2))],
         expected=Head(0, "0" * 64),
@@ -243,14 +320,16 @@ def test_a_store_that_lost_writes_is_reloaded_from_scratch() -> None:
 
 
 @pytest.mark.parametrize("moved_on", [1, 2])
-def test_a_store_that_lost_writes_then_took_others_is_reloaded_from_scratch(moved_on: int) -> None:
+def test_a_store_that_lost_writes_then_took_others_is_reloaded_from_scratch(
+    moved_on: int, shell: str, runner: asyncio.Runner
+) -> None:
     """The store lost this process's last append (a failover, an OS crash under
     ``everysec``), then other processes appended: at the cached version (another head
     hash) or past it (a chain that does not continue the cached head). Neither is
     corruption, and neither may refuse a legal command or stick to the table."""
-    h = opened(InMemoryEventStore())
+    h = opened(memory_store(shell, runner))
     h.handle("t1", Add(0, 5), command_id="c1")  # cached at version 2, then lost
-    replica = InMemoryEventStore()
+    replica = memory_store(shell, runner)
     other = opened(replica)
     for i in range(moved_on):
         other.handle("t1", Add(1, 1), command_id=f"o{i}")

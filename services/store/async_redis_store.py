@@ -1,0 +1,295 @@
+"""The event store on Redis for asyncio (``redis.asyncio``): the same keys, the same
+``append.lua``, the same answers and typed errors as ``RedisEventStore`` (docs/store.md).
+
+Appends are pipelined. An append does not go to Redis on its own: it joins a queue, and
+once every task that is ready to run has had its turn (one ``call_soon``), or once
+``batch`` appends wait, the queue goes to Redis as one pipeline of EVALSHAs on one
+connection: one write, the replies read back to back, however many tables are in flight. While that pipeline is out, the next appends gather for the
+next one. A pipeline is not a transaction: each EVALSHA is its own atomic append, and
+each caller gets its own reply (a conflict for one table is nobody else's).
+
+The script is not preloaded (a constructor cannot await): the first EVALSHA of a fresh
+server answers NOSCRIPT, the script is loaded, and the EVALSHAs that were refused are
+sent again. A connection error sends again what is still unanswered, then fails it with
+``StoreUnavailable`` once the client's retries are spent; retrying is safe because the
+script answers a command id it has seen with its first outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Final
+
+import redis
+import redis.asyncio as aioredis
+import redis.utils
+from hiredis import pack_command
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.connection import HiredisRespSerializer
+
+from services.store.base import Appended, FeedEntry, Head, StoredEvent, check_append
+from services.store.keys import KeySpace, check_command_id
+from services.store.redis_store import (
+    APPEND_SCRIPT,
+    READ_CHUNK,
+    append_args,
+    appended,
+    feed_entry,
+    feed_start,
+    idempotency_ms,
+    meta_pattern,
+    parse_head,
+    store_error,
+    table_of_meta,
+    take_chunk,
+)
+
+# Appends per pipeline at most: once this many are queued they go at once. Smaller
+# pipelines let Redis start sooner but cost the client more CPU per append (a write and
+# a wake-up each): 16 a pipeline cost ~15% more than 256 (docs/performance.md).
+DEFAULT_BATCH: Final = 256
+
+
+def connect_async(
+    url: str,
+    *,
+    retries: int = 6,
+    socket_timeout: float = 5.0,
+    max_connections: int = 16,
+) -> aioredis.Redis:
+    """An asyncio client for the store, set up as ``connect`` sets up the sync one
+    (bytes replies, RESP2 pinned, retries with backoff).
+
+    Its pool *waits* for a free connection (up to ``socket_timeout``) rather than failing
+    when ``max_connections`` are in use: a gateway has far more requests in flight than
+    it should open connections, and appends share a connection per pipeline anyway.
+    """
+    retry = Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=max_connections,
+        timeout=socket_timeout,
+        protocol=2,
+        decode_responses=False,
+        retry=retry,
+        retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=min(socket_timeout, 2.0),
+        health_check_interval=0,
+    )
+    pool.connection_class = _packing_with_hiredis(pool.connection_class)
+    client: aioredis.Redis = aioredis.Redis.from_pool(pool)
+    return client
+
+
+def _packing_with_hiredis(connection_class: type[Any]) -> type[Any]:
+    """``connection_class`` packing commands with hiredis's C packer, as the sync client
+    does: redis.asyncio packs every argument in Python, which cost more than the rules
+    per append (docs/performance.md)."""
+    if redis.utils.HIREDIS_AVAILABLE is False:
+        return connection_class
+    serializer = HiredisRespSerializer()
+
+    def pack_command(self: Any, *args: Any) -> list[bytes]:
+        packed: list[bytes] = serializer.pack(*args)
+        return packed
+
+    return type(f"Hiredis{connection_class.__name__}", (connection_class,),
+                {"pack_command": pack_command})
+
+
+@contextmanager
+def _redis_errors() -> Iterator[None]:
+    try:
+        yield
+    except redis.RedisError as error:
+        raise store_error(error) from error
+
+
+_Pending = tuple[list[str], list[Any], "asyncio.Future[Any]"]
+
+
+class AsyncRedisEventStore:
+    """``AsyncEventStore`` on Redis. Use it from one event loop (the client's)."""
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        *,
+        keys: KeySpace | None = None,
+        script: str = APPEND_SCRIPT,
+        idempotency_s: float | None = None,
+        batch: int = DEFAULT_BATCH,
+    ) -> None:
+        self.client = client
+        self.keys = keys or KeySpace()
+        # command ids are forgotten after this window, as RedisEventStore's; 0: never
+        self.idempotency_ms = idempotency_ms(idempotency_s)
+        self._script = script
+        self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers
+        self.batch = batch
+        self._queue: list[_Pending] = []
+        self._sending: set[asyncio.Task[None]] = set()  # held so they are not collected
+
+    @property
+    def script_sha(self) -> str:
+        return self._sha
+
+    async def append(
+        self,
+        table_id: str,
+        events: Sequence[bytes],
+        *,
+        expected: Head,
+        command_id: str,
+        outcome: bytes,
+    ) -> Appended:
+        check_append(table_id, events, expected, command_id, outcome)
+        args = append_args(table_id, events, expected, command_id, outcome, self.idempotency_ms)
+        keys = self.keys.table(table_id)
+        reply = await self.append_raw(keys.with_index() if self.idempotency_ms else keys.as_list(), args)
+        return appended(reply, expected, outcome)
+
+    def append_raw(self, keys: list[str], args: list[Any]) -> asyncio.Future[Any]:
+        """The bare script call, pipelined with the others: no checks, no parsing."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        queue = self._queue
+        queue.append((keys, args, future))
+        if len(queue) == 1:
+            loop.call_soon(self._flush)  # after every task ready now has queued its append
+        elif len(queue) >= self.batch:
+            self._flush()  # no need to wait: Redis works on these while we decide the next
+        return future
+
+    def _flush(self) -> None:
+        if self._queue:
+            batch, self._queue = self._queue, []
+            task = asyncio.get_running_loop().create_task(self._send(batch))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+
+    async def _send(self, batch: list[_Pending]) -> None:
+        try:
+            unknown = await self._on_a_connection(batch)
+            if unknown:  # NOSCRIPT: a restarted or flushed server; load, send those again
+                self._sha = await self._load_script()
+                await self._on_a_connection(unknown)
+        except BaseException as error:
+            for _, _, future in batch:
+                if future.done():
+                    continue
+                if isinstance(error, asyncio.CancelledError):
+                    future.cancel()
+                else:
+                    future.set_exception(_typed(error))
+            if not isinstance(error, Exception):
+                raise
+
+    async def _on_a_connection(self, batch: list[_Pending]) -> list[_Pending]:
+        """Send ``batch`` as one pipeline on one pooled connection; retried (what is still
+        unanswered) on a connection error, as the client retries a command. Sent by hand
+        rather than through redis-py's ``Pipeline``, whose per-command bookkeeping cost
+        more than the append: packed by hiredis in C, replies read back to back under one
+        timeout, each caller woken as its reply is read."""
+        pool: Any = self.client.connection_pool
+        connection = await pool.get_connection()
+        try:
+            unknown: list[_Pending] = await connection.retry.call_with_retry(
+                lambda: self._exchange(connection, batch),
+                lambda error: connection.disconnect(),
+            )
+            return unknown
+        finally:
+            await pool.release(connection)
+
+    async def _exchange(self, connection: Any, batch: list[_Pending]) -> list[_Pending]:
+        todo = [item for item in batch if not item[2].done()]
+        sha = self._sha
+        packed = [pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args, _ in todo]
+        unknown: list[_Pending] = []
+        try:
+            async with asyncio.timeout(connection.socket_timeout or None):
+                await connection.send_packed_command(packed, check_health=False)
+                for item in todo:
+                    future = item[2]
+                    try:  # math.inf: no timeout of its own, the batch has one
+                        reply = await connection.read_response(timeout=math.inf)
+                    except redis.exceptions.NoScriptError:
+                        unknown.append(item)
+                        continue
+                    except redis.ResponseError as error:
+                        if not future.done():
+                            future.set_exception(_typed(error))
+                        continue
+                    if not future.done():  # done: its caller was cancelled
+                        future.set_result(reply)
+        except TimeoutError:
+            await connection.disconnect(nowait=True)  # replies may still be on the way
+            raise redis.TimeoutError("Timeout reading the append replies from Redis") from None
+        return unknown
+
+    async def _load_script(self) -> str:
+        sha = await self.client.script_load(self._script)
+        return sha.decode() if isinstance(sha, bytes) else str(sha)
+
+    async def read(
+        self, table_id: str, after_version: int = 0, to_version: int | None = None
+    ) -> list[StoredEvent]:
+        key = self.keys.table(table_id).events
+        upper = "+" if to_version is None else f"0-{to_version}"
+        events: list[StoredEvent] = []
+        start: int | None = after_version + 1
+        with _redis_errors():
+            while start is not None and (to_version is None or start <= to_version):
+                entries: Any = await self.client.xrange(key, f"0-{start}", upper, count=READ_CHUNK)
+                start = take_chunk(events, entries)
+        return events
+
+    async def table_ids(self) -> list[str]:
+        found: set[str] = set()
+        with _redis_errors():
+            for partition in range(self.keys.partitions):
+                prefix, pattern = meta_pattern(self.keys, partition)
+                async for key in self.client.scan_iter(match=pattern, count=1000):
+                    found.update(table_of_meta(self.keys, partition, prefix, key))
+        return sorted(found)
+
+    async def head(self, table_id: str) -> Head:
+        key = self.keys.table(table_id).meta
+        with _redis_errors():
+            reply: Any = await self.client.hmget(key, ["v", "h"])
+        return parse_head(reply)
+
+    async def outcome_of(self, table_id: str, command_id: str) -> bytes | None:
+        key = self.keys.table(table_id).commands
+        with _redis_errors():
+            found: Any = await self.client.hget(key, check_command_id(command_id))
+        return None if found is None else bytes(found)
+
+    def partition_of(self, table_id: str) -> int:
+        return self.keys.partition_of(table_id)
+
+    async def read_feed(
+        self, partition: int, after: str = "0-0", count: int = 100
+    ) -> list[FeedEntry]:
+        with _redis_errors():
+            entries: Any = await self.client.xrange(
+                self.keys.feed(partition), feed_start(after), "+", count=count
+            )
+        return [feed_entry(entry_id, fields) for entry_id, fields in entries]
+
+
+def _typed(error: BaseException) -> BaseException:
+    """A store error for a Redis error (one per caller: an exception raised in several
+    tasks would share one traceback); anything else as it is."""
+    if not isinstance(error, redis.RedisError):
+        return error
+    typed = store_error(error)
+    typed.__cause__ = error
+    return typed

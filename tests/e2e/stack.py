@@ -1,0 +1,69 @@
+"""The whole service as a browser meets it: a private redis-server, the three projection
+workers and ``mighty gateway`` (uvicorn, serving the web client at ``/``).
+
+``python -m tests.e2e.stack [SECONDS]`` runs it by hand for a while (default 600 s) and
+prints the address, for looking at the client while working on it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from services.redis_runtime import free_port, start_private_redis
+from services.store import connect
+from services.store.keys import KeySpace
+from tests.integration.workers.support import wait_for, wait_ready, workers
+
+
+@contextmanager
+def running_stack(directory: Path) -> Iterator[str]:
+    """Yield the gateway's base URL; everything is stopped afterwards."""
+    server = start_private_redis(directory / "redis", appendonly=True, appendfsync="everysec")
+    client = connect(server.url)
+    logs = open(directory / "gateway.log", "ab")  # noqa: SIM115 - handed to the child
+    try:
+        with workers(server.url):
+            wait_ready(client, KeySpace(), ("views", "ledger", "directory"))
+            port = free_port()
+            env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": "warning",
+                   "MIGHTY_RATE_COMMANDS": "100000", "REDIS_URL": server.url}
+            process = subprocess.Popen(
+                [sys.executable, "-m", "services.cli", "gateway", "--port", str(port)],
+                stdin=subprocess.DEVNULL, stdout=logs, stderr=logs, env=env)
+            base = f"http://127.0.0.1:{port}"
+            try:
+                def up() -> bool:
+                    assert process.poll() is None, (directory / "gateway.log").read_text()[-2000:]
+                    try:
+                        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
+                    except httpx.TransportError:
+                        return False
+
+                wait_for(up, 30, "the gateway to answer")
+                yield base
+            finally:
+                process.terminate()
+                process.wait(timeout=15)
+    finally:
+        logs.close()
+        client.close()
+        server.stop()
+
+
+if __name__ == "__main__":
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 600.0
+    # a SIGTERM unwinds the context managers, so the children stop with it
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with tempfile.TemporaryDirectory() as tmp, running_stack(Path(tmp)) as url:
+        print(url, flush=True)
+        time.sleep(seconds)
