@@ -58,8 +58,10 @@ def discard_command(step: dict[str, Any], cards: list[str]) -> dict[str, Any]:
 
 
 def state(view: dict[str, Any]) -> dict[str, Any]:
+    """The game's view of the hand (the auction, the contract, the tricks…): the view's
+    own top-level fields (docs/api.md), or a replay step's ``state``."""
     shown = view.get("state")
-    return shown if isinstance(shown, dict) else {}
+    return shown if isinstance(shown, dict) else view
 
 
 def trump(view: dict[str, Any]) -> str | None:

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from clients.terminal import board
 from clients.terminal.app import PlayApp
 from clients.terminal.cards import plain
 from clients.terminal.dialogs import Choose, Figures
@@ -132,7 +133,7 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
                 await choose(pilot, app, command, "mighty-5")
             await until(pilot, lambda v=version: screen.view["version"] > v, "the command's effect")
             assert len(screen.refusals) == refused, screen.refusals  # only the one tried on purpose
-            if "dropped" not in done and len(screen.view["state"].get("tricks") or ()) >= 3:
+            if "dropped" not in done and len(board.state(screen.view).get("tricks") or ()) >= 3:
                 await pilot.press("ctrl+r")  # the socket drops; the stream resumes after the last version
                 stream = screen.stream
                 assert stream is not None
@@ -214,7 +215,7 @@ async def _the_lobby(url: str, others: Others, tmp_path: Path) -> None:
         await until(pilot, lambda: table.view.get("phase") == "bidding" and len(table.names) == 4,
                     "the table to start with its bots")
         assert table.names[1:] == ["beginner bot"] * 3
-        assert table.view["hand"] and len(table.view["hand"]) == table.view["state"]["hand_sizes"][0]
+        assert table.view["hand"] and len(table.view["hand"]) == table.view["hand_sizes"][0]
         await pilot.press("escape")
         lobby = app.screen
         assert isinstance(lobby, LobbyScreen)

@@ -29,15 +29,15 @@ def recorded(name: str) -> tuple[dict[str, Any], list[str]]:
 def test_the_recorded_play_view_marks_only_the_legal_cards_and_shows_the_trick_around_the_table() -> None:
     view, names = recorded("mighty5_play.json")
     moves = board.moves(view)
-    assert moves.cards == {"3D", "7D"} and moves.discard is None and moves.menu == []
+    assert moves.cards == {"5D", "6D", "JK"} and moves.discard is None and moves.menu == []
     rows = {r[0].plain.strip(" ▶"): [cell.plain for cell in r[1:]] for r in board.seat_rows(view, names)}
-    assert rows["Other 2"][:3] == ["declarer", "20 NT", "J♦ (led)"]
-    assert rows["Me (you)"][0] == "friend (secret)"  # the friend call names seat 0's 5♥
-    assert rows["Other 1"][:2] == ["dealer", "17 ♣"] and rows["Other 4"][1] == "pass"
-    assert [r[5] for r in rows.values()] == ["10", "10", "10", "10", "9"]
+    assert rows["Cy"][:3] == ["declarer", "20 NT", "Q♦ (led)"]
+    assert rows["Di"][:3] == ["dealer", "15 NT", "7♦"] and rows["Ed"][1:3] == ["19 ♦", "A♠"]
+    assert rows["Me (you)"][1:3] == ["20 ♦", ""] and rows["Bo"][1] == "pass"
+    assert [r[5] for r in rows.values()] == ["10", "10", "9", "9", "9"]
     status = board.status(view, names).plain
-    assert "Your turn" in status and "Contract: Other 2 20 NT" in status and "Friend call: 5♥" in status
-    assert "Kitty: 10♦ Q♦ 8♥" in status
+    assert "Your turn" in status and "Contract: Cy 20 NT" in status and "Friend call: J♠" in status
+    assert "Kitty: Q♦ 2♣ 4♣" in status and "Lead advice: ♣" in status and "Discarded" not in status  # only the declarer sees them
     assert board.prompt(view, moves) == "←/→ and enter play a card"
 
 
@@ -45,15 +45,16 @@ def test_the_recorded_finished_view_shows_the_result_the_point_cards_and_the_tot
     view, names = recorded("mighty5_finished.json")
     text = board.result(view, names)
     assert text is not None
-    assert "contract failed (declarer's side took 13 points)" in text.plain
-    assert "Scores: Me -8, Bo -16, Cy +8, Di +8, Ed +8" in text.plain
+    assert "contract failed (declarer's side took 9 points)" in text.plain
+    assert "Scores: Me +8, Bo +8, Cy -16, Di -8, Ed +8" in text.plain
     rows = board.seat_rows(view, names)
-    declarer, friend = view["state"]["declarer"], view["state"]["friend"]
-    assert rows[declarer][1].plain == "declarer dealer" and rows[friend][1].plain == "friend"
+    declarer, friend = view["declarer"], view["friend"]
+    assert rows[declarer][1].plain == "declarer" and rows[friend][1].plain == "friend dealer"
     defenders = [s for s in range(5) if s not in (declarer, friend)]
     for seat in defenders:  # rules/mighty.md §5: the defenders' point cards lie face up
         shown = rows[seat][5].plain.split()
-        assert len(shown) == view["state"]["face_up_points"][seat]
+        assert len(shown) == view["face_up_points"][seat]
+    assert sum(len(rows[s][5].plain.split()) for s in defenders) == 20 - view["declarer_side_points"]
     assert rows[declarer][5].plain == "" and [r[7].plain for r in rows] == [str(t) for t in view["totals"]]
 
 
@@ -73,16 +74,17 @@ def test_the_table_screen_draws_a_recorded_view_with_the_hand_sorted_by_suit_and
             screen.show_view(view, names)
             await pilot.pause()
             hand = screen.query_one(HandBar)
-            assert [plain(c) for c in hand.cards] == ["8♠", "7♠", "6♠", "Q♥", "6♥", "5♥", "9♣", "5♣", "7♦", "3♦"]
-            assert hand.has_focus and hand.current == "7D"  # the cursor starts on a playable card
+            assert [plain(c) for c in hand.cards] == ["8♠", "4♠", "3♠", "2♠", "8♥", "10♣", "9♣", "6♦", "5♦", "Jkr"]
+            assert hand.has_focus and hand.current == "6D"  # the cursor starts on a playable card
             drawn = hand.render()
             dimmed = {drawn.plain[s.start:s.end] for s in drawn.spans if "dim" in str(s.style)}
-            assert dimmed == {plain(c) for c in view["hand"] if c not in ("3D", "7D")}
+            assert dimmed == {plain(c) for c in view["hand"] if c not in ("5D", "6D", "JK")}
             await pilot.press("right")
-            assert hand.current == "3D"
+            assert hand.current == "5D"
             seats = screen.query_one("#seats")
             assert seats.row_count == 5  # type: ignore[attr-defined]
-            assert any("Other 2 plays J♦" in line for line in screen.logged)
+            assert [line for line in screen.logged if " plays " in line] == \
+                ["Cy plays Q♦", "Di plays 7♦", "Ed plays A♠"]
 
     asyncio.run(draw())
 
