@@ -8,6 +8,7 @@
 | ``projections`` | ``projections rebuild|check|lag|ledger|lobby`` |
 | ``worker`` | ``worker KIND`` (a long-running process) |
 | ``gateway`` | ``gateway`` (the HTTP and WebSocket server, a long-running process) |
+| ``play`` | ``play`` (the terminal client of clients/terminal/: a client of the public API only) |
 | ``bench`` | ``bench domain|store|projections`` |
 
 Every command that reads or writes the store gets it from ``services.bootstrap`` with the
