@@ -91,9 +91,10 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
     shown = state(view)
     game = view.get("game")
     text = Text()
-    hand_no, scored = view.get("hand_no") or 0, view.get("hands_scored") or 0
-    text.append(f"Hand {hand_no}", style="bold")
-    text.append(f" ({scored} scored)  ·  {PHASES.get(view.get('phase', ''), view.get('phase', ''))}")
+    text.append(f"Hand {view.get('hand_no') or 0}", style="bold")
+    if "hands_scored" in view:  # a table's view; a replay step knows only its own hand
+        text.append(f" ({view['hands_scored']} scored)")
+    text.append(f"  ·  {PHASES.get(view.get('phase', ''), view.get('phase', ''))}")
     if view.get("status") == "closed":
         text.append("  ·  the match is over", style="bold yellow")
     to_act = view.get("to_act")

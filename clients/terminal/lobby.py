@@ -151,18 +151,11 @@ class LobbyScreen(Screen[None]):
         table = self._selected()
         if table is None:
             return
-        try:
+        try:  # joining a table you sit at gives your seat back (and ends being away)
             seat = await self.play_app.api.join(table)
         except ApiError as error:
-            if error.code != "seat_taken":
-                self.notify(error.message, title=error.code, severity="error")
-                return
-            found = await self.play_app.api.table(table)  # already seated there: go back to the seat
-            mine = [s["seat"] for s in found["seats"] if s.get("player") == self.play_app.player]
-            if not mine:
-                self.notify(error.message, title=error.code, severity="error")
-                return
-            seat = mine[0]
+            self.notify(error.message, title=error.code, severity="error")
+            return
         self.play_app.open_table(table, seat)
 
     def action_watch(self) -> None:

@@ -236,3 +236,18 @@ async def _the_lobby(url: str, others: Others, tmp_path: Path) -> None:
         assert spectator.view["seat"] is None and spectator.view["hand"] is None
         assert not spectator.query_one(HandBar).display
         assert "Watching as a spectator." in str(spectator.query_one("#prompt").render())
+        first = app.player
+
+    # a restart without --name resumes as the same guest, and joining its table gives the seat back
+    again = PlayApp(url, config=tmp_path / "play.json")
+    async with again.run_test(size=(130, 45)) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, LobbyScreen), "the lobby again")
+        assert again.player == first and again.player_name == "Looker"
+        listing = again.screen.query_one("#tables")
+        await until(pilot, lambda: any(k.value == table.table for k in listing.rows),  # type: ignore[attr-defined]
+                    "the table in the lobby")
+        row = listing.get_row_index(table.table)  # type: ignore[attr-defined]
+        await pilot.press("home", *["down"] * row, "j")
+        await until(pilot, lambda: isinstance(again.screen, TableScreen) and bool(again.screen.view), "the seat")
+        back = again.screen
+        assert isinstance(back, TableScreen) and back.view["seat"] == 0 and back.view["hand"]
