@@ -66,6 +66,72 @@ async def choose(pilot: Any, app: PlayApp, command: dict[str, Any], game: str) -
     await pilot.press("enter")
 
 
+async def my_turns(pilot: Any, app: PlayApp, screen: TableScreen, rng: random.Random, done: set[str], *,
+                   try_illegal: bool = False, drop_after_tricks: int | None = None,
+                   prefer: tuple[dict[str, Any], ...] = ()) -> None:
+    """Play the client's seat from the keyboard until the first hand is scored; ``done``
+    collects what was done (the command types, ``refused``, ``dropped``). ``prefer``:
+    menu commands taken whenever one is legal."""
+    hand = screen.query_one(HandBar)
+    game = str(screen.view.get("game"))
+    while True:
+        await until(pilot, lambda: screen.view.get("hands_scored", 0) >= 1
+                    or (screen.view.get("to_act") == screen.view.get("seat") and bool(screen.view.get("legal"))),
+                    "my turn or the end of the hand")
+        view = screen.view
+        if view.get("hands_scored", 0) >= 1:
+            return
+        version, moves, refused = view["version"], screen.moves, len(screen.refusals)
+        if moves.discard is not None:  # the kitty is in the hand: select the count, then enter
+            for card in rng.sample(moves.discard["from"], moves.discard["count"]):
+                await press_card(pilot, hand, card)
+                await pilot.press("space")
+            assert len(hand.selected) == moves.discard["count"]
+            await pilot.press("enter")
+            done.add("discard")
+        elif moves.plays:
+            illegal = [c for c in view["hand"] if c not in moves.plays]
+            if try_illegal and illegal and "refused" not in done:
+                # a dimmed card can still be tried: the gateway refuses it, in words
+                await press_card(pilot, hand, illegal[0])
+                await pilot.press("enter")
+                await until(pilot, lambda: bool(screen.refusals), "the refusal")
+                assert screen.view["version"] == version and screen.view["hand"] == view["hand"]
+                assert any("Refused" in line for line in screen.logged)
+                done.add("refused")
+                continue
+            card = rng.choice(sorted(moves.plays))
+            await press_card(pilot, hand, card)
+            await pilot.press("enter")
+            if len(moves.plays[card]) > 1:  # the Joker: which suit it names
+                await until(pilot, lambda: isinstance(app.screen, Choose), "the joker's choices")
+                await pilot.press("enter")
+            done.add("play")
+        else:
+            kinds = {c["type"] for c in moves.menu}
+            preferred = [c for c in moves.menu if c in prefer]
+            if preferred:
+                command = rng.choice(preferred)
+            elif "bid" in kinds:
+                command = rng.choice([c for c in moves.menu if c["type"] == "bid"])
+            elif "call_friend" in kinds:
+                command = rng.choice([c for c in moves.menu if c["type"] == "call_friend"])
+            else:
+                command = rng.choice(moves.menu)
+            done.add(command["type"])
+            await pilot.press("m")
+            await choose(pilot, app, command, game)
+        await until(pilot, lambda v=version: screen.view["version"] > v, "the command's effect")
+        assert len(screen.refusals) == refused, screen.refusals  # only the one tried on purpose
+        tricks = len(board.state(screen.view).get("tricks") or ())
+        if drop_after_tricks is not None and "dropped" not in done and tricks >= drop_after_tricks:
+            await pilot.press("ctrl+r")  # the socket drops; the stream resumes after the last version
+            stream = screen.stream
+            assert stream is not None
+            await until(pilot, lambda s=stream: s.connects >= 2, "the reconnection")
+            done.add("dropped")
+
+
 def test_login_quick_play_and_a_whole_mighty_5_hand_from_the_keyboard_with_a_drop_and_a_replay(
         service: str, others: Others, tmp_path: Path) -> None:
     asyncio.run(_a_whole_hand(service, others, tmp_path))
@@ -85,60 +151,8 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, TableScreen) and screen.table == table
         others.play(table)
-        hand = screen.query_one(HandBar)
         done: set[str] = set()
-        while True:
-            await until(pilot, lambda: screen.view.get("hands_scored", 0) >= 1
-                        or (screen.view.get("to_act") == screen.view.get("seat") and bool(screen.view.get("legal"))),
-                        "my turn or the end of the hand")
-            view = screen.view
-            if view.get("hands_scored", 0) >= 1:
-                break
-            version, moves, refused = view["version"], screen.moves, len(screen.refusals)
-            if moves.discard is not None:  # the kitty is in the hand: select three, then enter
-                for card in rng.sample(moves.discard["from"], moves.discard["count"]):
-                    await press_card(pilot, hand, card)
-                    await pilot.press("space")
-                assert len(hand.selected) == moves.discard["count"]
-                await pilot.press("enter")
-                done.add("discard")
-            elif moves.plays:
-                illegal = [c for c in view["hand"] if c not in moves.plays]
-                if illegal and "refused" not in done:
-                    # a dimmed card can still be tried: the gateway refuses it, in words
-                    await press_card(pilot, hand, illegal[0])
-                    await pilot.press("enter")
-                    await until(pilot, lambda: bool(screen.refusals), "the refusal")
-                    assert screen.view["version"] == version and screen.view["hand"] == view["hand"]
-                    assert any("Refused" in line for line in screen.logged)
-                    done.add("refused")
-                    continue
-                card = rng.choice(sorted(moves.plays))
-                await press_card(pilot, hand, card)
-                await pilot.press("enter")
-                if len(moves.plays[card]) > 1:  # the Joker: which suit it names
-                    await until(pilot, lambda: isinstance(app.screen, Choose), "the joker's choices")
-                    await pilot.press("enter")
-                done.add("play")
-            else:
-                kinds = {c["type"] for c in moves.menu}
-                if "bid" in kinds:
-                    command = rng.choice([c for c in moves.menu if c["type"] == "bid"])
-                elif "call_friend" in kinds:
-                    command = rng.choice([c for c in moves.menu if c["type"] == "call_friend"])
-                else:
-                    command = rng.choice(moves.menu)
-                done.add(command["type"])
-                await pilot.press("m")
-                await choose(pilot, app, command, "mighty-5")
-            await until(pilot, lambda v=version: screen.view["version"] > v, "the command's effect")
-            assert len(screen.refusals) == refused, screen.refusals  # only the one tried on purpose
-            if "dropped" not in done and len(board.state(screen.view).get("tricks") or ()) >= 3:
-                await pilot.press("ctrl+r")  # the socket drops; the stream resumes after the last version
-                stream = screen.stream
-                assert stream is not None
-                await until(pilot, lambda s=stream: s.connects >= 2, "the reconnection")
-                done.add("dropped")
+        await my_turns(pilot, app, screen, rng, done, try_illegal=True, drop_after_tricks=3)
         assert {"bid", "discard", "call_friend", "play", "refused", "dropped"} <= done, done
         await until(pilot, lambda: any("Hand result" in line for line in screen.logged), "the hand's result")
         stream = screen.stream
@@ -251,3 +265,32 @@ async def _the_lobby(url: str, others: Others, tmp_path: Path) -> None:
         await until(pilot, lambda: isinstance(again.screen, TableScreen) and bool(again.screen.view), "the seat")
         back = again.screen
         assert isinstance(back, TableScreen) and back.view["seat"] == 0 and back.view["hand"]
+
+
+def test_a_mitigati_hand_from_the_keyboard_bargaining_declaring_and_playing(service: str, tmp_path: Path) -> None:
+    asyncio.run(_a_mitigati_hand(service, tmp_path))
+
+
+async def _a_mitigati_hand(url: str, tmp_path: Path) -> None:
+    others = Others(url, ["Bo", "Cy"], seed=3)
+    try:
+        app = PlayApp(url, name="Tarot", config=tmp_path / "play.json", wait_seconds=20)
+        async with app.run_test(size=(130, 45)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("q")
+            await until(pilot, lambda: isinstance(app.screen, Choose), "the games")
+            await pilot.press(*"mitigati", "enter")
+            table = await asyncio.to_thread(others.quickplay, "mitigati", 20)
+            await until(pilot, lambda: isinstance(app.screen, TableScreen) and bool(app.screen.view),
+                        "the mitigati table")
+            screen = app.screen
+            assert isinstance(screen, TableScreen) and screen.table == table and screen.view["game"] == "mitigati"
+            others.play(table)
+            done: set[str] = set()
+            # the client always says continue (rules/mitigati.md §4), so the deal goes on to the play
+            await my_turns(pilot, app, screen, random.Random(8), done,
+                           prefer=({"type": "bargain", "action": "continue"},))
+            assert {"bargain", "declare", "play"} <= done, done
+            await until(pilot, lambda: any("Hand result" in line for line in screen.logged), "the hand's result")
+    finally:
+        others.stop()
