@@ -52,7 +52,7 @@ class PlayApp(App[None]):
                 made = await self.api.new_player(name)
             except ApiError as error:
                 self.failure = f"{error.code}: {error.message}"
-                self.exit(message=self.failure)
+                self.exit()
                 return
             self.player, self.player_name = made["player"], made["name"]
             session.save(self.config, self.api.url, made)

@@ -145,3 +145,21 @@ def test_mitigatis_bargaining_and_declarations_read_as_words_and_the_deadline_co
     assert "Your turn  ⏱ 1:05 left" in text
     assert "Bargaining (session 2)  ·  Bo offers 5  ·  Cy asks 9  ·  said: Bo pays 5, Cy sells 9, Ana passes" in text
     assert "Declared: Bo: kings (4); Cy: tarocchi (6) T1 T21" in text
+
+
+def test_an_unreachable_gateway_stops_the_client_with_the_reason_and_keeps_no_guest(tmp_path: Path) -> None:
+    from clients.terminal.app import PlayApp
+    from services.redis_runtime import free_port
+
+    app = PlayApp(f"http://127.0.0.1:{free_port()}", name="Ana", config=tmp_path / "play.json")
+
+    async def start() -> None:
+        async with app.run_test() as pilot:
+            for _ in range(200):
+                if app.failure:
+                    break
+                await pilot.pause(0.02)
+
+    asyncio.run(start())
+    assert app.failure is not None and app.failure.startswith("offline: The server at http://127.0.0.1:")
+    assert not (tmp_path / "play.json").exists()
