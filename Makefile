@@ -38,7 +38,7 @@ test: $(BIN)/.installed system-deps
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
-	$(BIN)/mypy domain projections services bench
+	$(BIN)/mypy domain projections services bench clients
 
 bench: $(BIN)/.installed redis-server
 	$(BIN)/mighty bench domain --json

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import msgspec
 from msgspec.structs import replace
@@ -92,9 +92,9 @@ class TimeOutTurn(_TableCommand, frozen=True, tag="time_out"):
     beginner bot's), recorded after ``TurnTimedOut`` in the same append. ``move`` is the
     game's command Struct; the service builds this command, never a client."""
 
-    seat: int
-    move: Any
-    reason: str = "timeout"
+    seat: Seat
+    move: Any  # the game's command; checked by the game's decide like any seat's
+    reason: Name = "timeout"
 
 
 TableOnlyCommand = (CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable | SetAway

@@ -9,6 +9,7 @@
 | ``worker`` | ``worker KIND`` (a long-running process) |
 | ``gateway`` | ``gateway`` (the HTTP and WebSocket server, a long-running process) |
 | ``serve`` | ``serve`` (the gateway and every worker as processes; may start its own Redis) |
+| ``play`` | ``play`` (the terminal client of clients/terminal/: a client of the public API only) |
 | ``bench`` | ``bench domain|store|projections`` |
 
 Every command that reads or writes the store gets it from ``services.bootstrap`` with the
@@ -28,7 +29,7 @@ from collections.abc import Callable, Sequence
 import redis
 
 from domain.errors import MightyError
-from services.cli import audit, bench, demo, gateway, projections, replay, serve, worker
+from services.cli import audit, bench, demo, gateway, play, projections, replay, serve, worker
 from services.cli.common import (
     EXIT_BROKEN_FILE,
     EXIT_BROKEN_PIPE,
@@ -44,7 +45,7 @@ from services.store.errors import StoreUnavailable
 __all__ = ["EXIT_BROKEN_FILE", "EXIT_BROKEN_PIPE", "EXIT_OK", "EXIT_REJECTED", "EXIT_UNAVAILABLE", "EXIT_USAGE",
            "build_parser", "main"]
 
-COMMAND_GROUPS = (replay, demo, audit, projections, worker, gateway, serve, bench)
+COMMAND_GROUPS = (replay, demo, audit, projections, worker, gateway, serve, play, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,141 @@
+"""The public HTTP API (docs/api.md) as the terminal client calls it, over httpx.
+
+Every refusal becomes an ``ApiError`` holding the API's stable code and its sentence for
+a person; a gateway that cannot be reached is the code ``offline``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import httpx
+
+PREFIX = "/api/v1"
+_RETRIED = frozenset({"unavailable", "offline"})  # docs/api.md: retry with the same command id
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def command_id() -> str:
+    """A fresh command id (1–64 of ``A-Za-z0-9_-``, docs/api.md)."""
+    return "t-" + secrets.token_hex(8)
+
+
+class Api:
+    """One gateway, as one player (``token``) or as nobody (public reads only)."""
+
+    def __init__(self, url: str, token: str | None = None, *, timeout_s: float = 20.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.url = url.rstrip("/")
+        self.token = token
+        self._http = httpx.AsyncClient(base_url=self.url, timeout=timeout_s, transport=transport)
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    @property
+    def ws_url(self) -> str:
+        return "ws" + self.url.removeprefix("http")
+
+    async def call(self, method: str, path: str, body: Any = None, *, auth: bool = True) -> Any:
+        headers = {"Authorization": f"Bearer {self.token}"} if auth and self.token else {}
+        try:
+            answer = await self._http.request(method, PREFIX + path, json=body, headers=headers)
+        except httpx.TransportError as error:
+            raise ApiError(0, "offline", f"The server at {self.url} cannot be reached ({error}).") from error
+        if answer.status_code == 204:
+            return None
+        try:
+            data = answer.json()
+        except ValueError:
+            data = None
+        if answer.is_error:
+            code = data.get("code") if isinstance(data, dict) else None
+            message = data.get("message") if isinstance(data, dict) else None
+            raise ApiError(answer.status_code, code or f"http_{answer.status_code}",
+                           message or f"The server answered {answer.status_code}.")
+        return data
+
+    # players
+    async def new_player(self, name: str) -> dict[str, Any]:
+        made: dict[str, Any] = await self.call("POST", "/players", {"name": name}, auth=False)
+        self.token = made["token"]
+        return made
+
+    async def player(self, player: str) -> dict[str, Any]:
+        found: dict[str, Any] = await self.call("GET", f"/players/{player}", auth=False)
+        return found
+
+    # lobby
+    async def tables(self, status: str | None = None, game: str | None = None) -> list[dict[str, Any]]:
+        query = "&".join(f"{k}={v}" for k, v in (("status", status), ("game", game)) if v)
+        listed: dict[str, Any] = await self.call("GET", "/tables" + (f"?{query}" if query else ""), auth=False)
+        return list(listed["tables"])
+
+    async def table(self, table: str) -> dict[str, Any]:
+        found: dict[str, Any] = await self.call("GET", f"/tables/{table}", auth=False)
+        return found
+
+    async def create_table(self, game: str, *, seat: int | None = 0, bots: dict[str, str] | None = None,
+                           hands: int | None = None, name: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"game": game, "seat": seat, "bots": bots or {}}
+        if hands is not None:
+            body["hands"] = hands
+        if name:
+            body["name"] = name
+        made: dict[str, Any] = await self.call("POST", "/tables", body)
+        return made
+
+    async def join(self, table: str, seat: int | None = None) -> int:
+        joined: dict[str, Any] = await self.call("POST", f"/tables/{table}/join",
+                                                 {} if seat is None else {"seat": seat})
+        return int(joined["seat"])
+
+    async def leave(self, table: str) -> None:
+        await self.call("POST", f"/tables/{table}/leave")
+
+    async def quickplay(self, game: str, wait_seconds: float = 10) -> dict[str, Any]:
+        seated: dict[str, Any] = await self.call("POST", "/quickplay", {"game": game, "wait_seconds": wait_seconds})
+        return seated
+
+    async def rematch(self, table: str) -> dict[str, Any]:
+        made: dict[str, Any] = await self.call("POST", f"/tables/{table}/rematch")
+        return made
+
+    # playing
+    async def view(self, table: str) -> dict[str, Any]:
+        found: dict[str, Any] = await self.call("GET", f"/tables/{table}/view")
+        return found
+
+    async def command(self, table: str, command: dict[str, Any], cid: str | None = None) -> int:
+        """Send one command; a store outage is retried with the same id, so it is done once."""
+        cid = cid or command_id()
+        for attempt in range(4):
+            try:
+                answer: dict[str, Any] = await self.call("POST", f"/tables/{table}/commands",
+                                                         {"id": cid, "command": command})
+                return int(answer["version"])
+            except ApiError as error:
+                if error.code not in _RETRIED or attempt == 3:
+                    raise
+        raise AssertionError("unreachable")
+
+    # audit and replay
+    async def hands(self, table: str) -> list[dict[str, Any]]:
+        found: dict[str, Any] = await self.call("GET", f"/tables/{table}/hands", auth=False)
+        return list(found["hands"])
+
+    async def replay(self, table: str, hand: int, as_: str) -> list[dict[str, Any]]:
+        found: dict[str, Any] = await self.call("GET", f"/tables/{table}/hands/{hand}/replay?as={as_}")
+        return list(found["steps"])
+
+    async def ledger(self, table: str) -> dict[str, Any]:
+        found: dict[str, Any] = await self.call("GET", f"/tables/{table}/ledger", auth=False)
+        return found

@@ -1,0 +1,103 @@
+"""The ``mighty play`` application: log in as a guest, then the lobby, tables and replays."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from clients.terminal import session
+from clients.terminal.api import Api, ApiError
+from clients.terminal.dialogs import Choose
+from clients.terminal.lobby import LobbyScreen, seat_of
+from clients.terminal.replay import ReplayScreen
+from clients.terminal.table import TableScreen
+
+
+class PlayApp(App[None]):
+    TITLE = "Mighty"
+    BINDINGS = [Binding("ctrl+q", "quit", "quit")]
+
+    def __init__(self, url: str, *, name: str | None = None, config: Path | None = None,
+                 wait_seconds: float = 10.0) -> None:
+        super().__init__()
+        self.api = Api(url)
+        self.config = config or session.default_path()
+        self.wanted_name = name
+        self.wait_seconds = wait_seconds
+        self.player: str | None = None
+        self.player_name = ""
+        self.failure: str | None = None  # why the app stopped, for the command line
+
+    def on_mount(self) -> None:
+        self.login()
+
+    async def on_unmount(self) -> None:
+        await self.api.close()
+
+    @work(exclusive=True, exit_on_error=False)
+    async def login(self) -> None:
+        """The stored guest of this gateway, or a new one (``--name`` always makes one)."""
+        stored = None if self.wanted_name else session.load(self.config, self.api.url)
+        if stored is not None:
+            self.api.token = stored["token"]
+            self.player, self.player_name = stored["player"], stored["name"]
+        else:
+            name = self.wanted_name or (os.environ.get("USER") or "guest")[:24]
+            try:
+                made = await self.api.new_player(name)
+            except ApiError as error:
+                self.failure = f"{error.code}: {error.message}"
+                self.exit()
+                return
+            self.player, self.player_name = made["player"], made["name"]
+            session.save(self.config, self.api.url, made)
+        self.push_screen(LobbyScreen())
+
+    def open_table(self, table: str, seat: int | None) -> None:
+        self.push_screen(TableScreen(table, seat=seat))
+
+    @work(group="replay", exit_on_error=False)
+    async def choose_replay(self, table: str, seat: int | None) -> None:
+        """Pick a finished hand of ``table``, then whose eyes to see it with."""
+        try:
+            hands = [h for h in await self.api.hands(table) if h.get("status") != "playing"]
+            found = await self.api.table(table)
+        except ApiError as error:
+            self.notify(error.message, title=error.code, severity="error")
+            return
+        if not hands:
+            self.notify("No hand of this table has ended yet.", severity="warning")
+            return
+        names = [s.get("name") or "" for s in found["seats"]]
+        seat = seat if seat is not None else seat_of(found, self.player)
+        hand = await self.push_screen_wait(Choose(
+            "Replay which hand?",
+            [(f"Hand {h['hand']} ({h['status']}): " + ", ".join(f"{n or s} {v:+d}" for s, (n, v) in
+                                                             enumerate(zip(names, h.get("scores") or (), strict=False))),
+              h["hand"]) for h in hands]))
+        if hand is None:
+            return
+        readers: list[tuple[str, Any]] = [("the spectator", "spectator"), ("the audit (every hand)", "audit")]
+        if seat is not None:
+            readers.insert(0, (f"your seat ({seat})", str(seat)))
+        reader = await self.push_screen_wait(Choose("Replay as?", readers))
+        if reader is None:
+            return
+        try:
+            steps = await self.api.replay(table, int(hand), str(reader))
+        except ApiError as error:
+            self.notify(error.message, title=error.code, severity="error")
+            return
+        self.push_screen(ReplayScreen(table, int(hand), str(reader), steps, names, found.get("game")))
+
+
+def run(url: str, name: str | None, config: Path | None, wait_seconds: float) -> str | None:
+    """Run the client in this terminal; why it stopped, when it failed."""
+    app = PlayApp(url, name=name, config=config, wait_seconds=wait_seconds)
+    app.run()
+    return app.failure

@@ -1,0 +1,329 @@
+"""What the table screen shows, worked out from one view document (docs/api.md,
+"Playing"): no I/O, so a recorded view renders the same in a test as on a terminal.
+
+A view's ``state`` is the game's own seat view (the auction, the contract, the tricks…);
+fields a game does not have are simply absent, so Mitigati's table shows through the
+same code with its own lines (bargaining, declarations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.text import Text
+
+from clients.terminal.cards import cards_text, is_point_card, label, suit_label
+from clients.terminal.words import PHASES
+
+# the menu's kinds of command, as the prompt names them
+KINDS = {"pass": "pass", "bid": "bid", "change_trump": "change the trump", "call_friend": "call the friend",
+         "discard": "discard", "exchange": "exchange", "bargain": "bargain", "declare": "declare", "play": "play"}
+
+
+@dataclass
+class Moves:
+    """The view's legal commands, split by how the keyboard reaches them."""
+
+    plays: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # card → its play commands
+    discard: dict[str, Any] | None = None  # the count form: {"type": "discard", "count": N, "from": […]}
+    menu: list[dict[str, Any]] = field(default_factory=list)  # everything else, by name
+
+    @property
+    def cards(self) -> set[str]:
+        """The cards the hand bar marks: those that can be played, or picked for a discard."""
+        if self.discard is not None:
+            return set(self.discard.get("from") or ())
+        return set(self.plays)
+
+
+def moves(view: dict[str, Any]) -> Moves:
+    found = Moves()
+    for command in view.get("legal") or ():
+        if command.get("type") == "play" and isinstance(command.get("card"), str):
+            found.plays.setdefault(command["card"], []).append(command)
+        elif command.get("type") == "discard" and "count" in command:
+            found.discard = command
+        else:
+            found.menu.append(command)
+    return found
+
+
+def discard_command(step: dict[str, Any], cards: list[str]) -> dict[str, Any]:
+    """The command of a count-form discard step with ``cards`` picked (other fields kept)."""
+    command = {k: v for k, v in step.items() if k not in ("count", "from")}
+    command["cards"] = list(cards)
+    return command
+
+
+def state(view: dict[str, Any]) -> dict[str, Any]:
+    """The game's view of the hand (the auction, the contract, the tricks…): the view's
+    own top-level fields (docs/api.md), or a replay step's ``state``."""
+    shown = view.get("state")
+    return shown if isinstance(shown, dict) else view
+
+
+def trump(view: dict[str, Any]) -> str | None:
+    contract = state(view).get("contract")
+    return str(contract[1]) if isinstance(contract, list) and len(contract) == 2 else None
+
+
+def seat_name(names: list[str], seat: int | None) -> str:
+    if seat is None:
+        return "nobody"
+    return names[seat] if seat < len(names) and names[seat] else f"seat {seat}"
+
+
+def time_left(deadline: str | None, now: datetime | None = None) -> str | None:
+    if not deadline:
+        return None
+    try:
+        due = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    seconds = max(0, int((due - (now or datetime.now(UTC))).total_seconds()))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def status(view: dict[str, Any], names: list[str], now: datetime | None = None) -> Text:
+    """The lines above the seats: phase, whose turn and the time left, the contract."""
+    shown = state(view)
+    game = view.get("game")
+    text = Text()
+    text.append(f"Hand {view.get('hand_no') or 0}", style="bold")
+    if "hands_scored" in view:  # a table's view; a replay step knows only its own hand
+        text.append(f" ({view['hands_scored']} scored)")
+    text.append(f"  ·  {PHASES.get(view.get('phase', ''), view.get('phase', ''))}")
+    if view.get("status") == "closed":
+        text.append("  ·  the match is over", style="bold yellow")
+    to_act = view.get("to_act")
+    if to_act is not None:
+        text.append("\n")
+        if to_act == view.get("seat"):
+            text.append("Your turn", style="bold reverse green")
+        else:
+            text.append(f"{seat_name(names, to_act)} to act", style="bold")
+        left = time_left(view.get("deadline"), now)
+        if left is not None:
+            text.append(f"  ⏱ {left} left", style="yellow")
+    declarer = shown.get("declarer")
+    contract = shown.get("contract")
+    if declarer is not None and isinstance(contract, list):
+        text.append("\nContract: ")
+        text.append(f"{seat_name(names, declarer)} {contract[0]} ")
+        text.append_text(suit_label(str(contract[1])))
+    call = shown.get("friend_call")
+    if isinstance(call, list) and call:
+        text.append("   Friend call: ")
+        text.append_text(_friend_call(call, game))
+        friend = shown.get("friend")
+        if shown.get("friend_known") or (friend is not None and friend == view.get("seat")):
+            text.append(f" → {seat_name(names, friend) if friend is not None else 'none'}", style="bold")
+    if shown.get("lead_suit"):
+        text.append("   Lead advice: ")
+        text.append_text(suit_label(str(shown["lead_suit"])))
+    kitty = shown.get("kitty")
+    if kitty:
+        text.append("\nKitty: ")
+        text.append_text(cards_text(list(kitty), game))
+    if shown.get("discards"):
+        text.append("   Discarded: ")
+        text.append_text(cards_text(list(shown["discards"]), game))
+    bargaining = shown.get("bargaining")
+    if isinstance(bargaining, dict):
+        text.append("\n" + _bargaining(bargaining, names))
+    declarations = shown.get("declarations")
+    if declarations:
+        text.append("\nDeclared: " + "; ".join(_declaration(d, names, game) for d in declarations))
+    return text
+
+
+def _friend_call(call: list[Any], game: str | None) -> Text:
+    kind = call[0]
+    if kind == "card" and len(call) > 1:
+        return label(str(call[1]), game)
+    return Text({"none": "no friend", "first_trick": "the first trick's winner"}.get(str(kind), str(kind)))
+
+
+def _bargaining(bargaining: dict[str, Any], names: list[str]) -> str:
+    parts = [f"Bargaining (session {bargaining.get('session')})"]
+    if bargaining.get("payer") is not None:
+        parts.append(f"{seat_name(names, bargaining['payer'])} offers {bargaining.get('offer')}")
+    if bargaining.get("seller") is not None:
+        parts.append(f"{seat_name(names, bargaining['seller'])} asks {bargaining.get('ask')}")
+    said = [_said(entry, names) for entry in bargaining.get("said") or ()]
+    if said:
+        parts.append("said: " + ", ".join(said[-6:]))
+    return "  ·  ".join(parts)
+
+
+def _said(entry: Any, names: list[str]) -> str:
+    """One bargaining turn, ``[seat, action, amount]``: ``Bo sells 67``."""
+    if not isinstance(entry, list) or len(entry) < 2:
+        return str(entry)
+    seat, action = entry[0], str(entry[1])
+    amount = entry[2] if len(entry) > 2 else None
+    verb = {"pass": "passes", "continue": "continues", "pay": "pays", "sell": "sells"}.get(action, action)
+    return f"{seat_name(names, seat)} {verb}" + (f" {amount}" if amount is not None else "")
+
+
+def _declaration(entry: Any, names: list[str], game: str | None) -> str:
+    """One declared combination (rules/mitigati.md §6): who, which, its value, and the
+    cards shown for tarocchi."""
+    if not isinstance(entry, dict):
+        return str(entry)
+    text = f"{seat_name(names, entry.get('seat'))}: {entry.get('name')} ({entry.get('value')})"
+    if entry.get("shown"):
+        text += " " + cards_text(list(entry["shown"]), game).plain
+    return text
+
+
+def _auction_by_seat(shown: dict[str, Any]) -> dict[int, str]:
+    """Each seat's highest bid, or ``pass`` for a seat that passed without bidding."""
+    best: dict[int, str] = {}
+    for entry in shown.get("auction") or ():
+        if isinstance(entry, list) and len(entry) == 3:
+            seat, points, suit = entry
+            if points:
+                best[int(seat)] = f"{points} {suit_label(str(suit)).plain}"
+            else:
+                best.setdefault(int(seat), "pass")
+    return best
+
+
+def auction_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) -> list[str]:
+    """The bids and passes said since ``before``, in words, for the log."""
+    old = len(state(before).get("auction") or ()) if state(before).get("hand_no") == state(after).get("hand_no") else 0
+    said = []
+    for seat, points, suit in (state(after).get("auction") or [])[old:]:
+        said.append(f"{seat_name(names, seat)} " + ("passes" if not points
+                                                     else f"bids {points} {suit_label(str(suit)).plain}"))
+    return said
+
+
+def trick_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) -> list[Text]:
+    """The cards played into the current trick since ``before``, for the log."""
+    old_trick, new_trick = state(before).get("trick"), state(after).get("trick")
+    if not isinstance(new_trick, dict):
+        return []
+    seen = len(old_trick.get("cards") or ()) if isinstance(old_trick, dict) and \
+        old_trick.get("leader") == new_trick.get("leader") and \
+        len(state(before).get("tricks") or ()) == len(state(after).get("tricks") or ()) else 0
+    seats = max(1, len(after.get("seats") or ()) or len(state(after).get("hand_sizes") or ()))
+    leader = int(new_trick.get("leader") or 0)
+    return [Text.assemble(f"{seat_name(names, (leader + i) % seats)} plays ", label(card, after.get("game")))
+            for i, card in enumerate(new_trick.get("cards") or ()) if i >= seen]
+
+
+def declarer_side(view: dict[str, Any]) -> set[int]:
+    shown = state(view)
+    side: set[int] = set()
+    if shown.get("declarer") is not None:
+        side.add(int(shown["declarer"]))
+    if shown.get("friend") is not None and shown.get("friend_known"):
+        side.add(int(shown["friend"]))
+    return side
+
+
+def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
+    """One row per seat: who, the bid, the card in the current trick, tricks won, the
+    defenders' point cards in front of them, cards left, the match total."""
+    shown = state(view)
+    game = view.get("game")
+    seats = len(view.get("seats") or ()) or len(shown.get("hand_sizes") or ())
+    bids = _auction_by_seat(shown)
+    trick = shown.get("trick") if isinstance(shown.get("trick"), dict) else None
+    played: dict[int, str] = {}
+    if trick:
+        leader = int(trick.get("leader") or 0)
+        for i, card in enumerate(trick.get("cards") or ()):
+            played[(leader + i) % max(1, seats)] = card
+    won: dict[int, int] = {}
+    points: dict[int, list[str]] = {}
+    for done in shown.get("tricks") or ():
+        winner = done.get("winner")
+        if winner is None:
+            continue
+        won[winner] = won.get(winner, 0) + 1
+        points.setdefault(winner, []).extend(c for c in done.get("cards") or () if is_point_card(c, game))
+    side = declarer_side(view)
+    sizes = shown.get("hand_sizes") or []
+    totals = view.get("totals") or []
+    rows: list[tuple[Text, ...]] = []
+    for seat in range(seats):
+        who = Text(("▶ " if seat == view.get("to_act") else "  ") + seat_name(names, seat),
+                   style="bold green" if seat == view.get("seat") else "")
+        if seat == view.get("seat"):
+            who.append(" (you)", style="green")
+        role = Text()
+        if seat == shown.get("declarer"):
+            role.append("declarer", style="bold yellow")
+        elif seat in side:
+            role.append("friend", style="yellow")
+        elif seat == view.get("seat") and shown.get("friend") == seat:
+            role.append("friend (secret)", style="yellow")
+        if seat == shown.get("dealer", view.get("dealer")):  # this hand's, not the next one's
+            role.append(" dealer" if role else "dealer", style="dim")
+        card = played.get(seat)
+        in_trick = label(card, game) if card else Text("")
+        if card and trick and seat == trick.get("leader"):
+            in_trick.append(" (led)", style="dim")
+        face_up = Text("")
+        if seat not in side and points.get(seat):
+            face_up = cards_text(points[seat], game)
+        rows.append((
+            who, role, Text(bids.get(seat, "")), in_trick, Text(str(won.get(seat, 0))), face_up,
+            Text(str(sizes[seat]) if seat < len(sizes) else ""),
+            Text(str(totals[seat]) if seat < len(totals) else ""),
+        ))
+    return rows
+
+
+SEAT_COLUMNS = ("Seat", "Role", "Bid", "Trick", "Won", "Point cards", "Cards", "Total")
+
+
+def last_trick(view: dict[str, Any], names: list[str]) -> Text | None:
+    tricks = state(view).get("tricks") or []
+    if not tricks:
+        return None
+    done = tricks[-1]
+    text = Text(f"Last trick ({len(tricks)}): ")
+    text.append_text(cards_text(list(done.get("cards") or ()), view.get("game")))
+    text.append(f" — won by {seat_name(names, done.get('winner'))}", style="bold")
+    return text
+
+
+def result(view: dict[str, Any], names: list[str]) -> Text | None:
+    """The hand's result, once it is scored."""
+    shown = state(view)
+    scores = shown.get("scores")
+    if shown.get("phase") not in ("finished", "abandoned", "redeal") or not scores:
+        return None
+    text = Text("Hand result: ", style="bold")
+    made = shown.get("made")
+    if made is not None:
+        text.append("contract made" if made else "contract failed", style="bold green" if made else "bold red")
+        if shown.get("declarer_side_points") is not None:
+            text.append(f" (declarer's side took {shown['declarer_side_points']} points)")
+    elif shown.get("phase") == "abandoned":
+        text.append("the deal was abandoned")
+    text.append("\nScores: " + ", ".join(f"{seat_name(names, s)} {v:+d}" for s, v in enumerate(scores)))
+    return text
+
+
+def prompt(view: dict[str, Any], found: Moves) -> str:
+    """What the keyboard can do now, in one line."""
+    if view.get("seat") is None:
+        return "Watching as a spectator."
+    if view.get("to_act") != view.get("seat") and not view.get("legal"):
+        return "Waiting for the others."
+    if found.discard is not None:
+        return f"Select {found.discard['count']} cards to discard (space), then enter."
+    parts = []
+    if found.plays:
+        parts.append("←/→ and enter play a card")
+    if found.menu:
+        kinds = list(dict.fromkeys(KINDS.get(c.get("type", ""), c.get("type", "")) for c in found.menu))
+        parts.append(f"m or enter: choose a command ({', '.join(kinds)}; {len(found.menu)} in all)")
+    return "; ".join(parts) or "Nothing to do."

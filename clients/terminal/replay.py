@@ -1,0 +1,161 @@
+"""A finished hand, step by step (``/hands/{n}/replay?as=…``, docs/api.md): left and right
+arrows move one command, home and end to the deal and the last step.
+
+Each step's ``view`` is the game's seat view after that command, as the chosen reader
+(a seat, the spectator, or the audit that sees every hand) saw it; it is shown with the
+table screen's own rendering.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from clients.terminal import board
+from clients.terminal.cards import cards_text, plain, sort_hand, suit_label
+from clients.terminal.dialogs import seat_table
+from clients.terminal.words import step as step_line
+
+
+def as_view(step: dict[str, Any], game: str | None, seats: int) -> dict[str, Any]:
+    """A replay step in the shape of an API view, so the table's rendering draws it."""
+    shown = step.get("view") or {}
+    viewer = shown.get("viewer")
+    return {"state": shown, "seat": viewer, "hand": shown.get("hand"), "phase": shown.get("phase"),
+            "to_act": shown.get("to_act"), "game": game, "seats": [None] * seats,
+            "dealer": shown.get("dealer"), "legal": [], "hand_no": (shown.get("hand_no") or 0) + 1}
+
+
+def audit_hands(shown: dict[str, Any]) -> list[list[str]] | None:
+    """Every seat's cards at this step, for the audit reader (who was shown the deal)."""
+    dealt = shown.get("dealt")
+    if not dealt:
+        return None
+    gone: set[str] = set()
+    for done in shown.get("tricks") or ():
+        gone.update(done.get("cards") or ())
+    trick = shown.get("trick")
+    if isinstance(trick, dict):
+        gone.update(trick.get("cards") or ())
+    hands = [[c for c in cards if c not in gone] for cards in dealt]
+    declarer = shown.get("declarer")
+    if declarer is not None and shown.get("discards") is not None and shown.get("kitty"):
+        kept = set(shown["discards"])
+        hands[declarer] = [c for c in [*hands[declarer], *shown["kitty"]] if c not in kept and c not in gone]
+    return hands
+
+
+def describe_step(step: dict[str, Any], names: list[str], game: str | None) -> str:
+    """The step's command in words: the step itself names only its type (the command's
+    fields could be secret), so the public part is read off the view after it."""
+    shown = step.get("view") or {}
+    kind = step.get("type")
+    who = board.seat_name(names, step.get("seat"))
+    if kind == "play":
+        trick = shown.get("trick")
+        cards = (trick or {}).get("cards") if isinstance(trick, dict) else None
+        if not cards and shown.get("tricks"):
+            cards = shown["tricks"][-1].get("cards")
+        if cards:
+            return f"{who}: plays {plain(cards[-1], game)}"
+    if kind in ("bid", "pass") and shown.get("auction"):
+        _, points, suit = shown["auction"][-1]
+        return f"{who}: " + ("passes" if not points else f"bids {points} {suit_label(suit).plain}")
+    return step_line(step, names, game)
+
+
+class ReplayScreen(Screen[None]):
+    DEFAULT_CSS = """
+    ReplayScreen #where { padding: 0 1; background: $boost; height: auto; }
+    ReplayScreen #status, ReplayScreen #trick, ReplayScreen #result, ReplayScreen #cards { padding: 0 1; height: auto; }
+    ReplayScreen #seats { height: auto; max-height: 12; }
+    """
+    BINDINGS = [
+        Binding("left", "step(-1)", "back"),
+        Binding("right", "step(1)", "forward"),
+        Binding("home", "go(0)", "the deal"),
+        Binding("end", "go(-1)", "the end"),
+        Binding("escape", "back", "close"),
+    ]
+
+    index: reactive[int] = reactive(0)
+
+    def __init__(self, table: str, hand: int, reader: str, steps: list[dict[str, Any]],
+                 names: list[str], game: str | None) -> None:
+        super().__init__()
+        self.table = table
+        self.hand = hand
+        self.reader = reader
+        self.steps = steps
+        self.names = names
+        self.game = game
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical():
+            yield Static(id="where")
+            yield Static(id="status")
+            yield seat_table()
+            yield Static(id="trick")
+            yield Static(id="cards")
+            yield Static(id="result")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"replay of hand {self.hand} of {self.table}"
+        self.sub_title = f"as {self.reader}"
+        seats = self.query_one("#seats", DataTable)
+        seats.add_columns(*board.SEAT_COLUMNS)
+        self.redraw()
+
+    def action_step(self, by: int) -> None:
+        self.index = max(0, min(len(self.steps) - 1, self.index + by))
+
+    def action_go(self, where: int) -> None:
+        self.index = where % len(self.steps) if self.steps else 0
+
+    def watch_index(self) -> None:
+        if self.is_mounted:
+            self.redraw()
+
+    def redraw(self) -> None:
+        if not self.steps:
+            self.query_one("#where", Static).update("This hand has no steps.")
+            return
+        step = self.steps[self.index]
+        shown = step.get("view") or {}
+        seats = len(shown.get("hand_sizes") or ()) or len(self.names)
+        view = as_view(step, self.game, seats)
+        self.query_one("#where", Static).update(Text.assemble(
+            (f"Step {self.index} of {len(self.steps) - 1}", "bold"), "  ",
+            describe_step(step, self.names, self.game), ("   ← → to step", "dim")))
+        self.query_one("#status", Static).update(board.status(view, self.names))
+        table = self.query_one("#seats", DataTable)
+        table.clear()
+        for row in board.seat_rows(view, self.names):
+            table.add_row(*row)
+        self.query_one("#trick", Static).update(board.last_trick(view, self.names) or "")
+        self.query_one("#result", Static).update(board.result(view, self.names) or "")
+        self.query_one("#cards", Static).update(self._cards(shown))
+
+    def _cards(self, shown: dict[str, Any]) -> Text:
+        hands = audit_hands(shown)
+        if hands is not None:
+            lines = [Text.assemble(f"{board.seat_name(self.names, s)}: ",
+                                   cards_text(sort_hand(cards, self.game), self.game))
+                     for s, cards in enumerate(hands)]
+            return Text("\n").join(lines)
+        if shown.get("hand") is not None:
+            return Text.assemble("Hand: ", cards_text(sort_hand(list(shown["hand"]), self.game), self.game))
+        return Text("(a spectator sees no hand)", style="dim")
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+

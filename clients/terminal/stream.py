@@ -1,0 +1,124 @@
+"""The table's stream (docs/api.md, "The table's stream"): a WebSocket that pushes the
+reader's view each time it changes, and carries the reader's commands.
+
+A dropped socket is opened again with ``after=`` the last version seen, so nothing is
+missed and nothing comes twice; a command sent while the socket is down goes over HTTP
+with the same id instead (the API makes a repeated id harmless).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import quote
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from clients.terminal.api import Api, ApiError, command_id
+
+ViewHandler = Callable[[dict[str, Any]], Awaitable[None]]
+StateHandler = Callable[[str], None]
+_ANSWER_S = 15.0  # how long a command waits for its ack over the socket before HTTP
+
+
+class TableStream:
+    def __init__(self, api: Api, table: str, on_view: ViewHandler, on_state: StateHandler,
+                 after: int = 0) -> None:
+        self.api = api
+        self.table = table
+        self.after = after  # the last version seen: the resume cursor
+        self.received: list[int] = []  # every view frame's version as it came, for the record
+        self.connects = 0
+        self._on_view = on_view
+        self._on_state = on_state
+        self._ws: ClientConnection | None = None
+        self._answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._stopped = False
+
+    @property
+    def connected(self) -> bool:
+        return self._ws is not None
+
+    def url(self) -> str:
+        token = f"&token={quote(self.api.token)}" if self.api.token else ""
+        return f"{self.api.ws_url}/api/v1/tables/{quote(self.table)}/stream?after={self.after}{token}"
+
+    async def run(self) -> None:
+        """Read frames until ``stop``; reconnect after any drop, backing off to 5 s."""
+        backoff = 0.2
+        while not self._stopped:
+            try:
+                async with connect(self.url(), max_size=2**22, open_timeout=10) as ws:
+                    self._ws = ws
+                    self.connects += 1
+                    self._on_state("connected")
+                    backoff = 0.2
+                    async for raw in ws:
+                        await self._frame(json.loads(raw))
+            except (OSError, ConnectionClosed, InvalidHandshake, InvalidURI, TimeoutError, ValueError):
+                pass
+            finally:
+                self._ws = None
+                self._fail_waiting()
+            if self._stopped:
+                break
+            self._on_state("reconnecting")
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
+
+    async def _frame(self, frame: dict[str, Any]) -> None:
+        kind = frame.get("type")
+        if kind == "view":
+            version = int(frame["version"])
+            self.received.append(version)
+            if version <= self.after:  # the API promises this never happens; never show it twice
+                return
+            self.after = version
+            await self._on_view(frame["view"])
+        elif kind in ("ack", "refused"):
+            waiting = self._answers.pop(str(frame.get("id")), None)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(frame)
+        elif kind == "error":
+            self._on_state(f"error: {frame.get('message') or frame.get('code')}")
+            if frame.get("code") == "unauthorized":
+                self._stopped = True
+
+    def _fail_waiting(self) -> None:
+        for waiting in self._answers.values():
+            if not waiting.done():
+                waiting.set_exception(ConnectionResetError("the table's socket closed"))
+        self._answers.clear()
+
+    async def send(self, command: dict[str, Any]) -> int:
+        """Send a command as the reader's seat: its version, or the refusal as ApiError."""
+        cid = command_id()
+        ws = self._ws
+        if ws is not None:
+            waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            self._answers[cid] = waiting
+            try:
+                await ws.send(json.dumps({"type": "command", "id": cid, "command": command}))
+                answer = await asyncio.wait_for(waiting, _ANSWER_S)
+            except (ConnectionClosed, TimeoutError, ConnectionError):
+                answer = None  # the socket went away: the same id over HTTP, done once
+            finally:
+                self._answers.pop(cid, None)
+            if answer is not None:
+                if answer["type"] == "refused":
+                    raise ApiError(422, str(answer.get("code")), str(answer.get("message")))
+                return int(answer["version"])
+        return await self.api.command(self.table, command, cid)
+
+    async def drop(self) -> None:
+        """Close the socket (as a network failure would); ``run`` opens it again."""
+        ws = self._ws
+        if ws is not None:
+            await ws.close()
+
+    async def stop(self) -> None:
+        self._stopped = True
+        await self.drop()

@@ -1,0 +1,297 @@
+"""The table screen: the seats around the table, the trick, your hand, and every phase
+from the keyboard.
+
+It follows the table's stream (``stream.TableStream``): each pushed view replaces the
+shown one. Cards are played from the hand bar; the steps that are not one card (a bid,
+a pass, the trump change, the friend call, Mitigati's bargaining and declarations…) are
+the view's other legal commands, listed by name in a menu (``m``). A refused command is
+shown with the API's own sentence.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, RichLog, Static
+
+from clients.terminal import board
+from clients.terminal.api import ApiError
+from clients.terminal.dialogs import Choose, Figures, seat_table
+from clients.terminal.hand import HandBar
+from clients.terminal.stream import TableStream
+from clients.terminal.words import describe, refusal
+
+if TYPE_CHECKING:
+    from clients.terminal.app import PlayApp
+
+
+class TableScreen(Screen[None]):
+    DEFAULT_CSS = """
+    TableScreen #main { height: 1fr; }
+    TableScreen #board { width: 2fr; }
+    TableScreen #side { width: 1fr; min-width: 30; }
+    TableScreen #status { padding: 0 1; height: auto; }
+    TableScreen #seats { height: auto; max-height: 12; }
+    TableScreen #trick { padding: 0 1; height: auto; }
+    TableScreen #result { padding: 0 1; height: auto; }
+    TableScreen #log { height: 1fr; border: round $primary; }
+    TableScreen #prompt { padding: 0 1; height: auto; background: $boost; }
+    TableScreen #connection { height: 1; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("m", "menu", "commands"),
+        Binding("l", "ledger", "ledger"),
+        Binding("p", "replay", "replay a hand"),
+        Binding("x", "rematch", "rematch"),
+        Binding("ctrl+r", "reconnect", "reconnect", show=False),
+        Binding("escape", "back", "lobby"),
+    ]
+
+    def __init__(self, table: str, *, seat: int | None = None, follow: bool = True) -> None:
+        super().__init__()
+        self.table = table
+        self.follow = follow  # False: show only the views handed to ``show_view`` (a recorded one)
+        self.seat = seat
+        self.view: dict[str, Any] = {}
+        self.names: list[str] = []
+        self.moves = board.Moves()
+        self.stream: TableStream | None = None
+        self.views_shown = 0
+        self.refusals: list[str] = []  # each refusal's message, as shown (tests read it)
+        self.logged: list[str] = []  # the log's lines as plain text
+        self.last_result: Text | None = None  # the last hand's result, shown until the next one
+        self.sending = False
+
+    @property
+    def play_app(self) -> PlayApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            with Vertical(id="board"):
+                yield Static(id="status")
+                yield seat_table()
+                yield Static(id="trick")
+                yield Static(id="result")
+            with Vertical(id="side"):
+                yield Static(id="connection")
+                yield RichLog(id="log", wrap=True, markup=False, min_width=20)
+        yield Static(id="prompt")
+        yield HandBar(id="hand")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        seats = self.query_one("#seats", DataTable)
+        seats.add_columns(*board.SEAT_COLUMNS)
+        self.query_one(HandBar).focus()
+        self.title = f"table {self.table}"
+        self.set_interval(1.0, self._tick)
+        if not self.follow:
+            return
+        self.stream = TableStream(self.play_app.api, self.table, self._on_view, self._on_connection)
+        self.run_worker(self.stream.run(), name="stream", exit_on_error=False)
+        self._load_names()
+
+    async def on_unmount(self) -> None:
+        if self.stream is not None:
+            await self.stream.stop()
+
+    @work(exclusive=True, group="names", exit_on_error=False)
+    async def _load_names(self) -> None:
+        try:
+            found = await self.play_app.api.table(self.table)
+        except ApiError as error:
+            self._log(Text(refusal(error.code, error.message), style="red"))
+            return
+        self.names = [s.get("name") or (f"{s['bot']} bot" if s.get("bot") else "") for s in found["seats"]]
+        self.sub_title = f"{found.get('name')} · {found.get('game')} · {found.get('hands')} hands"
+        self.redraw()
+
+    def show_view(self, view: dict[str, Any], names: list[str] | None = None) -> None:
+        """Show ``view`` as if the stream had pushed it."""
+        if names is not None:
+            self.names = names
+        self._show(view)
+
+    async def _on_view(self, view: dict[str, Any]) -> None:
+        self._show(view)
+
+    def _show(self, view: dict[str, Any]) -> None:
+        before = self.view
+        self.view = view
+        self.views_shown += 1
+        if self.follow and (view.get("seats") != before.get("seats")
+                            or view.get("hands_scored") != before.get("hands_scored")):
+            self._load_names()
+        self._narrate(before, view)
+        self.redraw()
+
+    @work(group="result", exit_on_error=False)
+    async def _fetch_result(self, hand: int) -> None:
+        reader = "spectator" if self.view.get("seat") is None else str(self.view["seat"])
+        try:
+            steps = await self.play_app.api.replay(self.table, hand, reader)
+        except ApiError as error:
+            self._log(Text(refusal(error.code, error.message), style="red"))
+            return
+        last = (steps[-1].get("view") or {}) if steps else {}
+        text = board.result({"state": last}, self.names)
+        if text is not None:
+            text = Text.assemble(f"Hand {hand}: ", text)
+            self.last_result = text
+            self._log(text)
+            self.query_one("#result", Static).update(text)
+
+    def _on_connection(self, state: str) -> None:
+        style = "green" if state == "connected" else "yellow"
+        self.query_one("#connection", Static).update(Text(f"● {state}", style=style))
+
+    def _tick(self) -> None:
+        if self.view.get("deadline"):
+            self.query_one("#status", Static).update(board.status(self.view, self.names))
+
+    def _log(self, text: Text | str) -> None:
+        self.logged.append(text.plain if isinstance(text, Text) else text)
+        self.query_one("#log", RichLog).write(text)
+
+    def _narrate(self, before: dict[str, Any], view: dict[str, Any]) -> None:
+        """A line in the log for what changed: a trick taken, a hand scored."""
+        old, new = board.state(before), board.state(view)
+        for line in board.auction_news(before, view, self.names):
+            self._log(line)
+        for played in board.trick_news(before, view, self.names):
+            self._log(played)
+        if len(new.get("tricks") or ()) > len(old.get("tricks") or ()):
+            text = board.last_trick(view, self.names)
+            if text is not None:
+                self._log(text)
+        if new.get("scores") and not old.get("scores"):
+            text = board.result(view, self.names)
+            if text is not None:
+                self.last_result = text
+                self._log(text)
+        elif before and (view.get("hands_scored") or 0) > (before.get("hands_scored") or 0):
+            # the next deal came in the same command as the last trick: no view showed the
+            # scored hand, so its result is read from its replay
+            self._fetch_result(int(view["hands_scored"]))
+        if view.get("status") == "closed" and before.get("status") != "closed":
+            self._log(Text("The match is over: l shows the ledger, x asks for a rematch.", style="bold"))
+
+    def redraw(self) -> None:
+        view = self.view
+        if not view:
+            return
+        self.moves = board.moves(view)
+        self.query_one("#status", Static).update(board.status(view, self.names))
+        seats = self.query_one("#seats", DataTable)
+        seats.clear()
+        for row in board.seat_rows(view, self.names):
+            seats.add_row(*row)
+        self.query_one("#trick", Static).update(board.last_trick(view, self.names) or "")
+        self.query_one("#result", Static).update(board.result(view, self.names) or self.last_result or "")
+        self.query_one("#prompt", Static).update(board.prompt(view, self.moves))
+        hand = self.query_one(HandBar)
+        hand.display = view.get("seat") is not None
+        step = self.moves.discard
+        hand.show(list(view.get("hand") or ()), self.moves.cards, view.get("game"), board.trump(view),
+                  int(step["count"]) if step else 0)
+
+    # the keyboard
+    def on_hand_bar_act(self, message: HandBar.Act) -> None:
+        if self.moves.discard is not None:
+            step = self.moves.discard
+            if len(message.selected) != int(step["count"]):
+                self._refused("select", f"Select exactly {step['count']} cards first (space); "
+                                        f"{len(message.selected)} selected.")
+                return
+            self.send(board.discard_command(step, message.selected))
+            return
+        card = message.card
+        if card is None or (not self.moves.plays and self.moves.menu):
+            self.action_menu()  # nothing to play: enter opens the commands
+            return
+        choices = self.moves.plays.get(card)
+        if not choices:
+            # not marked as playable: send it anyway, so the refusal says why in the rules' words
+            self.send({"type": "play", "card": card})
+        elif len(choices) == 1:
+            self.send(choices[0])
+        else:  # the Joker's named suit, or whether the Ripper calls the Joker
+            game = self.view.get("game")
+            self.app.push_screen(Choose(f"How to play {card}?", [(describe(c, game), c) for c in choices]),
+                                 self._chosen)
+
+    def action_menu(self) -> None:
+        if not self.moves.menu:
+            self.notify("No command to choose from now.", severity="warning")
+            return
+        game = self.view.get("game")
+        self.app.push_screen(Choose("Your move", [(describe(c, game), c) for c in self.moves.menu]), self._chosen)
+
+    def _chosen(self, command: dict[str, Any] | None) -> None:
+        if command is not None:
+            self.send(command)
+
+    @work(group="send", exit_on_error=False)
+    async def send(self, command: dict[str, Any]) -> None:
+        if self.stream is None:
+            return
+        self.sending = True
+        try:
+            await self.stream.send(command)
+        except ApiError as error:
+            self._refused(error.code, error.message)
+        else:
+            self._log(Text(f"You: {describe(command, self.view.get('game'))}", style="green"))
+        finally:
+            self.sending = False
+
+    def _refused(self, code: str, message: str) -> None:
+        self.refusals.append(message)
+        self._log(Text(refusal(code, message), style="bold red"))
+        self.notify(message, title="Refused", severity="error")
+
+    async def action_reconnect(self) -> None:
+        if self.stream is not None:
+            self._log(Text("Dropping the connection; it resumes after the last version seen.", style="yellow"))
+            await self.stream.drop()
+
+    @work(group="ledger", exit_on_error=False)
+    async def action_ledger(self) -> None:
+        try:
+            ledger = await self.play_app.api.ledger(self.table)
+        except ApiError as error:
+            self._refused(error.code, error.message)
+            return
+        seats = len(ledger.get("totals") or ())
+        columns = ["Hand", *[board.seat_name(self.names, s) for s in range(seats)]]
+        rows: list[list[Any]] = [[h["hand"], *h["scores"]] for h in ledger.get("hands") or ()]
+        rows.append(["Total", *(ledger.get("totals") or ())])
+        self.app.push_screen(Figures(f"The match ledger of {self.table}", columns, rows))
+
+    def action_replay(self) -> None:
+        self.play_app.choose_replay(self.table, self.view.get("seat"))
+
+    @work(group="rematch", exit_on_error=False)
+    async def action_rematch(self) -> None:
+        if self.view.get("status") != "closed":
+            self.notify("A rematch is for a match that is over.", severity="warning")
+            return
+        try:
+            made = await self.play_app.api.rematch(self.table)
+        except ApiError as error:
+            self._refused(error.code, error.message)
+            return
+        seat = next((s["seat"] for s in made["seats"] if s.get("player") == self.play_app.player), None)
+        self.app.switch_screen(TableScreen(made["table"], seat=seat))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
