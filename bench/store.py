@@ -43,6 +43,7 @@ import structlog
 from domain.table import CreateTable, Submission
 from services.commands.handler import AsyncCommandHandler
 from services.commands.tables import TableDecider, TableHandler, table_handler
+from services.logs import IsoUtcStamper
 from services.players import next_submission, seating
 from services.redis_runtime import redis_url_for_run
 from services.store.async_redis_store import AsyncRedisEventStore, connect_async
@@ -85,7 +86,7 @@ def configure_logging(mode: str) -> None:
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            IsoUtcStamper(),  # what services.logs stamps lines with
             structlog.processors.JSONRenderer(serializer=_json),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),

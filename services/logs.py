@@ -49,9 +49,7 @@ class IsoUtcStamper:
             self._prefix = moment.strftime("%Y-%m-%dT%H:%M:%S")
             self._second_us = second * 1_000_000
             micros = now_us - self._second_us
-        event_dict["timestamp"] = "%s.%06dZ" % (self._prefix, micros) if micros else (
-            self._prefix + "Z"
-        )
+        event_dict["timestamp"] = f"{self._prefix}.{micros:06d}Z" if micros else f"{self._prefix}Z"
         return event_dict
 
 
