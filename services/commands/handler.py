@@ -58,6 +58,7 @@ class _Shell(Generic[S, C, E]):
             decider, cache_size=cache_size, max_attempts=max_attempts, jitter=jitter
         )
         self._bound_log: Any = None
+        self._info: Any = None  # its bound ``info``, looked up once
 
     @property
     def decider(self) -> Decider[S, C, E]:
@@ -88,13 +89,21 @@ class _Shell(Generic[S, C, E]):
         started: float,
     ) -> None:
         wrapped = inner(command)
-        self._log().info(
+        if error is None and (result is None or not result.duplicate):
+            outcome = "ok"  # the common line, without the call
+        else:
+            outcome = outcome_label(error, result)
+        info = self._info
+        if info is None:
+            info = self._info = self._log().info
+        info(
             "command",
             table=table_id,
             seat=getattr(wrapped, "seat", None),
             command=type(wrapped).__name__,
-            outcome=outcome_label(error, result),
-            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            outcome=outcome,
+            # to the µs; round(x, 3) cost three times as much (it goes through a string)
+            latency_ms=int((time.perf_counter() - started) * 1_000_000 + 0.5) / 1000,
         )
 
 
