@@ -170,6 +170,9 @@ class _Outcome(msgspec.Struct, frozen=True):
 
 _decode_outcome = msgspec.json.Decoder(_Outcome).decode
 _encode_command = msgspec.json.Encoder().encode
+# copied, not made anew: hashlib.sha256() looks the digest up in OpenSSL 3's method
+# store each time, which showed in the async path's profile (cold caches between tasks)
+_SHA256: Final = hashlib.sha256()
 
 
 def fingerprint(command: object) -> str:
@@ -178,7 +181,9 @@ def fingerprint(command: object) -> str:
         data = _encode_command(command)
     except (TypeError, msgspec.EncodeError):
         data = repr(command).encode()
-    return hashlib.sha256(data).hexdigest()[:32]
+    digest = _SHA256.copy()
+    digest.update(data)
+    return digest.hexdigest()[:32]
 
 
 def inner(command: object) -> object:
