@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime
+import json
 
 import pytest
+import structlog
 
 from services import logs
 
@@ -35,3 +37,22 @@ def test_the_stamp_reads_the_real_clock() -> None:
     stamp = logs.IsoUtcStamper()(None, "info", {})["timestamp"]
     after = datetime.datetime.now(tz=datetime.UTC)
     assert before <= datetime.datetime.fromisoformat(stamp) <= after
+
+
+@pytest.mark.parametrize("method", ["info", "warning", "warn", "error", "exception"])
+def test_a_json_line_is_what_structlogs_own_processors_write(method: str) -> None:
+    """The same keys in the same order with the same values (the timestamp's text is
+    pinned above), as add_log_level, TimeStamper and JSONRenderer would write."""
+    theirs = [structlog.processors.add_log_level,
+              structlog.processors.TimeStamper(fmt="iso", utc=True),
+              structlog.processors.JSONRenderer(serializer=lambda d, **_: json.dumps(d))]
+
+    def line(processors: list[object]) -> list[tuple[str, object]]:
+        event: object = {"table": "t1", "seat": 2, "command": "Play", "outcome": "ok",
+                         "latency_ms": 0.123, "event": "command"}
+        for processor in processors:
+            event = processor(None, method, event)  # type: ignore[operator]
+        assert isinstance(event, str)
+        return [(k, "<time>" if k == "timestamp" else v) for k, v in json.loads(event).items()]
+
+    assert line(logs.json_processors()) == line(theirs)
