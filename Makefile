@@ -1,10 +1,11 @@
 # Every target installs what it needs first: a virtualenv with the project and its dev
-# tools (from pyproject.toml), and redis-server from Debian's packages when it is missing.
+# tools (from pyproject.toml), and redis-server and PostgreSQL (the archive's tests) from
+# Debian's packages when they are missing.
 VENV ?= .venv
 BIN := $(VENV)/bin
 PYTHON ?= python3
 
-.PHONY: run test lint bench redis-server system-deps clean
+.PHONY: run test lint bench redis-server postgres system-deps clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,17 +19,16 @@ redis-server:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq redis-server >/dev/null; }
 
+postgres:
+	@bash deploy/install-postgres.sh
+
 # What the browser and archive tests need besides Redis: Debian's Chromium (Playwright
 # drives it; no browser download) and PostgreSQL (the tests initdb their own).
-system-deps: redis-server
-	@missing=""; \
-	  command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
-	  command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
-	  if [ -n "$$missing" ]; then \
-	    echo "installing$$missing from Debian's packages"; \
-	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing >/dev/null; \
-	  fi
+system-deps: redis-server postgres
+	@command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || { \
+	  echo "installing chromium from Debian's packages"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 run: $(BIN)/.installed
 	$(BIN)/mighty demo --tables 4 --hands 3

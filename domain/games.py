@@ -14,10 +14,12 @@ registry's entries) gets back exactly what it gave.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import msgspec
+
+from domain.bots import Policy
 
 if TYPE_CHECKING:
     from typing import Self
@@ -227,6 +229,11 @@ class Game(Protocol[R, S, C, E, V, L]):
     def to_act(self, hand: S) -> int | None: ...
 
     def legal_commands(self, hand: S, seat: int) -> Sequence[C]: ...
+
+    def bots(self) -> Mapping[str, Policy[R, V, C]]:
+        """Bot level (``random``, ``beginner``, ``expert``; docs/bots.md) -> its policy:
+        ``policy(rules, seat_view, seed, budget)`` -> one of the view's legal commands."""
+        ...
 
     def command_kinds(self, legal: Sequence[C]) -> Sequence[Sequence[C]]:
         """The legal commands in the kinds a random player picks among first, then one of

@@ -7,6 +7,7 @@ thing everywhere and nothing builds its own client or store behind the settings'
     settings = settings_from(args)       # services/settings.py: flags, then environment
     wired = bootstrap(settings)          # client, key space, event store, handler, readers
     wired.worker("views").run(stop)      # or wired.handler.handle(...), wired.readers.lobby()
+    wired.archive_worker().run(stop)     # closed tables into PostgreSQL (docs/archive.md)
 
 ``bootstrap_async(settings)`` / ``wire_async(client, settings)`` build the asyncio parts
 (``AsyncRedisEventStore``, ``AsyncCommandHandler``, ``AsyncReader``) the same way.
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import redis
@@ -29,6 +30,8 @@ import redis.asyncio as aioredis
 import structlog
 
 from domain.table import Submission, TableEvent, TableState
+from services.archive.postgres import PostgresArchive
+from services.archive.reads import ArchivedEventStore
 from services.commands.handler import AsyncCommandHandler
 from services.commands.tables import TableDecider, TableHandler, table_handler
 from services.projection.keys import ProjectionKeys
@@ -39,7 +42,10 @@ from services.redis_runtime import RunRedis, redis_for_run
 from services.settings import Settings, SettingsError
 from services.store.async_redis_store import AsyncRedisEventStore, connect_async
 from services.store.keys import KeySpace
-from services.store.redis_store import RedisEventStore, connect
+from services.store.redis_store import connect
+
+if TYPE_CHECKING:
+    from services.archive.worker import ArchiveWorker
 
 log = structlog.get_logger("mighty.bootstrap")
 
@@ -59,9 +65,11 @@ class Wiring:
     settings: Settings
     client: redis.Redis
     space: KeySpace
-    store: RedisEventStore
+    # the Redis event store whose reads fall through to the archive for archived tables
+    store: ArchivedEventStore
     handler: TableHandler
     readers: Readers
+    archive: PostgresArchive | None = None  # None: MIGHTY_ARCHIVE_URL not set
     _projection_stores: dict[str, ProjectionStore] = field(default_factory=dict)
 
     def projection_store(self, kind: str) -> ProjectionStore:
@@ -74,7 +82,18 @@ class Wiring:
         """A projection worker of ``kind`` on this store (options: ``Worker``'s)."""
         return Worker(self.projection_store(kind), self.store, **options)
 
+    def archive_worker(self, **options: Any) -> ArchiveWorker:
+        """The archive worker (options: ``ArchiveWorker``'s); needs ``archive_url``."""
+        from services.archive.worker import ArchiveWorker
+
+        if self.archive is None:
+            raise SettingsError("the archive worker needs PostgreSQL: set MIGHTY_ARCHIVE_URL (or --archive-url)")
+        options.setdefault("after_s", self.settings.archive_after_s)
+        return ArchiveWorker(self.store, self.archive, **options)
+
     def close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
         self.client.close()
 
 
@@ -85,8 +104,10 @@ def key_space(settings: Settings) -> KeySpace:
 def wire(client: redis.Redis, settings: Settings) -> Wiring:
     """The parts on an existing client."""
     space = key_space(settings)
-    store = RedisEventStore(client, keys=space, idempotency_s=settings.idempotency_s)
-    return Wiring(settings, client, space, store, table_handler(store), Readers(client, space))
+    archive = (PostgresArchive(settings.archive_url, namespace=space.namespace)
+               if settings.archive_url else None)  # connects on first use
+    store = ArchivedEventStore(client, keys=space, idempotency_s=settings.idempotency_s, archive=archive)
+    return Wiring(settings, client, space, store, table_handler(store), Readers(client, space), archive)
 
 
 def bootstrap(settings: Settings) -> Wiring:

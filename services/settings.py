@@ -9,6 +9,8 @@ A flag wins over its variable, a variable over the default:
 | ``--partitions`` | ``MIGHTY_PARTITIONS`` | 16 (fixed for the life of the data, docs/store.md) |
 | ``--durability`` | ``MIGHTY_DURABILITY`` | ``everysec`` (or ``always``: deploy/redis-always.conf) |
 | | ``MIGHTY_IDEMPOTENCY_S`` | 86400: how long a command id is remembered (0: for ever) |
+| ``--archive-url`` | ``MIGHTY_ARCHIVE_URL`` | none: archived tables cannot be read (docs/archive.md) |
+| ``--archive-after-s`` | ``MIGHTY_ARCHIVE_AFTER_S`` | 3600: how long a table stays in Redis once closed |
 | | ``MIGHTY_LOG_FORMAT`` | ``json`` unless stderr is a terminal, then ``console`` |
 | | ``MIGHTY_LOG_LEVEL`` | ``info`` |
 
@@ -38,6 +40,7 @@ from services.store.keys import (
 Durability = Literal["everysec", "always"]
 LogFormat = Literal["json", "console"]
 
+DEFAULT_ARCHIVE_AFTER_S: Final = 3600.0  # a closed table stays in Redis this long
 DURABILITY_PROFILES: Final[tuple[Durability, ...]] = ("everysec", "always")
 LOG_FORMATS: Final[tuple[LogFormat, ...]] = ("json", "console")
 _NAMESPACE: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -49,6 +52,8 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "partitions": "MIGHTY_PARTITIONS",
     "durability": "MIGHTY_DURABILITY",
     "idempotency_s": "MIGHTY_IDEMPOTENCY_S",
+    "archive_url": "MIGHTY_ARCHIVE_URL",
+    "archive_after_s": "MIGHTY_ARCHIVE_AFTER_S",
     "log_format": "MIGHTY_LOG_FORMAT",
     "log_level": "MIGHTY_LOG_LEVEL",
 }
@@ -70,6 +75,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     partitions: int = DEFAULT_PARTITIONS
     durability: Durability = "everysec"
     idempotency_s: float = DEFAULT_IDEMPOTENCY_S
+    archive_url: str | None = None  # PostgreSQL, where closed tables are archived
+    archive_after_s: float = DEFAULT_ARCHIVE_AFTER_S
     log_format: LogFormat | None = None  # None: json unless stderr is a terminal
     log_level: str = "info"
     # Whether the namespace was chosen (a flag or MIGHTY_NAMESPACE) or is the default: the
@@ -83,10 +90,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_PARTITIONS": str(self.partitions),
             "MIGHTY_DURABILITY": self.durability,
             "MIGHTY_IDEMPOTENCY_S": repr(self.idempotency_s),
+            "MIGHTY_ARCHIVE_AFTER_S": repr(self.archive_after_s),
             "MIGHTY_LOG_LEVEL": self.log_level,
         }
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
+        if self.archive_url:
+            env["MIGHTY_ARCHIVE_URL"] = self.archive_url
         if self.log_format:
             env["MIGHTY_LOG_FORMAT"] = self.log_format
         return env
@@ -109,6 +119,8 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
                        help=f"key prefix (default: $MIGHTY_NAMESPACE or {DEFAULT_NAMESPACE})")
     group.add_argument("--partitions", default=None,
                        help=f"partition count (default: $MIGHTY_PARTITIONS or {DEFAULT_PARTITIONS})")
+    group.add_argument("--archive-url", default=None,
+                       help="the PostgreSQL archived tables live in (default: $MIGHTY_ARCHIVE_URL)")
 
 
 def add_durability_option(parser: argparse.ArgumentParser) -> None:
@@ -165,6 +177,18 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
         if not window >= 0:
             raise bad("idempotency_s", "the idempotency window is a number of seconds >= 0 (0: for ever)")
         values["idempotency_s"] = window
+    if "archive_url" in raw:
+        if not re.match(r"postgres(ql)?://", raw["archive_url"]):
+            raise bad("archive_url", "a PostgreSQL URL starts with postgresql:// or postgres://")
+        values["archive_url"] = raw["archive_url"]
+    if "archive_after_s" in raw:
+        try:
+            after = float(raw["archive_after_s"])
+        except ValueError:
+            after = -1.0
+        if not after >= 0 or after == float("inf"):
+            raise bad("archive_after_s", "the archive delay is a number of seconds >= 0")
+        values["archive_after_s"] = after
     if "log_format" in raw:
         if raw["log_format"] not in LOG_FORMATS:
             raise bad("log_format", f"the log format is one of {', '.join(LOG_FORMATS)}")

@@ -4,13 +4,14 @@ need of it. ``domain/registry.py`` lists it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
 import msgspec
 from msgspec.structs import replace
 
+from domain.bots import Policy
 from domain.errors import TableError
 from domain.games import DealProof, Game, Settlement, TableCreatedEvent
 from domain.handfiles import HandFileRun, Replayed
@@ -19,6 +20,7 @@ from domain.mighty import handfile, ledger
 from domain.mighty import legal as mighty_legal
 from domain.mighty import state as mighty_state
 from domain.mighty import views as mighty_views
+from domain.mighty.bots import bot_policies
 from domain.mighty.commands import (
     Bid,
     CallFriend,
@@ -179,6 +181,9 @@ class MightyGame:
             friend = event.friend if event.friend is not None else next(iter(friends), None)
             after = friend if friend is not None else event.declarer
         return Settlement(event.scores, after, event.declarer)
+
+    def bots(self) -> Mapping[str, Policy[RuleSet, HandView, HandCommand]]:
+        return bot_policies()
 
     def command_kinds(self, legal: Sequence[HandCommand]) -> Sequence[Sequence[HandCommand]]:
         return (legal,)  # one kind: a uniform pick

@@ -3,19 +3,21 @@ deal passing to the right. ``domain/registry.py`` lists it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
 import msgspec
 from msgspec.structs import replace
 
+from domain.bots import Policy
 from domain.games import DealProof, Game, Settlement, TableCreatedEvent
 from domain.handfiles import HandFileRun, Replayed
 from domain.mitigati import decider, handfile, ledger
 from domain.mitigati import legal as mitigati_legal
 from domain.mitigati import state as mitigati_state
 from domain.mitigati import views as mitigati_views
+from domain.mitigati.bots import bot_policies
 from domain.mitigati.cards import DECK
 from domain.mitigati.commands import (
     COMBINATIONS,
@@ -147,6 +149,9 @@ class MitigatiGame:
         if not isinstance(event, HandScored | DealAbandoned):
             return None
         return Settlement(event.scores, right_of(dealer), None)
+
+    def bots(self) -> Mapping[str, Policy[RuleSet, MitigatiView, MitigatiCommand]]:
+        return bot_policies()
 
     def command_kinds(self, legal: Sequence[MitigatiCommand]) -> Sequence[Sequence[MitigatiCommand]]:
         """Bargains by their action (pass, continue, pay, sell); any other step has one

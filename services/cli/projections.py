@@ -60,7 +60,8 @@ def _each_partition(wiring: Wiring, kinds: list[str],
 def cmd_rebuild(args: argparse.Namespace) -> int:
     from services.projection.rebuild import rebuild
 
-    done = _each_partition(wired(args), _kinds(args), rebuild)
+    wiring = wired(args)  # its store reads archived tables from PostgreSQL (the ledger folds them)
+    done = _each_partition(wiring, _kinds(args), lambda store, p: rebuild(store, p, events=wiring.store))
     write_json_line({"kinds": _kinds(args), "partitions": len(done),
                      "entries": sum(getattr(c, "count", 0) for c in done)})
     return EXIT_OK
@@ -69,7 +70,9 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from services.projection.rebuild import check
 
-    found = [d for differences in _each_partition(wired(args), _kinds(args), check)
+    wiring = wired(args)
+    found = [d for differences in _each_partition(wiring, _kinds(args),
+                                                  lambda store, p: check(store, p, events=wiring.store))
              for d in differences]  # type: ignore[attr-defined]
     for difference in found:
         write_json_line({"partition": difference.partition, "doc": list(difference.doc),

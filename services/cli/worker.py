@@ -1,5 +1,6 @@
 """``mighty worker KIND`` (also ``python -m services.projection KIND``): one projection
-worker process, until SIGTERM or SIGINT. It takes its store from the settings
+worker process, until SIGTERM or SIGINT; ``mighty worker archive``: the archive worker,
+which moves closed tables into PostgreSQL (docs/archive.md). It takes its store from the settings
 (``--redis-url``/``REDIS_URL``, ``--namespace``/``MIGHTY_NAMESPACE``,
 ``--partitions``/``MIGHTY_PARTITIONS``) and refuses to start without a URL."""
 
@@ -13,13 +14,13 @@ from collections.abc import Callable
 
 from projections import KINDS
 from services.bootstrap import check_durability
-from services.cli.common import EXIT_OK, wired
+from services.cli.common import EXIT_OK, wired, write_json_line
 from services.settings import add_store_options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    worker = sub.add_parser("worker", help="run a projection worker until SIGTERM or SIGINT")
-    worker.add_argument("kind", choices=KINDS)
+    worker = sub.add_parser("worker", help="run a projection worker (or the archive worker) until SIGTERM or SIGINT")
+    worker.add_argument("kind", choices=(*KINDS, ARCHIVE))
     add_store_options(worker)
     worker.add_argument("--batch", type=int, default=500, help="feed entries read per batch")
     worker.add_argument("--block-ms", type=int, default=100, help="how long a read waits for news")
@@ -31,10 +32,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     worker.add_argument("--linger-ms", type=int, default=10,
                         help="after a read that did not fill a batch, wait this long for more")
     worker.add_argument("--no-publish", action="store_true", help="store views without notifying")
+    archive = worker.add_argument_group("archive (mighty worker archive)")
+    archive.add_argument("--archive-after-s", default=None,
+                         help="archive tables closed this long ago (default: $MIGHTY_ARCHIVE_AFTER_S or 3600)")
+    archive.add_argument("--interval-s", type=float, default=30.0, help="seconds between two passes")
+    archive.add_argument("--once", action="store_true", help="one pass, print what it did as JSON, exit")
     worker.set_defaults(run=cmd_worker)
 
 
+ARCHIVE = "archive"
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
+    if args.kind == ARCHIVE:
+        return cmd_archive(args)
     wiring = wired(args)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -44,6 +55,20 @@ def cmd_worker(args: argparse.Namespace) -> int:
                            lease_ms=args.lease_ms, publish=not args.no_publish, linger_ms=args.linger_ms,
                            trim=not args.keep_feed)
     worker.run(stop)
+    return EXIT_OK
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    wiring = wired(args)
+    worker = wiring.archive_worker(worker_id=args.id)
+    if args.once:
+        worker.archive.migrate()
+        write_json_line(worker.run_once().as_dict())
+        return EXIT_OK
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    worker.run(stop, interval_s=args.interval_s)
     return EXIT_OK
 
 

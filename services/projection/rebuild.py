@@ -15,6 +15,11 @@ exactly its entries in the feed after ``at``, which are still there (the feed is
 trimmed past this kind's checkpoint, and ``at`` is at or after it: the stored
 checkpoint for ``check``, the feed's end for a rebuild, which holds the lease so the
 checkpoint stays put). Each table is folded up to its first such entry, less one.
+
+Archived tables (docs/archive.md) have left Redis: given the read-through store
+(``ArchivedEventStore``, what ``services.bootstrap`` wires), a kind whose documents outlive
+the archiving (the ledger) folds them from PostgreSQL too; every one of their events is
+before any cut, since a table is archived only once every kind has applied its feed entries.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from domain.codec import decode_event
 from domain.table import TableEvent
 from projections import new_projection, replay
 from projections.docs import DocKey
+from services.archive.reads import KINDS_KEPT_ARCHIVED, ArchivedEventStore
 from services.projection.store import Checkpoint, ProjectionStore
 from services.store.base import StoredEvent
 from services.store.redis_store import RedisEventStore
@@ -93,13 +99,17 @@ def _stream(events: RedisEventStore, table_id: str, upto: int,
 
 
 def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
-            every_chunk: Callable[[], None] | None = None) -> tuple[dict[DocKey, bytes], Checkpoint]:
+            every_chunk: Callable[[], None] | None = None,
+            events: RedisEventStore | None = None) -> tuple[dict[DocKey, bytes], Checkpoint]:
     """The documents of a partition folded from the table streams up to the cut at
-    ``upto`` (None: the feed's end now), and that cut's checkpoint."""
+    ``upto`` (None: the feed's end now), and that cut's checkpoint. ``events``: the
+    store to read the streams from (default: Redis alone, which knows no archived table)."""
     cut = store.feed_position(partition) if upto is None else upto
     tables = table_ids(store, partition)
+    if isinstance(events, ArchivedEventStore) and store.keys.kind in KINDS_KEPT_ARCHIVED:
+        tables = sorted(set(tables) | set(events.archived_ids(partition)))
     later = later_versions(store, partition, cut.id, every_chunk)
-    events = RedisEventStore(store.client, keys=store.keys.space)
+    events = events or RedisEventStore(store.client, keys=store.keys.space)
     top = 1 << 62
 
     def folded() -> Iterator[tuple[str, int, TableEvent]]:
@@ -111,14 +121,15 @@ def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
     return docs, cut
 
 
-def check(store: ProjectionStore, partition: int, attempts: int = 20) -> list[Difference]:
+def check(store: ProjectionStore, partition: int, attempts: int = 20,
+          events: RedisEventStore | None = None) -> list[Difference]:
     """Compare the stored documents with a rebuild up to the stored checkpoint."""
     for _ in range(attempts):
         checkpoint = store.checkpoint(partition)
         stored = store.docs(partition)
         if store.checkpoint(partition) != checkpoint:
             continue  # a worker wrote meanwhile: read again
-        rebuilt, _ = compute(store, partition, checkpoint)
+        rebuilt, _ = compute(store, partition, checkpoint, events=events)
         return [
             Difference(partition, doc, stored.get(doc), rebuilt.get(doc))
             for doc in sorted(stored.keys() | rebuilt.keys(), key=lambda d: (d.name, d.field or ""))
@@ -134,7 +145,7 @@ class RebuildInterrupted(RuntimeError):
         super().__init__(f"partition {partition}: the lease was taken during the rebuild; run it again")
 
 
-def rebuild(store: ProjectionStore, partition: int) -> Checkpoint:
+def rebuild(store: ProjectionStore, partition: int, events: RedisEventStore | None = None) -> Checkpoint:
     """Recompute a partition's documents from the table streams and store them with the
     checkpoint of the cut (the feed's end when it starts), clearing the kind's dead
     letters of the partition: the rebuild has folded every event they stood for.
@@ -153,7 +164,7 @@ def rebuild(store: ProjectionStore, partition: int) -> Checkpoint:
             raise RebuildInterrupted(partition)
 
     try:
-        docs, checkpoint = compute(store, partition, None, every_chunk=keep_lease)
+        docs, checkpoint = compute(store, partition, None, every_chunk=keep_lease, events=events)
         _write(store, partition, docs, checkpoint, token)
     finally:
         store.release(partition, token)

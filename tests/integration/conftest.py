@@ -17,6 +17,7 @@ import structlog
 
 from services.redis_runtime import PrivateRedis, start_private_redis
 from services.store import connect
+from tests.integration.postgres import archive_url, postgres_server  # noqa: F401 (the archive's fixtures)
 
 
 @pytest.fixture(autouse=True)
@@ -66,3 +67,4 @@ def redis_factory(tmp_path: Path) -> Iterator[Callable[..., PrivateRedis]]:
     finally:
         for server in started:
             server.stop()
+

@@ -65,3 +65,11 @@ def test_the_env_example_lists_every_setting_and_each_value_is_accepted() -> Non
     assert set(example) == set(ENVIRONMENT.values())
     settings = settings_from(None, environ=example)
     assert settings.as_env() == example  # read back as written: nothing ignored, nothing renamed
+
+
+def test_the_worker_unit_also_starts_the_archive_worker() -> None:
+    unit = (DEPLOY / "systemd" / "mighty-worker@.service").read_text()
+    exec_start = re.search(r"^ExecStart=(.+)$", unit, re.M)
+    assert exec_start is not None
+    args = parse(shlex.split(exec_start.group(1).replace("%i", "archive"))[1:])
+    assert (args.command, args.kind, args.once) == ("worker", "archive", False)  # type: ignore[attr-defined]

@@ -60,6 +60,9 @@ def test_a_command_default_yields_to_the_environment() -> None:
     ({"MIGHTY_LOG_FORMAT": "xml"}, "MIGHTY_LOG_FORMAT='xml'"),
     ({"MIGHTY_LOG_LEVEL": "loud"}, "MIGHTY_LOG_LEVEL='loud'"),
     ({"REDIS_URL": "127.0.0.1:6379"}, "REDIS_URL='127.0.0.1:6379'"),
+    ({"MIGHTY_ARCHIVE_URL": "redis://h:1/0"}, "MIGHTY_ARCHIVE_URL='redis://h:1/0'"),
+    ({"MIGHTY_ARCHIVE_AFTER_S": "-1"}, "MIGHTY_ARCHIVE_AFTER_S='-1'"),
+    ({"MIGHTY_ARCHIVE_AFTER_S": "an hour"}, "MIGHTY_ARCHIVE_AFTER_S='an hour'"),
 ])
 def test_a_bad_value_is_refused_naming_its_variable(environ: dict[str, str], named: str) -> None:
     with pytest.raises(SettingsError) as refused:
@@ -74,7 +77,8 @@ def test_a_bad_flag_is_refused_naming_the_flag() -> None:
 
 def test_as_env_gives_a_child_process_the_same_settings() -> None:
     mine = Settings(redis_url="redis://h:1/0", namespace="demo-1", partitions=4, durability="always",
-                    log_format="json", log_level="warning", namespace_chosen=True)
+                    log_format="json", log_level="warning", namespace_chosen=True,
+                    archive_url="postgresql://u@h:5432/db", archive_after_s=60.0)
     assert set(mine.as_env()) <= set(ENVIRONMENT.values())
     assert settings_from(None, environ=mine.as_env()) == mine
 
@@ -84,3 +88,12 @@ def test_store_flags_point_another_command_at_the_same_store() -> None:
     again = settings_from(parse(mine.store_flags()), environ={})
     assert (again.redis_url, again.namespace, again.partitions) == ("redis://h:1/0", "demo-1", 4)
     assert "--partitions" not in Settings(redis_url="redis://h:1/0").store_flags()  # the default is left out
+
+
+def test_the_archive_settings_are_read_from_flags_and_variables() -> None:
+    environ = {"MIGHTY_ARCHIVE_URL": "postgresql://env@h/db", "MIGHTY_ARCHIVE_AFTER_S": "120"}
+    found = settings_from(parse([]), environ=environ)
+    assert (found.archive_url, found.archive_after_s) == ("postgresql://env@h/db", 120.0)
+    flagged = settings_from(parse(["--archive-url", "postgres://flag@h/db"]), environ=environ)
+    assert flagged.archive_url == "postgres://flag@h/db"
+    assert settings_from(None, environ={}).archive_after_s == 3600.0

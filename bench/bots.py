@@ -1,0 +1,243 @@
+"""`mighty bench bots`: the bots' ladder, duplicate deals through the real table.
+
+For each pair ``a:b`` and each deal (a seeded shuffle), the hand is played once per
+rotation of the seats: in rotation ``r`` seat ``s`` is played by ``a`` when
+``(s + r) % n < n // 2`` and by ``b`` otherwise, so over the rotations every seat holds
+every hand under both levels and the luck of the deal cancels out. Every hand runs
+through the table aggregate (``domain.table`` decide/evolve): a fresh table per hand, the
+deal sent as the service sends it, each bot given only its seat's view
+(``Game.seat_view``). Prints one JSON object:
+
+- per pair: ``a_avg`` / ``b_avg``, the average score per hand of a seat played by that
+  level, and ``diff_ci95``, the 95% interval of ``a_avg - b_avg`` from the per-deal paired
+  differences (normal approximation);
+- per level: how often its seats became the declarer and made the contract (Mighty), and
+  its decision times at the budget given: p50 and p99 of the CPU time the decision took
+  (its cost on one core, whatever else the machine runs), and the wall-clock p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from domain.bots import Budget
+from domain.games import AnyGame
+from domain.prng import Rng
+from domain.registry import game_named
+from domain.table import (
+    CreateTable,
+    DealHand,
+    JoinSeat,
+    StartTable,
+    Submission,
+    TableState,
+    decide,
+    evolve,
+    initial_state,
+)
+
+
+def policies(game: AnyGame) -> Mapping[str, Any]:
+    """Level -> policy for a game (``Game.bots``)."""
+    return game.bots()
+
+
+def _apply(table: TableState, submission: Submission) -> TableState:
+    for event in decide(table, submission):
+        table = evolve(table, event)
+    return table
+
+
+def play_hand(variant: str, order: tuple[str, ...], dealer: int, levels: Sequence[str],
+              seed: int, budget: Budget) -> dict[str, Any]:
+    """One hand at a fresh table, seat ``s`` played by ``levels[s]``."""
+    game = game_named(variant)
+    table = _apply(initial_state("bench"), Submission(CreateTable(variant=variant), "p0"))
+    names = [f"p{s}" for s in range(len(levels))]
+    for seat, name in enumerate(names):
+        table = _apply(table, Submission(JoinSeat(seat=seat), name))
+    table = _apply(table, Submission(StartTable(first_dealer=dealer), names[0]))
+    table = _apply(table, Submission(DealHand(order=order, salt="bench")))
+    bots = policies(game)
+    rules = table.rules
+    rng = Rng(seed)
+    times: dict[str, list[float]] = {}  # CPU time of this thread: one core's cost
+    walls: dict[str, list[float]] = {}  # wall time: what a player waits on a shared machine
+    while not table.awaiting_deal:
+        hand = table.hand
+        assert hand is not None
+        actor = game.to_act(hand)
+        assert actor is not None
+        seat = actor
+        view = game.seat_view(hand, seat)
+        started, cpu = time.perf_counter(), time.thread_time()
+        command = bots[levels[seat]](rules, view, rng.next(), budget)
+        times.setdefault(levels[seat], []).append(time.thread_time() - cpu)
+        walls.setdefault(levels[seat], []).append(time.perf_counter() - started)
+        table = _apply(table, Submission(command, names[seat]))
+    hand = table.hand
+    scored = getattr(hand, "scored", None)
+    declarer = getattr(hand, "declarer", None) if scored is not None else None
+    return {"scores": list(table.totals), "declarer": declarer,
+            "made": None if scored is None else scored.made, "times": times, "walls": walls}
+
+
+def levels_for(a: str, b: str, players: int, rotation: int) -> list[str]:
+    return [a if (s + rotation) % players < players // 2 else b for s in range(players)]
+
+
+def run_deals(variant: str, a: str, b: str, deals: Sequence[int], budget: Budget) -> list[dict[str, Any]]:
+    """Every rotation of each deal (a seed); per deal the paired means and the stats."""
+    game = game_named(variant)
+    rules = game.make_rules(variant, {})
+    n = game.players(rules)
+    out = []
+    for deal in deals:
+        rng = Rng(deal)
+        order = list(game.deck(rules))
+        rng.shuffle(order)
+        dealer = rng.below(n)
+        sums = {"a": 0.0, "b": 0.0}
+        counts = {"a": 0, "b": 0}
+        stats: dict[str, dict[str, Any]] = {}
+        for rotation in range(n):
+            levels = levels_for(a, b, n, rotation)
+            hand = play_hand(variant, tuple(order), dealer, levels, rng.next(), budget)
+            for seat, level in enumerate(levels):
+                key = "a" if (seat + rotation) % n < n // 2 else "b"
+                sums[key] += hand["scores"][seat]
+                counts[key] += 1
+                s = stats.setdefault(level, _fresh())
+                s["seat_hands"] += 1
+                if hand["declarer"] == seat:
+                    s["declarer"] += 1
+                    s["made"] += int(bool(hand["made"]))
+            for kind in ("times", "walls"):
+                for level, times in hand[kind].items():
+                    stats.setdefault(level, _fresh())[kind].extend(times)
+        out.append({"a": sums["a"] / counts["a"], "b": sums["b"] / counts["b"], "stats": stats})
+    return out
+
+
+def _fresh() -> dict[str, Any]:
+    return {"seat_hands": 0, "declarer": 0, "made": 0, "times": [], "walls": []}
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summarize(variant: str, pairs: list[tuple[str, str]], results: dict[tuple[str, str], list[dict[str, Any]]],
+              players: int) -> dict[str, Any]:
+    report: dict[str, Any] = {"game": variant, "pairs": [], "levels": {}}
+    merged: dict[str, dict[str, Any]] = {}
+    total_hands = 0
+    for a, b in pairs:
+        deals = results[(a, b)]
+        diffs = [d["a"] - d["b"] for d in deals]
+        k = len(diffs)
+        mean = sum(diffs) / k
+        sd = math.sqrt(sum((x - mean) ** 2 for x in diffs) / (k - 1)) if k > 1 else 0.0
+        half = 1.96 * sd / math.sqrt(k) if k > 1 else None
+        hands = k * players
+        total_hands += hands
+        report["pairs"].append({
+            "a": a, "b": b, "hands": hands, "deals": k,
+            "a_avg": round(sum(d["a"] for d in deals) / k, 3),
+            "b_avg": round(sum(d["b"] for d in deals) / k, 3),
+            "diff_ci95": None if half is None else [round(mean - half, 3), round(mean + half, 3)],
+        })
+        for d in deals:
+            for level, s in d["stats"].items():
+                m = merged.setdefault(level, _fresh())
+                for key in ("seat_hands", "declarer", "made"):
+                    m[key] += s[key]
+                m["times"].extend(s["times"])
+                m["walls"].extend(s["walls"])
+    report["hands"] = total_hands
+    for level, m in merged.items():
+        entry: dict[str, Any] = {
+            "decision_p50_ms": round(_percentile(m["times"], 0.5) * 1000, 2),
+            "decision_p99_ms": round(_percentile(m["times"], 0.99) * 1000, 2),
+            "decision_wall_p99_ms": round(_percentile(m["walls"], 0.99) * 1000, 2),
+            "decisions": len(m["times"]),
+        }
+        if variant != "mitigati":
+            entry["declarer_rate"] = round(m["declarer"] / max(1, m["seat_hands"]), 3)
+            entry["contract_rate"] = round(m["made"] / m["declarer"], 3) if m["declarer"] else None
+        report["levels"][level] = entry
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mighty bench bots")
+    parser.add_argument("--game", default="mighty-5", help="a Mighty variant or mitigati")
+    parser.add_argument("--hands", type=int, default=200, help="hands per pair (deals x seat rotations)")
+    parser.add_argument("--pairs", default="beginner:random,expert:beginner")
+    parser.add_argument("--playouts", type=int, default=None, help="the expert's budget (default: the game's)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="processes (the machine has 2 cores)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (the only output)")
+    args = parser.parse_args(argv)
+    game = game_named(args.game)
+    rules = game.make_rules(args.game, {})
+    players = game.players(rules)
+    pairs = [tuple(p.split(":", 1)) for p in args.pairs.split(",") if p]
+    known = set(policies(game))
+    for pair in pairs:
+        if len(pair) != 2 or not set(pair) <= known:
+            parser.error(f"--pairs takes level:level with levels {', '.join(sorted(known))}")
+    deals_per_pair = max(1, args.hands // players)
+    budget = Budget(playouts=args.playouts)
+    started = time.perf_counter()
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    with ProcessPoolExecutor(max_workers=args.workers) if args.workers > 1 else _Inline() as pool:
+        futures = {}
+        for index, (a, b) in enumerate(pairs):
+            seeds = [args.seed * 1_000_003 + index * 100_000 + i for i in range(deals_per_pair)]
+            chunks = [seeds[i::args.workers] for i in range(args.workers)]
+            futures[(a, b)] = [pool.submit(run_deals, args.game, a, b, chunk, budget)
+                               for chunk in chunks if chunk]
+        for key, parts in futures.items():
+            results[key] = [d for part in parts for d in part.result()]
+    report = summarize(args.game, [(a, b) for a, b in pairs], results, players)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    report["workers"] = args.workers
+    report["python"] = platform.python_version()
+    print(json.dumps(report))
+    return 0
+
+
+class _Inline:
+    """A stand-in for the process pool: runs each job at once, in this process."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, fn: Any, *args: Any) -> _Done:
+        return _Done(fn(*args))
+
+
+class _Done:
+    def __init__(self, value: Any) -> None:
+        self._value = value
+
+    def result(self) -> Any:
+        return self._value
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

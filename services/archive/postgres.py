@@ -1,0 +1,197 @@
+"""The archive in PostgreSQL: closed tables' streams, row for row as Redis stored them.
+
+``PostgresArchive(url)`` holds one connection, opened on first use and opened again after
+a failure (PostgreSQL restarted, the network dropped), behind a lock so threads may share
+it. Every failure to reach PostgreSQL is ``ArchiveUnavailable``: a reader is refused, and
+the archive worker deletes nothing from Redis (docs/archive.md, "Crash safety").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+import msgspec
+import psycopg
+from psycopg.types.json import Jsonb
+
+from services.archive.errors import ArchiveConflict, ArchiveUnavailable
+from services.archive.migrate import migrate
+from services.store.base import Head, StoredEvent
+
+_CONNECT_TIMEOUT_S: Final = 5
+
+
+class HandRow(msgspec.Struct, frozen=True):
+    hand_no: int
+    status: str  # the event that ended the hand (its tag), or ``cut_short``
+    scores: tuple[int, ...] | None = None
+
+
+class TableRow(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    variant: str
+    name: str
+    closed_ms: int
+    version: int
+    head: str
+    created_ms: int | None = None
+
+
+Written = Literal["written", "present"]
+
+
+def _at(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+class PostgresArchive:
+    """The archive of one deployment: every row carries the key namespace it came from,
+    so several namespaces (deployments, benchmarks) can share one database."""
+
+    def __init__(self, url: str, *, namespace: str, connect_timeout_s: int = _CONNECT_TIMEOUT_S) -> None:
+        self.url = url
+        self.namespace = namespace
+        self.connect_timeout_s = connect_timeout_s
+        self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._lock = threading.RLock()
+
+    # ------------------------------------------------------------ connection
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+        """The connection, (re)opened as needed; a failure closes it and raises
+        ``ArchiveUnavailable`` (an operational error) or lets a programming error through."""
+        with self._lock:
+            try:
+                if self._conn is None or self._conn.closed or self._conn.broken:
+                    self._conn = psycopg.connect(self.url, autocommit=True,
+                                                 connect_timeout=self.connect_timeout_s)
+                yield self._conn
+            except psycopg.OperationalError as error:
+                self._drop()
+                raise ArchiveUnavailable(f"PostgreSQL is unreachable: {_first_line(error)}") from error
+            except psycopg.errors.UndefinedTable as error:
+                raise ArchiveUnavailable(
+                    "the archive's schema is missing: start `mighty worker archive` once "
+                    f"(it applies the migrations): {_first_line(error)}") from error
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            finally:
+                self._conn = None
+
+    def migrate(self) -> list[int]:
+        with self.connection() as conn:
+            return migrate(conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop()
+
+    # ------------------------------------------------------------ writes
+
+    def write(self, table: TableRow, events: Sequence[StoredEvent], hands: Sequence[HandRow]) -> Written:
+        """Store a table, its hands and its events in one transaction; ``present`` when
+        the very same stream (version and head) is already there (a rerun after a crash
+        between the copy and the delete). Another stream under the id: ``ArchiveConflict``."""
+        with self.connection() as conn:
+            found = self._head_row(conn, table.table_id)
+            if found is not None:
+                return self._same(table, found)
+            try:
+                with conn.transaction():
+                    self._insert(conn, table, events, hands)
+            except psycopg.errors.UniqueViolation:  # another worker won the race meanwhile
+                found = self._head_row(conn, table.table_id)
+                if found is None:
+                    raise
+                return self._same(table, found)
+            return "written"
+
+    def _same(self, table: TableRow, found: Head) -> Written:
+        if found != Head(table.version, table.head):
+            raise ArchiveConflict(
+                f"the archive holds table {table.table_id} at version {found.version} head "
+                f"{found.hash[:12]}…, Redis at version {table.version} head {table.head[:12]}…")
+        return "present"
+
+    def _insert(self, conn: psycopg.Connection[tuple[Any, ...]], table: TableRow,
+                events: Sequence[StoredEvent], hands: Sequence[HandRow]) -> None:
+        ns = self.namespace
+        conn.execute(
+            "INSERT INTO archive_tables (namespace, table_id, variant, name, created_at, closed_at,"
+            " version, head_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (ns, table.table_id, table.variant, table.name, _at(table.created_ms), _at(table.closed_ms),
+             table.version, table.head))
+        with conn.cursor() as cur:
+            if hands:
+                cur.executemany(
+                    "INSERT INTO archive_hands (namespace, table_id, hand_no, status, scores)"
+                    " VALUES (%s, %s, %s, %s, %s)",
+                    [(ns, table.table_id, h.hand_no, h.status,
+                      None if h.scores is None else Jsonb(list(h.scores))) for h in hands])
+            # one statement for every event: the completeness trigger sees them all at once
+            with cur.copy("COPY archive_events (namespace, table_id, version, command_id, data, hash,"
+                          " prev_hash) FROM STDIN") as copy:
+                for event in events:
+                    copy.write_row((ns, table.table_id, event.version, event.command_id, event.data,
+                                    event.hash, event.prev_hash))
+
+    # ------------------------------------------------------------ reads
+
+    def _head_row(self, conn: psycopg.Connection[tuple[Any, ...]], table_id: str) -> Head | None:
+        row = conn.execute("SELECT version, head_hash FROM archive_tables WHERE namespace = %s AND table_id = %s",
+                           (self.namespace, table_id)).fetchone()
+        return None if row is None else Head(int(row[0]), str(row[1]))
+
+    def head(self, table_id: str) -> Head | None:
+        """The archived table's head, or None if it is not archived."""
+        with self.connection() as conn:
+            return self._head_row(conn, table_id)
+
+    def read(self, table_id: str, after_version: int = 0, to_version: int | None = None) -> list[StoredEvent]:
+        """Events with ``after_version < version <= to_version``, in order, as stored."""
+        top = (1 << 31) - 1 if to_version is None else to_version
+        with self.connection() as conn:
+            rows = conn.execute(
+                "SELECT version, data, hash, prev_hash, command_id FROM archive_events"
+                " WHERE namespace = %s AND table_id = %s AND version > %s AND version <= %s"
+                " ORDER BY version", (self.namespace, table_id, after_version, top)).fetchall()
+        return [StoredEvent(int(v), bytes(data), str(h), str(p), str(c)) for v, data, h, p, c in rows]
+
+    def hands(self, table_id: str) -> list[HandRow]:
+        with self.connection() as conn:
+            rows = conn.execute(
+                "SELECT hand_no, status, scores FROM archive_hands WHERE namespace = %s AND table_id = %s"
+                " ORDER BY hand_no", (self.namespace, table_id)).fetchall()
+        return [HandRow(int(n), str(s), None if sc is None else tuple(sc)) for n, s, sc in rows]
+
+    def table(self, table_id: str) -> TableRow | None:
+        with self.connection() as conn:
+            row = conn.execute(
+                "SELECT table_id, variant, name, created_at, closed_at, version, head_hash FROM archive_tables"
+                " WHERE namespace = %s AND table_id = %s", (self.namespace, table_id)).fetchone()
+        if row is None:
+            return None
+        created = None if row[3] is None else round(row[3].timestamp() * 1000)
+        return TableRow(table_id=row[0], variant=row[1], name=row[2], created_ms=created,
+                        closed_ms=round(row[4].timestamp() * 1000), version=row[5], head=row[6])
+
+    def table_ids(self) -> list[str]:
+        with self.connection() as conn:
+            rows = conn.execute("SELECT table_id FROM archive_tables WHERE namespace = %s ORDER BY table_id",
+                                (self.namespace,)).fetchall()
+        return [str(row[0]) for row in rows]
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+

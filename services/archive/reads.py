@@ -1,0 +1,83 @@
+"""Reading a table wherever it lives: Redis while it is live, PostgreSQL once archived.
+
+``ArchivedEventStore`` is the Redis event store (``RedisEventStore``: appends, feeds and
+live reads unchanged) whose reads fall through to the archive for a table Redis knows only
+by its index entry (``services/archive/keys.py``). The fall-through costs nothing on the
+hot path: Redis is asked for the index only when a read finds no events (a new table, an
+archived one) or a head finds no table. Without an archive configured, reading an
+archived table raises ``ArchiveUnavailable`` instead of answering "no events": a caller
+must never take an archived table for a new one (the command handler would let its id be
+created again).
+
+``services/bootstrap.py`` builds this store for every process, so ``mighty verify``,
+``export``, ``log``, the command handler, ``projections rebuild`` and the gateway read
+archived tables without knowing they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import redis
+
+from services.archive.errors import ArchiveUnavailable
+from services.archive.keys import ArchiveKeys, IndexEntry, decode_entry
+from services.archive.postgres import PostgresArchive
+from services.store.base import Head, StoredEvent
+from services.store.keys import KeySpace
+from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_errors
+
+# The projection kinds whose documents of a table outlive its archiving: its ledger (the
+# players' totals and the table's lines). Its views are deleted with it, and the directory
+# holds no closed table. A rebuild of these kinds folds the archived tables too.
+KINDS_KEPT_ARCHIVED: Final = ("ledger",)
+
+
+class ArchivedEventStore(RedisEventStore):
+    def __init__(self, client: redis.Redis, *, keys: KeySpace | None = None,
+                 archive: PostgresArchive | None = None, **options: Any) -> None:
+        super().__init__(client, keys=keys, **options)
+        self.archive = archive
+        self.archive_keys = ArchiveKeys(self.keys)
+
+    def index_entry(self, table_id: str) -> IndexEntry | None:
+        """The table's archive index entry, or None while it is not archived."""
+        with _redis_errors():
+            found: Any = self.client.hget(self.archive_keys.index_of(table_id), table_id)
+        return None if found is None else decode_entry(bytes(found))
+
+    def _archive(self, table_id: str) -> PostgresArchive:
+        if self.archive is None:
+            raise ArchiveUnavailable(
+                f"table {table_id} is archived in PostgreSQL and no archive is configured: "
+                "set MIGHTY_ARCHIVE_URL (or --archive-url)")
+        return self.archive
+
+    def read(self, table_id: str, after_version: int = 0, to_version: int | None = None) -> list[StoredEvent]:
+        events = super().read(table_id, after_version, to_version)
+        # An empty answer, or one long enough to have been read in several chunks (the
+        # archive may have deleted the stream between two of them), is checked against
+        # the index; a table with events in Redis and no index entry is live.
+        if events and len(events) < READ_CHUNK:
+            return events
+        if self.index_entry(table_id) is None:
+            return events
+        return self._archive(table_id).read(table_id, after_version, to_version)
+
+    def head(self, table_id: str) -> Head:
+        head = super().head(table_id)
+        if head.version:
+            return head
+        entry = self.index_entry(table_id)
+        return head if entry is None else Head(entry.version, entry.head)
+
+    def archived_ids(self, partition: int) -> list[str]:
+        """The archived tables of a partition, from their index entries, sorted."""
+        with _redis_errors():
+            names: Any = self.client.hkeys(self.archive_keys.index(partition))
+        return sorted(name.decode() for name in names)
+
+    def table_ids(self) -> list[str]:
+        """Every table, live or archived."""
+        archived = [t for p in range(self.keys.partitions) for t in self.archived_ids(p)]
+        return sorted(set(super().table_ids()) | set(archived))

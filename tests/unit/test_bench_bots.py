@@ -1,0 +1,50 @@
+"""The bots' ladder (bench/bots.py): duplicate deals seat every level in every seat, and
+the report pairs each deal's differences. Nothing here is timed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import bots
+from domain.bots import Budget
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 8])
+def test_over_the_rotations_every_seat_plays_each_level_equally(players: int) -> None:
+    rotations = [bots.levels_for("a", "b", players, r) for r in range(players)]
+    for seat in range(players):
+        column = [levels[seat] for levels in rotations]
+        assert column.count("a") == players // 2
+    assert all(levels.count("a") == players // 2 for levels in rotations)
+
+
+def test_a_hand_at_the_table_ends_with_scores_that_sum_to_zero_under_fixed_scoring() -> None:
+    from domain.mighty.rules import make_rules
+    from domain.prng import Rng
+
+    order = list(make_rules("mighty-5").spec.deck)
+    Rng(3).shuffle(order)
+    hand = bots.play_hand("mighty-5", tuple(order), 0, ["beginner"] * 5, 1, Budget())
+    assert sum(hand["scores"]) == 0
+    assert set(hand["times"]) == {"beginner"}
+
+
+def test_the_report_pairs_each_deals_differences() -> None:
+    deals = [{"a": 2.0, "b": -1.0, "stats": {}}, {"a": 0.0, "b": 0.0, "stats": {}},
+             {"a": 1.0, "b": -0.5, "stats": {}}]
+    report = bots.summarize("mighty-5", [("x", "y")], {("x", "y"): deals}, 5)
+    pair = report["pairs"][0]
+    assert pair["hands"] == 15 and pair["deals"] == 3
+    assert pair["a_avg"] == 1.0 and pair["b_avg"] == -0.5
+    low, high = pair["diff_ci95"]
+    assert low < 1.5 < high  # the mean paired difference is 1.5
+    json.dumps(report)
+
+
+def test_the_command_prints_one_json_object(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bots.main(["--hands", "5", "--pairs", "beginner:random", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["game"] == "mighty-5"
+    assert {"beginner", "random"} <= set(report["levels"])
