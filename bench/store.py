@@ -36,13 +36,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import msgspec
 import redis
 import structlog
 
 from domain.table import CreateTable, Submission
 from services.commands.handler import AsyncCommandHandler
 from services.commands.tables import TableDecider, TableHandler, table_handler
+from services.logs import json_processors
 from services.players import next_submission, seating
 from services.redis_runtime import redis_url_for_run
 from services.store.async_redis_store import AsyncRedisEventStore, connect_async
@@ -51,7 +51,6 @@ from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
 
 PLAYERS = ["ana", "bo", "cy", "di", "ed"]
-_encode = msgspec.json.Encoder().encode
 
 
 class BufferedLogger:
@@ -83,19 +82,11 @@ def configure_logging(mode: str) -> None:
     if mode == "json":
         factory = lambda *_: BufferedLogger(sink)  # noqa: E731
     structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.JSONRenderer(serializer=_json),
-        ],
+        processors=json_processors(),  # a production JSON line (services.logs)
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=factory,
         cache_logger_on_first_use=True,
     )
-
-
-def _json(value: Any, **_: Any) -> str:
-    return _encode(value).decode()
 
 
 def set_up_tables(handler: TableHandler, table_ids: Sequence[str]) -> None:

@@ -90,9 +90,13 @@ class Read:
 
 
 class Append:
-    """Answer with ``store.append(...)``; a refusal of the store is thrown back in."""
+    """Answer with ``store.append(...)``; a refusal of the store is thrown back in.
 
-    __slots__ = ("table_id", "events", "expected", "command_id", "outcome")
+    It also carries what the core needs once the answer comes (``CommandCore.finish``):
+    the snapshot decided on, the decided events and the command's fingerprint."""
+
+    __slots__ = ("table_id", "events", "expected", "command_id", "outcome",
+                 "snapshot", "decided", "mark", "command")
 
     def __init__(
         self, table_id: str, events: list[bytes], expected: Head, command_id: str, outcome: bytes
@@ -102,6 +106,10 @@ class Append:
         self.expected = expected
         self.command_id = command_id
         self.outcome = outcome
+        self.snapshot: Snapshot[Any] | None = None
+        self.decided: Sequence[Any] = ()
+        self.mark = ""
+        self.command: Any = None
 
 
 class OutcomeOf:
@@ -162,6 +170,9 @@ class _Outcome(msgspec.Struct, frozen=True):
 
 _decode_outcome = msgspec.json.Decoder(_Outcome).decode
 _encode_command = msgspec.json.Encoder().encode
+# copied, not made anew: hashlib.sha256() looks the digest up in OpenSSL 3's method
+# store each time, which showed in the async path's profile (cold caches between tasks)
+_SHA256: Final = hashlib.sha256()
 
 
 def fingerprint(command: object) -> str:
@@ -170,7 +181,9 @@ def fingerprint(command: object) -> str:
         data = _encode_command(command)
     except (TypeError, msgspec.EncodeError):
         data = repr(command).encode()
-    return hashlib.sha256(data).hexdigest()[:32]
+    digest = _SHA256.copy()
+    digest.update(data)
+    return digest.hexdigest()[:32]
 
 
 def inner(command: object) -> object:
@@ -266,8 +279,58 @@ class CommandCore(Generic[S, C, E]):
             snapshot = yield from self._catch_up(table_id, self._empty(table_id))
         else:
             snapshot = cached
-        current = cached is None
-        for attempt in range(self.max_attempts):
+        return (yield from self._attempts(table_id, command, command_id, snapshot, cached is None, 0))
+
+    # The hot path without a generator: what ``handle`` does for a cached table whose
+    # command appends, in two plain calls around the one append, so the shells spend no
+    # generator round trips on it. Anything else goes back to the generator.
+
+    def start(self, table_id: str, command: C, command_id: str) -> Append | CommandResult[E] | None:
+        """The one request of the hot path (no I/O): the ``Append`` of ``command`` decided
+        on the cached state, or the result when it decides no events. None when the table
+        is not cached or the rules refuse (a refusal on a cached state is only believed
+        after a catch-up): then ``handle`` does it all, deciding again (the rules are pure)."""
+        check_table_id(table_id)
+        check_command_id(command_id)
+        snapshot = self.cache.get(table_id)
+        if snapshot is None:
+            return None
+        try:
+            events = self.decider.decide(snapshot.state, command)
+        except MightyError:
+            return None
+        if not events:
+            return CommandResult(table_id, snapshot.head.version, ())
+        return self._append_request(table_id, snapshot, command, events, command_id)
+
+    def finish(self, request: Append, appended: Appended) -> CommandResult[E] | None:
+        """The result of ``start``'s append, or None for a duplicate (then ``resume``)."""
+        if appended.duplicate:
+            return None
+        assert request.snapshot is not None
+        return self._appended(request.table_id, request.snapshot, request.decided, appended)
+
+    def resume(
+        self, request: Append, appended: Appended | None, error: Exception | None
+    ) -> Steps[CommandResult[E]]:
+        """``handle`` from the answer to ``start``'s append on: a duplicate (``appended``)
+        or the store's refusal (``error``)."""
+        assert request.snapshot is not None
+        if error is None:
+            assert appended is not None
+            return (yield from self._first_result(request.table_id, request.command_id,
+                                                  request.mark, appended))
+        snapshot = yield from self._after_refused(request, error, 0)
+        return (yield from self._attempts(
+            request.table_id, request.command, request.command_id, snapshot, True, 1
+        ))
+
+    def _attempts(
+        self, table_id: str, command: C, command_id: str, snapshot: Snapshot[S], current: bool,
+        first: int,
+    ) -> Steps[CommandResult[E]]:
+        """Decide on ``snapshot`` and append, attempts ``first`` and on."""
+        for attempt in range(first, self.max_attempts):
             try:
                 events = self.decider.decide(snapshot.state, command)
             except MightyError as refusal:
@@ -277,30 +340,37 @@ class CommandCore(Generic[S, C, E]):
                 return (yield from self._duplicate_or_raise(table_id, command, command_id, refusal))
             if not events:
                 return CommandResult(table_id, snapshot.head.version, ())
-            request, mark = self._append_request(table_id, snapshot, command, events, command_id)
+            request = self._append_request(table_id, snapshot, command, events, command_id)
             try:
                 appended: Appended = yield request
-            except ChainMismatch:
-                # The table is at the cached version with another head: the store lost
-                # what this process saw and took other events since. Start over from it.
-                self.cache.forget(table_id)
-                if attempt + 1 == self.max_attempts:
-                    raise
-                snapshot = yield from self._reload(table_id, snapshot, "store diverged from cache")
-                snapshot = yield from self._check_meta(table_id, snapshot)
-                current = True
-            except VersionConflict as conflict:
-                if attempt + 1 == self.max_attempts:
-                    raise
-                yield Sleep(self.backoff(attempt))
-                snapshot = yield from self._after_conflict(table_id, snapshot, conflict)
+            except (ChainMismatch, VersionConflict) as refused:
+                snapshot = yield from self._after_refused(request, refused, attempt)
                 current = True
             else:
                 if appended.duplicate:
-                    return (yield from self._first_result(table_id, command_id, mark, appended))
+                    return (yield from self._first_result(table_id, command_id, request.mark,
+                                                          appended))
                 return self._appended(table_id, snapshot, events, appended)
         head: Head = yield ReadHead(table_id)
         raise VersionConflict(snapshot.head.version, head.version)
+
+    def _after_refused(self, request: Append, error: Exception, attempt: int) -> Steps[Snapshot[S]]:
+        """The snapshot to decide on again after the store refused attempt ``attempt``'s
+        append; raises ``error`` when it is no conflict or the attempts are spent."""
+        table_id = request.table_id
+        snapshot: Snapshot[S] = request.snapshot  # type: ignore[assignment]
+        if isinstance(error, ChainMismatch):
+            # The table is at the cached version with another head: the store lost
+            # what this process saw and took other events since. Start over from it.
+            self.cache.forget(table_id)
+            if attempt + 1 == self.max_attempts:
+                raise error
+            snapshot = yield from self._reload(table_id, snapshot, "store diverged from cache")
+            return (yield from self._check_meta(table_id, snapshot))
+        if not isinstance(error, VersionConflict) or attempt + 1 == self.max_attempts:
+            raise error
+        yield Sleep(self.backoff(attempt))
+        return (yield from self._after_conflict(table_id, snapshot, error))
 
     def backoff(self, attempt: int) -> float:
         """How long to wait after the conflict of attempt ``attempt`` (0-based): jittered,
@@ -355,8 +425,8 @@ class CommandCore(Generic[S, C, E]):
 
     def _append_request(
         self, table_id: str, snapshot: Snapshot[S], command: C, events: Sequence[E], command_id: str
-    ) -> tuple[Append, str]:
-        """The append of ``events`` on ``snapshot``, and the command's fingerprint (stored
+    ) -> Append:
+        """The append of ``events`` on ``snapshot``, with the command's fingerprint (stored
         in the outcome so a reused command id is told apart from a retry)."""
         version = snapshot.head.version
         mark = fingerprint(command)
@@ -364,8 +434,12 @@ class CommandCore(Generic[S, C, E]):
             version + 1, version + len(events), mark.encode()
         )
         encode = self.decider.encode_event
-        data = [encode(event) for event in events]
-        return Append(table_id, data, snapshot.head, command_id, outcome), mark
+        request = Append(table_id, [encode(event) for event in events], snapshot.head,
+                         command_id, outcome)
+        request.snapshot, request.decided, request.mark, request.command = (
+            snapshot, events, mark, command
+        )
+        return request
 
     def _appended(
         self, table_id: str, snapshot: Snapshot[S], events: Sequence[E], appended: Appended
