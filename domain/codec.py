@@ -20,12 +20,13 @@ from __future__ import annotations
 from typing import Any, Final, Union, get_args
 
 import msgspec
+from msgspec.structs import replace
 
 from domain.errors import MalformedCommand
 from domain.games import SeatCommand
 from domain.limits import Player, clip
 from domain.registry import DEFAULT, GAMES
-from domain.table import Submission, TableEvent, TableOnlyCommand, TableOnlyEvent
+from domain.table import Submission, TableEvent, TableOnlyCommand, TableOnlyEvent, TimeOutTurn
 from domain.upcasting import UPCASTERS, Upcaster, current_versions, upcast
 
 TableCommand = TableOnlyCommand | SeatCommand  # what a table decides: its own, or its game's
@@ -150,5 +151,22 @@ def checked_submission(submission: Submission, data: bytes) -> Submission:
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         where = str(error).replace("`$.command.", "`$.").replace("`$.command`", "`$`")
         raise MalformedCommand(f"The command is not well formed: {clip(where)}.") from None
-    checked: Submission = Submission(command=wire.command, player=wire.player)
+    command = wire.command
+    given = submission.command
+    if isinstance(command, TimeOutTurn) and isinstance(given, TimeOutTurn):  # its move is a
+        command = replace(command, move=_checked_move(given.move, command.move))  # game's command
+    checked: Submission = Submission(command=command, player=wire.player)
     return checked
+
+
+def _checked_move(given: object, decoded: object) -> SeatCommand:
+    """A timed-out turn's ``move`` (decoded loosely, as ``Any``) read again as the command
+    of the game it was given as, with that game's schema."""
+    game = GAMES.get(_GAME_OF_COMMAND.get(type(given), ""))
+    if game is None or not isinstance(given, game.command_types):
+        raise MalformedCommand("A timed-out turn's move is not a seat's command of any game.")
+    try:
+        move: SeatCommand = msgspec.convert(decoded, game.command_union, strict=True)
+    except msgspec.ValidationError as error:
+        raise MalformedCommand(f"The timed-out turn's move is not well formed: {clip(str(error))}.") from None
+    return move
