@@ -33,12 +33,12 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.connection import HiredisRespSerializer
 
-from services.store.base import Appended, FeedEntry, Head, StoredEvent, check_append
+from services.store.base import Appended, FeedEntry, Head, StoredEvent
 from services.store.keys import KeySpace, check_command_id
 from services.store.redis_store import (
     APPEND_SCRIPT,
     READ_CHUNK,
-    append_args,
+    append_call,
     appended,
     feed_entry,
     feed_start,
@@ -151,10 +151,9 @@ class AsyncRedisEventStore:
         command_id: str,
         outcome: bytes,
     ) -> Appended:
-        check_append(table_id, events, expected, command_id, outcome)
-        args = append_args(table_id, events, expected, command_id, outcome, self.idempotency_ms)
-        keys = self.keys.table(table_id)
-        reply = await self.append_raw(keys.with_index() if self.idempotency_ms else keys.as_list(), args)
+        keys, args = append_call(self.keys, table_id, events, expected, command_id, outcome,
+                                 self.idempotency_ms)
+        reply = await self.append_raw(keys, args)
         return appended(reply, expected, outcome)
 
     def append_raw(self, keys: list[str], args: list[Any]) -> asyncio.Future[Any]:

@@ -129,11 +129,10 @@ class RedisEventStore:
         command_id: str,
         outcome: bytes,
     ) -> Appended:
-        check_append(table_id, events, expected, command_id, outcome)
-        args = append_args(table_id, events, expected, command_id, outcome, self.idempotency_ms)
-        keys = self.keys.table(table_id)
+        keys, args = append_call(self.keys, table_id, events, expected, command_id, outcome,
+                                 self.idempotency_ms)
         try:
-            reply = self._evalsha(keys.with_index() if self.idempotency_ms else keys.as_list(), args)
+            reply = self._evalsha(keys, args)
         except redis.RedisError as error:
             raise store_error(error) from error
         return appended(reply, expected, outcome)
@@ -227,6 +226,24 @@ def idempotency_ms(window_s: float | None) -> int:
     0: ids kept for ever, the 4-key call)."""
     window = DEFAULT_IDEMPOTENCY_S if window_s is None else window_s
     return max(1, round(window * 1000)) if window > 0 else 0
+
+
+def append_call(
+    space: KeySpace,
+    table_id: str,
+    events: Sequence[bytes],
+    expected: Head,
+    command_id: str,
+    outcome: bytes,
+    window_ms: int,
+) -> tuple[list[str], list[Any]]:
+    """The append script's KEYS and ARGV for one command's events, checked first: the
+    5-key call when command ids expire (``window_ms``), else the original 4-key one. Both
+    Redis stores, sync and async, send exactly this."""
+    check_append(table_id, events, expected, command_id, outcome)
+    keys = space.table(table_id)
+    args = append_args(table_id, events, expected, command_id, outcome, window_ms)
+    return (keys.with_index() if window_ms else keys.as_list()), args
 
 
 def append_args(
