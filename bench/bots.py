@@ -14,6 +14,11 @@ deal sent as the service sends it, each bot given only its seat's view
 - per level: how often its seats became the declarer and made the contract (Mighty), and
   its decision times at the budget given: p50 and p99 of the CPU time the decision took
   (its cost on one core, whatever else the machine runs), and the wall-clock p99.
+
+``--record FILE`` keeps each deal's outcome as one JSON line the moment the deal is done,
+and a run given a file that already holds some of its deals (same game, pair, budget and
+seed) plays only the others: a ladder of thousands of hands survives an interrupted run
+and can be finished later, or on another machine, with the same report.
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ import json
 import math
 import platform
 import time
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, TextIO
 
 from domain.bots import Budget
 from domain.games import AnyGame
@@ -122,8 +128,35 @@ def run_deals(variant: str, a: str, b: str, deals: Sequence[int], budget: Budget
             for kind in ("times", "walls"):
                 for level, times in hand[kind].items():
                     stats.setdefault(level, _fresh())[kind].extend(times)
-        out.append({"a": sums["a"] / counts["a"], "b": sums["b"] / counts["b"], "stats": stats})
+        out.append({"deal": deal, "a": sums["a"] / counts["a"], "b": sums["b"] / counts["b"],
+                    "stats": stats})
     return out
+
+
+def deal_seeds(seed: int, pair_index: int, deals: int) -> list[int]:
+    """The deals a pair plays: fixed by ``--seed`` and the pair's place in ``--pairs``."""
+    return [seed * 1_000_003 + pair_index * 100_000 + i for i in range(deals)]
+
+
+def record_key(variant: str, a: str, b: str, playouts: int | None) -> dict[str, Any]:
+    """What a recorded deal must match to count for a run (its seed besides)."""
+    return {"game": variant, "pair": f"{a}:{b}", "playouts": playouts}
+
+
+def recorded_deals(lines: Iterable[str], key: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
+    """The deals of one pair already in a record, by seed; lines of other runs are left."""
+    found: dict[int, dict[str, Any]] = {}
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by an interrupted run: that deal is played again
+        if isinstance(entry, dict) and all(entry.get(k) == v for k, v in key.items()):
+            found[int(entry["deal"])] = entry
+    return found
 
 
 def _fresh() -> dict[str, Any]:
@@ -188,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1, help="processes (the machine has 2 cores)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (the only output)")
+    parser.add_argument("--record", metavar="FILE", default=None,
+                        help="append each finished deal to FILE (JSON lines); deals already there are not played again")
     args = parser.parse_args(argv)
     game = game_named(args.game)
     rules = game.make_rules(args.game, {})
@@ -200,16 +235,33 @@ def main(argv: list[str] | None = None) -> int:
     deals_per_pair = max(1, args.hands // players)
     budget = Budget(playouts=args.playouts)
     started = time.perf_counter()
+    record_path = Path(args.record) if args.record else None
+    old_text = record_path.read_text() if record_path and record_path.exists() else ""
+    old_lines = old_text.splitlines()
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    with ProcessPoolExecutor(max_workers=args.workers) if args.workers > 1 else _Inline() as pool:
-        futures = {}
-        for index, (a, b) in enumerate(pairs):
-            seeds = [args.seed * 1_000_003 + index * 100_000 + i for i in range(deals_per_pair)]
-            chunks = [seeds[i::args.workers] for i in range(args.workers)]
-            futures[(a, b)] = [pool.submit(run_deals, args.game, a, b, chunk, budget)
-                               for chunk in chunks if chunk]
-        for key, parts in futures.items():
-            results[key] = [d for part in parts for d in part.result()]
+    todo: list[tuple[tuple[str, str], list[int]]] = []
+    for index, (a, b) in enumerate(pairs):
+        seeds = deal_seeds(args.seed, index, deals_per_pair)
+        have = recorded_deals(old_lines, record_key(args.game, a, b, args.playouts))
+        results[(a, b)] = [have[s] for s in seeds if s in have]
+        todo += [((a, b), [s]) for s in seeds if s not in have]
+    record = record_path.open("a") if record_path else None
+    if record is not None and old_text and not old_text.endswith("\n"):
+        record.write("\n")  # after a line cut short, the next deal starts a line of its own
+    try:
+        with ProcessPoolExecutor(max_workers=args.workers) if args.workers > 1 else _Inline() as pool:
+            futures: dict[Any, tuple[str, str]] = {
+                pool.submit(run_deals, args.game, a, b, chunk, budget): (a, b) for (a, b), chunk in todo}
+            for future in as_completed(futures) if args.workers > 1 else list(futures):
+                a, b = futures[future]
+                for deal in future.result():
+                    results[(a, b)].append(deal)
+                    _write(record, {**record_key(args.game, a, b, args.playouts), **deal})
+    finally:
+        if record is not None:
+            record.close()
+    for deals in results.values():
+        deals.sort(key=lambda d: d["deal"])
     report = summarize(args.game, [(a, b) for a, b in pairs], results, players)
     report["seconds"] = round(time.perf_counter() - started, 1)
     report["workers"] = args.workers
@@ -218,8 +270,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _write(record: TextIO | None, entry: Mapping[str, Any]) -> None:
+    if record is not None:
+        record.write(json.dumps(entry) + "\n")
+        record.flush()
+
+
 class _Inline:
-    """A stand-in for the process pool: runs each job at once, in this process."""
+    """A stand-in for the process pool: runs each job in this process when its result is
+    asked for, so that with ``--record`` each deal is written as soon as it is played."""
 
     def __enter__(self) -> _Inline:
         return self
@@ -227,16 +286,16 @@ class _Inline:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def submit(self, fn: Any, *args: Any) -> _Done:
-        return _Done(fn(*args))
+    def submit(self, fn: Any, *args: Any) -> _Later:
+        return _Later(fn, args)
 
 
-class _Done:
-    def __init__(self, value: Any) -> None:
-        self._value = value
+class _Later:
+    def __init__(self, fn: Any, args: tuple[Any, ...]) -> None:
+        self._fn, self._args = fn, args
 
     def result(self) -> Any:
-        return self._value
+        return self._fn(*self._args)
 
 
 if __name__ == "__main__":

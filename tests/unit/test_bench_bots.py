@@ -4,6 +4,7 @@ the report pairs each deal's differences. Nothing here is timed."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +49,37 @@ def test_the_command_prints_one_json_object(capsys: pytest.CaptureFixture[str]) 
     report = json.loads(capsys.readouterr().out)
     assert report["game"] == "mighty-5"
     assert {"beginner", "random"} <= set(report["levels"])
+
+
+def test_a_recorded_ladder_plays_only_the_deals_it_lacks(tmp_path: Path) -> None:
+    record = tmp_path / "ladder.jsonl"
+    args = ["--hands", "10", "--pairs", "beginner:random", "--json", "--record", str(record)]
+    assert bots.main(args[:1] + ["5"] + args[2:]) == 0  # one deal of five hands
+    first = record.read_text().splitlines()
+    assert len(first) == 1
+    record.write_text(first[0] + "\n" + '{"game": "mighty-5", "pair": "beg')  # a line cut short
+    assert bots.main(args) == 0  # two deals: the recorded one is kept, one is played
+    entries = [json.loads(line) for line in record.read_text().splitlines()[2:]]
+    assert [e["deal"] for e in entries] == [bots.deal_seeds(1, 0, 2)[1]]
+    assert json.loads(first[0])["deal"] == bots.deal_seeds(1, 0, 2)[0]
+
+
+def test_a_resumed_ladder_reports_what_one_uninterrupted_run_reports(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    whole = ["--hands", "10", "--pairs", "beginner:random", "--json"]
+    assert bots.main(whole) == 0
+    expected = json.loads(capsys.readouterr().out)
+    record = str(tmp_path / "ladder.jsonl")
+    assert bots.main(["--hands", "5", "--pairs", "beginner:random", "--json", "--record", record]) == 0
+    capsys.readouterr()
+    assert bots.main(whole + ["--record", record]) == 0
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["pairs"] == expected["pairs"]
+
+
+def test_a_record_of_another_budget_is_not_counted(tmp_path: Path) -> None:
+    key = bots.record_key("mighty-5", "expert", "beginner", 60)
+    lines = [json.dumps({**key, "deal": 7, "a": 1.0, "b": 0.0, "stats": {}}),
+             json.dumps({**bots.record_key("mighty-5", "expert", "beginner", 30), "deal": 8,
+                         "a": 1.0, "b": 0.0, "stats": {}})]
+    assert set(bots.recorded_deals(lines, key)) == {7}
