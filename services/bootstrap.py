@@ -31,7 +31,7 @@ import structlog
 
 from domain.table import Submission, TableEvent, TableState
 from services.archive.postgres import PostgresArchive
-from services.archive.reads import ArchivedEventStore
+from services.archive.reads import ArchivedEventStore, AsyncArchivedEventStore
 from services.commands.handler import AsyncCommandHandler
 from services.commands.tables import TableDecider, TableHandler, table_handler
 from services.projection.keys import ProjectionKeys
@@ -134,19 +134,26 @@ class AsyncWiring:
     store: AsyncRedisEventStore
     handler: AsyncCommandHandler[TableState, Submission, TableEvent]
     readers: AsyncReader
+    archive: PostgresArchive | None = None  # None: MIGHTY_ARCHIVE_URL not set
 
     async def close(self) -> None:
         await self.client.aclose()
+        if self.archive is not None:
+            self.archive.close()
 
 
 def wire_async(client: aioredis.Redis, settings: Settings) -> AsyncWiring:
     """The asyncio parts on an existing asyncio client."""
     space = key_space(settings)
-    store = AsyncRedisEventStore(client, keys=space, idempotency_s=settings.idempotency_s)
+    archive = (PostgresArchive(settings.archive_url, namespace=space.namespace)
+               if settings.archive_url else None)  # connects on first use
+    # reads fall through to PostgreSQL for an archived table, as Wiring's store's do
+    store = AsyncArchivedEventStore(client, keys=space, idempotency_s=settings.idempotency_s,
+                                    archive=archive)
     handler: AsyncCommandHandler[TableState, Submission, TableEvent] = AsyncCommandHandler(
         store, TableDecider()
     )
-    return AsyncWiring(settings, client, space, store, handler, AsyncReader(client, space))
+    return AsyncWiring(settings, client, space, store, handler, AsyncReader(client, space), archive)
 
 
 def bootstrap_async(settings: Settings) -> AsyncWiring:

@@ -11,18 +11,24 @@ created again).
 
 ``services/bootstrap.py`` builds this store for every process, so ``mighty verify``,
 ``export``, ``log``, the command handler, ``projections rebuild`` and the gateway read
-archived tables without knowing they are.
+archived tables without knowing they are. ``AsyncArchivedEventStore`` is the same on the
+asyncio store (the gateway's): its PostgreSQL reads, rare by design (a table is archived
+once it has been closed for a while), run in a thread, the archive's one connection
+guarded by its lock, so the event loop never waits on PostgreSQL.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Final
 
 import redis
+import redis.asyncio as aioredis
 
 from services.archive.errors import ArchiveUnavailable
 from services.archive.keys import ArchiveKeys, IndexEntry, decode_entry
 from services.archive.postgres import PostgresArchive
+from services.store.async_redis_store import AsyncRedisEventStore
 from services.store.base import Head, StoredEvent
 from services.store.keys import KeySpace
 from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_errors
@@ -32,6 +38,12 @@ from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_error
 # directory entry among the finished tables (dir:closed). A rebuild of these kinds folds
 # the archived tables too.
 KINDS_KEPT_ARCHIVED: Final = ("ledger",)
+
+
+def _no_archive(table_id: str) -> ArchiveUnavailable:
+    return ArchiveUnavailable(
+        f"table {table_id} is archived in PostgreSQL and no archive is configured: "
+        "set MIGHTY_ARCHIVE_URL (or --archive-url)")
 
 
 class ArchivedEventStore(RedisEventStore):
@@ -49,9 +61,7 @@ class ArchivedEventStore(RedisEventStore):
 
     def _archive(self, table_id: str) -> PostgresArchive:
         if self.archive is None:
-            raise ArchiveUnavailable(
-                f"table {table_id} is archived in PostgreSQL and no archive is configured: "
-                "set MIGHTY_ARCHIVE_URL (or --archive-url)")
+            raise _no_archive(table_id)
         return self.archive
 
     def read(self, table_id: str, after_version: int = 0, to_version: int | None = None) -> list[StoredEvent]:
@@ -82,3 +92,51 @@ class ArchivedEventStore(RedisEventStore):
         """Every table, live or archived."""
         archived = [t for p in range(self.keys.partitions) for t in self.archived_ids(p)]
         return sorted(set(super().table_ids()) | set(archived))
+
+
+class AsyncArchivedEventStore(AsyncRedisEventStore):
+    """``ArchivedEventStore`` for asyncio: appends as ``AsyncRedisEventStore``'s, reads that
+    fall through to PostgreSQL for an archived table (in a thread)."""
+
+    def __init__(self, client: aioredis.Redis, *, keys: KeySpace | None = None,
+                 archive: PostgresArchive | None = None, **options: Any) -> None:
+        super().__init__(client, keys=keys, **options)
+        self.archive = archive
+        self.archive_keys = ArchiveKeys(self.keys)
+
+    async def index_entry(self, table_id: str) -> IndexEntry | None:
+        with _redis_errors():
+            found: Any = await self.client.hget(self.archive_keys.index_of(table_id), table_id)
+        return None if found is None else decode_entry(bytes(found))
+
+    def _archive(self, table_id: str) -> PostgresArchive:
+        if self.archive is None:
+            raise _no_archive(table_id)
+        return self.archive
+
+    async def read(self, table_id: str, after_version: int = 0,
+                   to_version: int | None = None) -> list[StoredEvent]:
+        events = await super().read(table_id, after_version, to_version)
+        if events and len(events) < READ_CHUNK:  # as ArchivedEventStore.read decides
+            return events
+        if await self.index_entry(table_id) is None:
+            return events
+        archive = self._archive(table_id)
+        return await asyncio.to_thread(archive.read, table_id, after_version, to_version)
+
+    async def head(self, table_id: str) -> Head:
+        head = await super().head(table_id)
+        if head.version:
+            return head
+        entry = await self.index_entry(table_id)
+        return head if entry is None else Head(entry.version, entry.head)
+
+    async def archived_ids(self, partition: int) -> list[str]:
+        with _redis_errors():
+            names: Any = await self.client.hkeys(self.archive_keys.index(partition))
+        return sorted(name.decode() for name in names)
+
+    async def table_ids(self) -> list[str]:
+        """Every table, live or archived."""
+        archived = [t for p in range(self.keys.partitions) for t in await self.archived_ids(p)]
+        return sorted(set(await super().table_ids()) | set(archived))

@@ -383,3 +383,52 @@ def test_a_stream_broken_in_redis_is_kept_there(redis_client: redis.Redis, wirin
     assert report.kept == ["done14"]
     assert redis_client.exists(key)
     assert wiring.archive is not None and wiring.archive.head("done14") is None
+
+
+def test_the_gateway_reads_an_archived_table_from_postgres(
+        redis_server: PrivateRedis, redis_client: redis.Redis, wiring: Wiring, archive_url: str) -> None:
+    from litestar.testing import TestClient
+
+    from services.bootstrap import wire_gateway
+    from services.gateway.app import create_app
+    from services.store.async_redis_store import connect_async
+
+    play_tables(redis_client, closed=["done12"], hands=2)
+    project(redis_client)
+    stored = wiring.store.read("done12")
+    assert wiring.archive_worker().run_once().archived == ["done12"]
+    given = settings(archive_url)
+    with TestClient(create_app(given, wire_gateway(connect_async(redis_server.url), given))) as client:
+        hands = client.get("/api/v1/tables/done12/hands")
+        assert hands.status_code == 200, hands.text
+        assert [h["hand"] for h in hands.json()["hands"]] == [1, 2]
+        assert all(h["status"] == "finished" for h in hands.json()["hands"])
+        verified = client.get("/api/v1/tables/done12/verify")
+        assert verified.status_code == 200, verified.text
+        assert verified.json() == {"ok": True, "events": len(stored), "problem": None, "hands": 2,
+                                   "version": None}
+        hand = client.get("/api/v1/tables/done12/hands/2")
+        assert hand.status_code == 200 and hand.json()["rules"] == "mighty-5" and hand.json()["commands"], hand.text
+        steps = client.get("/api/v1/tables/done12/hands/1/replay", params={"as": "audit"})
+        assert steps.status_code == 200 and steps.json()["steps"], steps.text
+        ledger = client.get("/api/v1/tables/done12/ledger")
+        assert ledger.status_code == 200 and len(ledger.json()["hands"]) == 2, ledger.text
+
+
+def test_the_gateway_without_an_archive_refuses_an_archived_table_as_unavailable(
+        redis_server: PrivateRedis, redis_client: redis.Redis, wiring: Wiring) -> None:
+    from litestar.testing import TestClient
+
+    from services.bootstrap import wire_gateway
+    from services.gateway.app import create_app
+    from services.store.async_redis_store import connect_async
+
+    play_tables(redis_client, closed=["done13"])
+    project(redis_client)
+    assert wiring.archive_worker().run_once().archived == ["done13"]
+    given = settings(None)
+    with TestClient(create_app(given, wire_gateway(connect_async(redis_server.url), given))) as client:
+        refused = client.get("/api/v1/tables/done13/hands")
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["code"] == "unavailable"
+        assert "MIGHTY_ARCHIVE_URL" in refused.json()["message"]
