@@ -108,7 +108,7 @@ def check_chain(stored: list[StoredEvent]) -> Finding | None:
     for version, entry in enumerate(stored, start=1):
         if entry.version != version:
             return Finding(entry.version, f"expected version {version}: an event is missing or out of order")
-        if entry.prev_hash != prev:  # a stored link (older entries), or a read that is not the whole stream
+        if entry.prev_hash != prev:  # only a link an older entry stores can differ: the store derives the rest
             return Finding(version, "its previous-hash link does not match the event before it")
         if entry.hash_version not in (HASH_V1, HASH_V2):
             return Finding(version, f"it names hash version {entry.hash_version}, which this release does not know")
