@@ -91,7 +91,7 @@ def run(client: Any, url: str, space: KeySpace, logs: Path, args: argparse.Names
     with _workers(url, space, logs, KINDS, 500, keep_feed=False):
         _wait_ready(client, space, KINDS)
         base = measure(client, space)
-        handler, states = _seat(client, space, args.tables)
+        handler, states = _seat(client, space, args.tables, args.idempotency_s)
         _settle(client, space)
         live = measure(client, space)
         hands = _play(handler, states, args.hands)

@@ -135,9 +135,11 @@ def _send(handler: TableHandler, states: States, table_id: str, submission: Subm
     states[table_id] = (state, result.version)
 
 
-def _seat(client: Any, space: KeySpace, tables: int) -> tuple[TableHandler, States]:
-    """Create the tables, seat five players at each and start them."""
-    handler = table_handler(RedisEventStore(client, keys=space))
+def _seat(client: Any, space: KeySpace, tables: int,
+          idempotency_s: float | None = None) -> tuple[TableHandler, States]:
+    """Create the tables, seat five players at each and start them (the store's command
+    ids kept for ``idempotency_s``; None: the deployment default)."""
+    handler = table_handler(RedisEventStore(client, keys=space, idempotency_s=idempotency_s))
     rng = random.Random(7)
     states: States = {f"b{i:05d}": (initial_state(f"b{i:05d}"), 0) for i in range(tables)}
     for table_id in states:

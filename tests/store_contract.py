@@ -167,6 +167,30 @@ class StoreContract:
         assert [e.data for e in store.read("t1", 1, 3)] == [b"b", b"c"]
         assert store.read("t1", after_version=4) == []
 
+    def test_a_read_from_the_middle_links_its_first_event_to_the_event_before_it(
+        self, store: EventStore
+    ) -> None:
+        head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
+        append(store, "t1", b"c", b"d", at=head, cid="c2")
+        whole = store.read("t1")
+        assert store.read("t1", after_version=2)[0].prev_hash == whole[1].hash
+        assert store.read("t1", 1, 3)[0].prev_hash == whole[0].hash != whole[0].prev_hash
+        for after in range(5):
+            assert store.read("t1", after_version=after) == whole[after:]
+        assert verify_chain(head, store.read("t1", after_version=2)).version == 4
+
+    def test_a_read_longer_than_a_chunk_links_every_event_wherever_it_starts(
+        self, store: EventStore
+    ) -> None:
+        head = EMPTY_HEAD
+        for n in range(17):  # 1088 events: more than one XRANGE chunk (READ_CHUNK, 1000)
+            head = append(store, "t1", *[b"e%d" % i for i in range(64)], at=head, cid=f"c{n}")
+        whole = store.read("t1")
+        assert len(whole) == 1088 and verify_chain(EMPTY_HEAD, whole) == head
+        for after in (1, 87, 999, 1000, 1001, 1087, 1088):
+            assert store.read("t1", after_version=after) == whole[after:], after
+        assert store.read("t1", 500, 1500) == whole[500:]
+
     def test_a_stale_version_is_a_conflict_and_writes_nothing(self, store: EventStore) -> None:
         append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
         before = snapshot(store, "t1")
@@ -315,7 +339,7 @@ def redis_snapshot(client: redis.Redis, store: AnyRedisStore, table_id: str) -> 
 
 
 CHECKS_DONE = "-- CHECKS DONE: nothing below may fail except the first XADD, which fails whole."
-FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'p', prev, 'c', command_id)"
+FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'c', command_id)"
 
 
 class RedisScriptContract:
@@ -414,6 +438,52 @@ class RedisScriptContract:
         entries: Any = client.xrange(store.keys.table("t1").events)
         assert [entry_id for entry_id, _ in entries] == [b"0-1", b"0-2"]
         assert client.hgetall(store.keys.table("t1").meta)[b"v"] == b"2"
+
+    def test_an_appended_entry_stores_no_previous_hash(
+        self, store: AnyRedisStore, client: redis.Redis
+    ) -> None:
+        """The previous hash is the hash of the entry before: every entry written has the
+        same five fields (a listpack keeps one copy of the names per node then)."""
+        head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
+        append(store, "t1", b"c", at=head, cid="c2")
+        entries: Any = client.xrange(store.keys.table("t1").events)
+        assert [list(fields) for _, fields in entries] == [[b"hv", b"v", b"e", b"h", b"c"]] * 3
+        assert [e.prev_hash for e in store.read("t1")] == [GENESIS] + [f[b"h"].decode() for _, f in entries[:2]]
+
+    @pytest.mark.parametrize("link", [GENESIS, "f" * 64], ids=["faithful", "forged"])
+    def test_an_entry_stored_with_its_previous_hash_is_read_with_it(
+        self, store: AnyRedisStore, client: redis.Redis, link: str
+    ) -> None:
+        """Entries written by releases that stored ``p`` are read with the link they
+        store (so a forged one is caught: the chain check compares it with the hash
+        before); the next entry, written today, links to the stored entry's hash."""
+        first = event_hash(GENESIS, b"a", "c1")
+        client.xadd(store.keys.table("t1").events,
+                    {"hv": 2, "v": 1, "e": b"a", "h": first, "p": link, "c": "c1"}, id="0-1")
+        client.hset(store.keys.table("t1").meta, mapping={"v": 1, "h": first})
+        head = append(store, "t1", b"b", at=Head(1, first), cid="c2")
+        old, new = store.read("t1")
+        assert (old.prev_hash, new.prev_hash) == (link, first)
+        assert store.read("t1", after_version=1) == [new]
+        if link == GENESIS:
+            assert verify_chain(EMPTY_HEAD, [old, new]) == head == store.head("t1")
+        else:
+            with pytest.raises(StoreCorrupt, match="event 1 does not follow"):
+                verify_chain(EMPTY_HEAD, [old, new])
+
+    @pytest.mark.parametrize("deleted", [1, 2])
+    def test_a_read_from_after_a_deleted_entry_links_as_a_whole_read_does(
+        self, store: AnyRedisStore, client: redis.Redis, deleted: int
+    ) -> None:
+        """With the entry a read starts after gone (deleted behind the store's back),
+        its first entry links to the entry before the gap (GENESIS if none), as in a
+        read of the whole stream, which verify then names at the gap."""
+        append(store, "t1", b"a", b"b", b"c", b"d", at=EMPTY_HEAD, cid="c1")
+        client.xdel(store.keys.table("t1").events, f"0-{deleted}")
+        whole = store.read("t1")
+        assert [e.version for e in whole] == [v for v in (1, 2, 3, 4) if v != deleted]
+        assert store.read("t1", after_version=deleted) == whole[deleted - 1:]
+        assert store.read("t1", after_version=deleted)[0].prev_hash == (GENESIS if deleted == 1 else whole[0].hash)
 
     def test_deleting_an_entry_does_not_move_the_version(
         self, store: AnyRedisStore, client: redis.Redis

@@ -1,10 +1,13 @@
 """``mighty verify``: check a stored table and name the first bad entry.
 
 verify checks five things:
-1. the hash chain: versions 1, 2, 3, ... each linked to the hash before it, each hash
-   the hash of its entry by the hash version the entry names (version 2: the previous
-   hash, the command id and the bytes; version 1, streams stored before it: the previous
-   hash and the bytes), and the hash version never going back from 2 to 1;
+1. the hash chain: versions 1, 2, 3, ... each hash the hash of its entry by the hash
+   version the entry names (version 2: the previous hash, the command id and the bytes;
+   version 1, streams stored before it: the previous hash and the bytes), the previous
+   hash being the hash of the entry before (GENESIS for the first), and the hash version
+   never going back from 2 to 1. An entry stores no previous hash of its own (the store
+   reads it off the entry before); one written by an older release does (``p``), and that
+   stored link must name the hash before it;
 2. the table's meta (its version and head hash, what every append checks against): it
    must name the stream's last event, so a stream whose last events were deleted, or
    edited with its chain recomputed, is caught even where the chain itself holds;
@@ -105,7 +108,7 @@ def check_chain(stored: list[StoredEvent]) -> Finding | None:
     for version, entry in enumerate(stored, start=1):
         if entry.version != version:
             return Finding(entry.version, f"expected version {version}: an event is missing or out of order")
-        if entry.prev_hash != prev:
+        if entry.prev_hash != prev:  # only a link an older entry stores can differ: the store derives the rest
             return Finding(version, "its previous-hash link does not match the event before it")
         if entry.hash_version not in (HASH_V1, HASH_V2):
             return Finding(version, f"it names hash version {entry.hash_version}, which this release does not know")

@@ -9,6 +9,12 @@
 -- ARGV[5] prev hash (the head hash the caller built on), ARGV[6] event count n,
 -- ARGV[7 ..] n pairs: event bytes, event hash (hash version 2, from the caller:
 --   sha256(prev hash hex .. command id .. '\n' .. event); each stream entry records 'hv' 2)
+--
+-- Each event is one stream entry, fields hv v e h c (hash version, version, event bytes,
+-- hash, command id), the same five in every entry (a listpack stores the field names
+-- once per node then). The previous hash is not stored: it is the hash of the entry
+-- before, GENESIS for the first, which readers take from there (releases before this
+-- one also wrote it, as 'p'; docs/store.md, "The stored entry").
 -- ARGV[7 + 2n] (optional, with KEYS[5]) the idempotency window in ms: command ids are kept
 --   at least this long, then forgotten. Each append records its id in the index with the
 --   server's clock, forgets (HDEL) up to 64 ids older than the window, and sets both keys
@@ -123,8 +129,7 @@ local v = version
 for i = 1, n do
   v = v + 1
   local hash = ARGV[6 + 2 * i]
-  redis.call('XADD', KEYS[1], '0-' .. v, 'hv', 2,
-    'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'p', prev, 'c', command_id)
+  redis.call('XADD', KEYS[1], '0-' .. v, 'hv', 2, 'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'c', command_id)
   prev = hash
 end
 v = version

@@ -37,7 +37,7 @@ from services.store.base import Appended, FeedEntry, Head, StoredEvent
 from services.store.keys import KeySpace, check_command_id
 from services.store.redis_store import (
     APPEND_SCRIPT,
-    READ_CHUNK,
+    StreamRead,
     append_call,
     appended,
     feed_entry,
@@ -47,7 +47,6 @@ from services.store.redis_store import (
     parse_head,
     store_error,
     table_of_meta,
-    take_chunk,
 )
 
 # Appends per pipeline at most: once this many are queued they go at once. Smaller
@@ -259,14 +258,14 @@ class AsyncRedisEventStore:
         self, table_id: str, after_version: int = 0, to_version: int | None = None
     ) -> list[StoredEvent]:
         key = self.keys.table(table_id).events
-        upper = "+" if to_version is None else f"0-{to_version}"
-        events: list[StoredEvent] = []
-        start: int | None = after_version + 1
+        reading = StreamRead(after_version, to_version)  # as RedisEventStore.read
         with _redis_errors():
-            while start is not None and (to_version is None or start <= to_version):
-                entries: Any = await self.client.xrange(key, f"0-{start}", upper, count=READ_CHUNK)
-                start = take_chunk(events, entries)
-        return events
+            while (query := reading.next_range()) is not None:
+                entries: Any = await self.client.xrange(key, *query)
+                if (gap := reading.gap_before(entries)) is not None:
+                    reading.take_before(await self.client.xrevrange(key, gap, "-", count=1))
+                reading.take(entries)
+        return reading.events
 
     async def table_ids(self) -> list[str]:
         found: set[str] = set()

@@ -10,7 +10,8 @@ field, ``hash_version`` here): version 2, which every append writes, is
 ``sha256(prev_hash_hex + command_id + "\n" + event)``, so the command id is inside the
 chain too (a command id holds no newline, so the split is unambiguous); version 1, in
 streams stored before it, is ``sha256(prev_hash_hex + event)``. The first event's prev hash
-is ``GENESIS`` (64 zeros). The hashes are computed here in Python (fakeredis's Lua has no
+is ``GENESIS`` (64 zeros); an entry does not store its prev hash, the hash of the entry
+before (docs/store.md, "The stored entry"). The hashes are computed here in Python (fakeredis's Lua has no
 ``redis.sha1hex``, and Redis's Lua has no sha256); the append script checks that the new
 events continue the stored head and records the hash version.
 """
@@ -61,6 +62,8 @@ class StoredEvent:
     version: int
     data: bytes
     hash: str
+    # the hash of the entry before (GENESIS for the first): stored entries do not hold it,
+    # the store reads it off that entry; one an older release stored with ``p`` has that
     prev_hash: str
     command_id: str
     hash_version: int = HASH_V1  # an entry without ``hv`` was stored before version 2

@@ -174,14 +174,14 @@ class RedisEventStore:
         self, table_id: str, after_version: int = 0, to_version: int | None = None
     ) -> list[StoredEvent]:
         key = self.keys.table(table_id).events
-        upper = "+" if to_version is None else f"0-{to_version}"
-        events: list[StoredEvent] = []
-        start: int | None = after_version + 1
+        reading = StreamRead(after_version, to_version)
         with _redis_errors():
-            while start is not None and (to_version is None or start <= to_version):
-                entries: Any = self.client.xrange(key, f"0-{start}", upper, count=READ_CHUNK)
-                start = take_chunk(events, entries)
-        return events
+            while (query := reading.next_range()) is not None:
+                entries: Any = self.client.xrange(key, *query)
+                if (gap := reading.gap_before(entries)) is not None:
+                    reading.take_before(self.client.xrevrange(key, gap, "-", count=1))
+                reading.take(entries)
+        return reading.events
 
     def table_ids(self) -> list[str]:
         """SCAN each partition's table heads (``…:t:<id>:meta``, written with the first
@@ -267,10 +267,72 @@ def append_args(
     return args
 
 
-def take_chunk(events: list[StoredEvent], entries: list[Any]) -> int | None:
-    """Add one XRANGE chunk to ``events``; the next version to read, or None when done."""
-    events.extend(stored_event(fields) for _, fields in entries)
-    return None if len(entries) < READ_CHUNK else events[-1].version + 1
+class StreamRead:
+    """One read of a table's stream, without I/O (both Redis stores drive it): the XRANGE
+    to send next, and each entry's previous hash, derived on the way.
+
+    An entry stores no previous hash (docs/store.md, "The stored entry"): it is the hash
+    of the entry before it in the stream, ``GENESIS`` for the first. So a read after
+    version k > 0 asks from entry k on, one entry more than it returns, and takes that
+    entry's hash; if the stream lacks entry k (deleted behind the store's back), the
+    entry before the gap is asked for (``gap_before``, one XREVRANGE), so the first entry
+    of a read from the middle links to what a read from the start would link it to. An
+    entry written by an older release carries its link (``p``), and is read with it:
+    ``mighty verify`` checks that it names the hash before.
+    """
+
+    __slots__ = ("events", "_after", "_to", "_upper", "_start", "_prev", "_count")
+
+    def __init__(self, after_version: int, to_version: int | None) -> None:
+        self.events: list[StoredEvent] = []
+        self._after = after_version
+        self._to = to_version
+        self._upper = "+" if to_version is None else f"0-{to_version}"
+        self._start: int | None = after_version + 1  # the next version to return
+        self._prev: str | None = GENESIS if after_version <= 0 else None  # None: entry k's hash
+        self._count = READ_CHUNK  # what the last XRANGE asked for
+
+    def next_range(self) -> tuple[str, str, int] | None:
+        """The next XRANGE's start, end and count, or None when the read is done. A chunk
+        returns up to ``READ_CHUNK`` events (entry k comes on top of the first), so a
+        read of fewer events than that took one XRANGE (``ArchivedEventStore`` counts on it)."""
+        start = self._start
+        if start is None or (self._to is not None and start > self._to):
+            return None
+        if self._prev is None:
+            self._count = READ_CHUNK + 1
+            return f"0-{self._after}", self._upper, self._count
+        self._count = READ_CHUNK
+        return f"0-{start}", self._upper, self._count
+
+    def gap_before(self, entries: list[Any]) -> str | None:
+        """The id to read the entry before from (XREVRANGE id - COUNT 1) when the first
+        reply of a read from the middle does not start with entry k; else None."""
+        if self._prev is None and entries and bytes(entries[0][0]) != f"0-{self._after}".encode():
+            return f"0-{self._after}"
+        return None
+
+    def take_before(self, reply: Any) -> None:
+        """The XREVRANGE ``gap_before`` asked for: the hash the read's first entry follows."""
+        self._prev = _hash_of(reply[0][1]) if reply else GENESIS
+
+    def take(self, entries: list[Any]) -> None:
+        """Add one XRANGE reply."""
+        rows = entries
+        if self._prev is None:  # the first reply of a read from the middle: entry k first
+            if not entries:
+                self._start = None
+                return
+            self._prev = _hash_of(entries[0][1])
+            rows = entries[1:]
+        prev = self._prev
+        events = self.events
+        for _, fields in rows:
+            event = stored_event(fields, prev)
+            events.append(event)
+            prev = event.hash
+        self._prev = prev
+        self._start = events[-1].version + 1 if len(entries) == self._count and events else None
 
 
 def meta_pattern(keys: KeySpace, partition: int) -> tuple[str, str]:
@@ -340,16 +402,27 @@ _REPLIES: Final[dict[str, Callable[[list[Any], Head, bytes], Appended]]] = {
 }
 
 
-def stored_event(fields: dict[bytes, bytes]) -> StoredEvent:
+def stored_event(fields: dict[bytes, bytes], prev_hash: str) -> StoredEvent:
+    """A stream entry as read, ``prev_hash`` being the hash of the entry before it; an
+    entry that stores its link (``p``, written by releases before it was dropped) is read
+    with that link instead, for ``mighty verify`` to check."""
     try:
+        link = fields.get(b"p")
         return StoredEvent(
             version=int(fields[b"v"]),
             data=bytes(fields[b"e"]),
             hash=fields[b"h"].decode(),
-            prev_hash=fields[b"p"].decode(),
+            prev_hash=prev_hash if link is None else link.decode(),
             command_id=fields[b"c"].decode(),
             hash_version=int(fields.get(b"hv", b"1")),  # entries before hash v2 have none
         )
+    except (KeyError, ValueError) as error:
+        raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
+
+
+def _hash_of(fields: dict[bytes, bytes]) -> str:
+    try:
+        return fields[b"h"].decode()
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
 

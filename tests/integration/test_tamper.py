@@ -54,16 +54,17 @@ def first_bad(server: PrivateRedis) -> tuple[int, str]:
 
 
 def rechained(entries: Entries, start: int = 0) -> Entries:
-    """The entries with versions, links and hashes recomputed from ``start`` on, as a
-    forger with write access would (each by the hash version it names)."""
+    """The entries with versions, hashes (and the links of entries that store one) recomputed
+    from ``start`` on, as a forger with write access would (each by the hash version it names)."""
     out = list(entries[:start])
     prev = out[-1][1][b"h"].decode() if out else "0" * 64
     for version, (_, fields) in enumerate(entries[start:], start=start + 1):
-        event = stored_event({**fields, b"v": str(version).encode(), b"p": prev.encode()})
-        digest = stored_hash(prev, event)
+        renumbered = {**fields, b"v": str(version).encode()}
+        if b"p" in fields:
+            renumbered[b"p"] = prev.encode()
+        digest = stored_hash(prev, stored_event(renumbered, prev))
         assert digest is not None
-        out.append((f"0-{version}".encode(), {**fields, b"v": str(version).encode(), b"p": prev.encode(),
-                                              b"h": digest.encode()}))
+        out.append((f"0-{version}".encode(), {**renumbered, b"h": digest.encode()}))
         prev = digest
     return out
 
@@ -100,6 +101,25 @@ def test_a_faithful_table_verifies_with_its_feed_and_with_its_feed_trimmed(
     assert verdict(redis_server)["ok"] is True
     everything = mighty(redis_server, "verify", "--all")
     assert everything.returncode == 0 and json.loads(everything.stdout.splitlines()[-1])["bad"] == []
+
+
+def with_links(entries: Entries) -> Entries:
+    """The entries as releases before the link was dropped stored them: each with its
+    previous hash (``p``)."""
+    prev = "0" * 64
+    out: Entries = []
+    for entry_id, fields in entries:
+        out.append((entry_id, {**fields, b"p": prev.encode()}))
+        prev = fields[b"h"].decode()
+    return out
+
+
+def test_a_table_stored_with_links_by_an_older_release_verifies(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries
+) -> None:
+    rewrite_stream(redis_client, SPACE.table(TABLE).events, with_links(played))
+    report = verdict(redis_server)
+    assert report["ok"] is True and report["events"] == len(played)
 
 
 # ------------------------------------------------------------ the drills
@@ -210,12 +230,22 @@ def downgrade_hash_version(client: redis.Redis, entries: Entries) -> int:
     """The last event re-hashed by version 1 (which leaves the command id out)."""
     fields = {**entries[-1][1]}
     del fields[b"hv"]  # an entry without it is read as hash version 1
-    assert stored_event(fields).hash_version == HASH_V1
+    assert stored_event(fields, "0" * 64).hash_version == HASH_V1
     edited = rechained(entries[:-1] + [(entries[-1][0], fields)], len(entries) - 1)
     rewrite_stream(client, SPACE.table(TABLE).events, edited)
     set_meta_to_stream(client, edited)
     client.xtrim(SPACE.feed(SPACE.partition_of(TABLE)), maxlen=0)
     return len(entries)
+
+
+def forge_stored_link(client: redis.Redis, entries: Entries) -> int:
+    """A table an older release stored (each entry with its link) whose link of one
+    entry names another event, every hash left as it was."""
+    k = 30
+    linked = with_links(entries)
+    linked[k] = (linked[k][0], {**linked[k][1], b"p": entries[k - 2][1][b"h"]})
+    rewrite_stream(client, SPACE.table(TABLE).events, linked)
+    return k + 1
 
 
 def delete_the_stream(client: redis.Redis, entries: Entries) -> int:
@@ -259,6 +289,7 @@ DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
     "edited command id": edit_command_id,
     "edited command id, chain and meta recomputed": edit_command_id_and_rechain,
     "hash version downgraded, chain and meta recomputed, feed trimmed": downgrade_hash_version,
+    "stored link forged (a table an older release stored)": forge_stored_link,
     "deleted the whole stream": delete_the_stream,
     "meta behind the stream": meta_behind,
     "forged feed entry past the stream": forge_feed_after,

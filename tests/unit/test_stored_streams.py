@@ -22,6 +22,7 @@ from domain.table import evolve, initial_state
 from services.audit import export_hand, verify_events
 from services.commands.tables import table_handler
 from services.store.base import EMPTY_HEAD, HASH_V1, HASH_VERSION, Head, StoredEvent, verify_chain
+from services.store.errors import StoreCorrupt
 from services.store.redis_store import RedisEventStore
 from tests.fixtures.make_streams import projection_docs
 
@@ -118,6 +119,37 @@ def test_a_stored_stream_as_redis_holds_it_reads_back_as_version_1_and_takes_ver
     both = store.read(table_id)
     assert [e.hash_version for e in both[-2:]] == [HASH_V1, HASH_VERSION]
     assert verify_chain(EMPTY_HEAD, both) == appended.head == store.head(table_id)
+
+
+def _as_redis_holds_it(name: str, link_of: dict[int, str] | None = None) -> RedisEventStore:
+    """The stream's entries as the older release wrote them into Redis (with ``p``),
+    the links of ``link_of``'s versions replaced."""
+    client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
+    store = RedisEventStore(client)
+    keys = store.keys.table(table_of(name))
+    for e in stored_stream(name):
+        link = (link_of or {}).get(e.version, e.prev_hash)
+        client.xadd(keys.events, {"v": e.version, "e": e.data, "h": e.hash, "p": link, "c": e.command_id},
+                    id=f"0-{e.version}")
+    return store
+
+
+@pytest.mark.parametrize("name", ["mighty-5", "mitigati"])
+def test_a_stored_stream_whose_stored_link_was_forged_fails_verify_at_that_entry(name: str) -> None:
+    """An older entry keeps its stored previous hash (``p``): a link forged with every hash
+    left as it was still fails the chain check, at that entry, also in a read from the
+    middle (whose first entry's link is checked against the entry before)."""
+    stored = stored_stream(name)
+    version = len(stored) // 2
+    store = _as_redis_holds_it(name, {version: stored[version - 3].hash})
+    read = store.read(table_of(name))
+    assert [e.hash for e in read] == [e.hash for e in stored]
+    finding = verify_events(table_of(name), read).finding
+    assert finding is not None and finding.version == version
+    assert "previous-hash link" in finding.problem
+    with pytest.raises(StoreCorrupt, match=f"event {version} does not follow"):
+        verify_chain(Head(version - 1, stored[version - 2].hash), store.read(table_of(name), version - 1))
+    assert verify_events(table_of(name), _as_redis_holds_it(name).read(table_of(name))).finding is None
 
 
 @pytest.mark.parametrize("name", NAMES)

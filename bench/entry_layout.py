@@ -1,0 +1,109 @@
+"""`mighty bench entry_layout`: what a table stream costs per hand, by stream entry layout.
+
+The stored mighty-5 fixture stream (``tests/fixtures/streams/mighty-5.jsonl``: 395
+entries, 5 hands, its events and command ids as stored) is written ``--tables`` times
+into a private redis-server (never ``REDIS_URL``) under each layout of the fields of a
+stream entry (docs/store.md, "The stored entry"), with synthetic hashes (64 hex digits,
+or 32 raw bytes), and measured with ``MEMORY USAGE <key> SAMPLES 0``. Prints one JSON
+object: the bytes per hand of each layout and its difference from the layout stored
+today, at each ``--node-bytes`` (the server's ``stream-node-max-bytes``; the deployment
+keeps Redis's default, 4096). Layouts other than today's were measured and not taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from services.redis_runtime import start_private_redis
+from services.store.redis_store import connect
+
+FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "streams" / "mighty-5.jsonl"
+HANDS_IN_FIXTURE = 5
+
+Entry = dict[str, Any]
+Layout = Callable[[int, int, Entry, str | None], dict[str, Any]]
+
+
+def _hash(table: int, version: int) -> str:
+    return hashlib.sha256(f"{table}:{version}".encode()).hexdigest()
+
+
+def _today(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
+    return {"hv": 2, "v": v, "e": e["data"], "h": _hash(t, v), "c": e["command_id"]}
+
+
+LAYOUTS: dict[str, Layout] = {
+    "hv v e h p c (before: with the previous hash)":
+        lambda t, v, e, last: {"hv": 2, "v": v, "e": e["data"], "h": _hash(t, v), "p": _hash(t, v - 1),
+                               "c": e["command_id"]},
+    "hv v e h c (stored today)": _today,
+    "hv e h c (no v)":
+        lambda t, v, e, last: {"hv": 2, "e": e["data"], "h": _hash(t, v), "c": e["command_id"]},
+    "v e h c (no hv)":
+        lambda t, v, e, last: {"v": v, "e": e["data"], "h": _hash(t, v), "c": e["command_id"]},
+    "hv v e h c, c empty when it repeats the entry before's":
+        lambda t, v, e, last: {**_today(t, v, e, last), "c": "" if e["command_id"] == last else e["command_id"]},
+    "hv v e h c, h as 32 raw bytes":
+        lambda t, v, e, last: {**_today(t, v, e, last), "h": bytes.fromhex(_hash(t, v))},
+}
+TODAY = "hv v e h c (stored today)"
+
+
+def measure(client: Any, entries: list[Entry], tables: int, prefix: str) -> dict[str, int]:
+    """Bytes per hand of ``tables`` copies of the stream, by layout."""
+    per_hand: dict[str, int] = {}
+    for number, (name, layout) in enumerate(LAYOUTS.items()):
+        used = 0
+        for table in range(tables):
+            key = f"{prefix}:{number}:{table}"
+            last: str | None = None
+            for version, entry in enumerate(entries, start=1):
+                client.xadd(key, layout(table, version, entry, last), id=f"0-{version}")
+                last = entry["command_id"]
+            used += int(client.memory_usage(key, samples=0))
+            client.delete(key)
+        per_hand[name] = round(used / (tables * HANDS_IN_FIXTURE))
+    return per_hand
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mighty bench entry_layout")
+    parser.add_argument("--tables", type=int, default=16)
+    parser.add_argument("--node-bytes", type=int, nargs="+", default=[4096])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("MIGHTY_LOG_LEVEL", "warning")
+    from services.logs import configure_logging
+
+    configure_logging()
+    entries: list[Entry] = [msgspec.json.decode(line) for line in FIXTURE.read_bytes().splitlines()]
+    result: dict[str, Any] = {"bench": "entry_layout", "tables": args.tables, "entries_per_table": len(entries),
+                              "hands_per_table": HANDS_IN_FIXTURE,
+                              "method": "sum of MEMORY USAGE key SAMPLES 0 over the streams, per hand"}
+    with contextlib.ExitStack() as stack:
+        root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-bench-layout-")))
+        server = start_private_redis(root, appendonly=False)
+        stack.callback(server.stop)
+        client = connect(server.url)
+        for node_bytes in args.node_bytes:
+            client.config_set("stream-node-max-bytes", node_bytes)
+            per_hand = measure(client, entries, args.tables, f"layout{node_bytes}")
+            result[f"bytes_per_hand_node_{node_bytes}"] = per_hand
+            result[f"vs_today_node_{node_bytes}"] = {name: used - per_hand[TODAY] for name, used in per_hand.items()}
+    sys.stdout.write(json.dumps(result, indent=None if args.json else 2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
