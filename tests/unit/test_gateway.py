@@ -462,3 +462,47 @@ def test_each_request_and_each_command_is_one_log_line(client: Any) -> None:
     assert commands[0]["outcome"] in ("ok", "refused:not_your_turn") and commands[0]["latency_ms"] >= 0
     assert requests[0]["method"] == "POST" and requests[0]["player"] == seated[1]["player"]
     assert requests[0]["status"] in (200, 422) and "latency_ms" in requests[0]
+
+
+def test_a_command_retried_after_a_gateway_died_before_the_deal_deals_the_next_hand(client: Any) -> None:
+    """A gateway that appended a hand's last command and died (or lost Redis) before its
+    deal: the client's retry of that command, the same id, is a duplicate, and the deal it
+    left undone is taken then; otherwise nothing would ever deal that table."""
+    from domain.registry import game_of
+    from services.commands.tables import submission_from_wire
+
+    table, seated = full_table(client, hands=2)
+    handler = sync_wiring(client).handler
+    rng = random.Random(5)
+    for step in range(400):
+        player, view = _to_act(client, table, seated)
+        command = a_legal_command(view, rng)
+        state, _ = handler.state_of(table)
+        submission = submission_from_wire({**command, "seat": view["seat"]}, player["player"], game_of(state.rules).name)
+        # what the gateway appends for the API's id (services/gateway/lobby.py, play); no steps after it
+        handler.handle(table, submission, command_id=f"{player['player']}:d{step}")
+        if handler.state_of(table)[0].awaiting_deal:
+            break
+    else:
+        raise AssertionError("the hand did not end")
+    retried = client.post(f"/api/v1/tables/{table}/commands", json={"id": f"d{step}", "command": command},
+                          headers=auth(player))
+    assert retried.status_code == 200, retried.text
+    after, _ = handler.state_of(table)
+    assert not after.awaiting_deal and after.hand_no == 2 and after.hands_scored == 1
+
+
+def test_a_join_retried_after_a_gateway_died_before_the_start_starts_the_full_table(client: Any) -> None:
+    from domain.table import JoinSeat, Submission
+
+    seated = [new_player(client, f"J{i}") for i in range(5)]
+    made = client.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0}, headers=auth(seated[0]))
+    table = made.json()["table"]
+    handler = sync_wiring(client).handler
+    for seat, player in enumerate(seated[1:], start=1):  # the joins appended, the start not taken
+        handler.handle(table, Submission(JoinSeat(seat=seat), player["player"]), command_id=f"join-{seat}")
+    assert handler.state_of(table)[0].status == "open"
+    again = client.post(f"/api/v1/tables/{table}/join", json={"seat": 4}, headers=auth(seated[4]))
+    assert again.status_code == 200 and again.json() == {"seat": 4}
+    state, _ = handler.state_of(table)
+    assert state.status == "playing" and state.hand_no == 1 and not state.awaiting_deal  # started and dealt
