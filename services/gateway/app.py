@@ -28,6 +28,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.response.base import ASGIResponse
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -76,6 +77,11 @@ from services.store.keys import check_table_id
 log = structlog.get_logger("mighty.gateway")
 MAX_FRAME = 16 * 1024  # a WebSocket frame (API.md, Playing)
 MAX_BODY = 16 * 1024  # a request body: larger is 413 too_large (API.md, Conventions)
+# How long a command may wait for the store before it is answered 503 ``unavailable``; a
+# request, one second longer (a command's own deadline goes first, counted as refused).
+# Without it a Redis that stalls (stopped, swapping) held each call for the client's
+# retries of its 5 s socket timeout: 35 s and more before any answer (docs/reliability.md).
+STORE_DEADLINE_S = 3.0
 
 
 # ---------------------------------------------------------------- metrics
@@ -290,12 +296,16 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
     kind = str(body.command.get("type"))[:32]
     noted: dict[str, Any] = {"seat": None}
     try:
-        wait = await backend.take_command(player, settings.rate_commands, settings.rate_window_s)
-        if wait is not None:
-            raise ApiError("rate_limited", f"More than {settings.rate_commands} commands in "
-                           f"{settings.rate_window_s} s; retry in {wait:.1f} s.",
-                           headers={"Retry-After": str(max(1, round(wait + 0.5)))})
-        return await lobby.play(backend, table_id, player, body.id, body.command, noted)
+        try:
+            async with asyncio.timeout(STORE_DEADLINE_S):
+                wait = await backend.take_command(player, settings.rate_commands, settings.rate_window_s)
+                if wait is not None:
+                    raise ApiError("rate_limited", f"More than {settings.rate_commands} commands in "
+                                   f"{settings.rate_window_s} s; retry in {wait:.1f} s.",
+                                   headers={"Retry-After": str(max(1, round(wait + 0.5)))})
+                return await lobby.play(backend, table_id, player, body.id, body.command, noted)
+        except TimeoutError:
+            raise _too_slow() from None
     except Exception as error:
         try:
             outcome = f"refused:{as_api_error(error).code}"
@@ -508,6 +518,43 @@ class SchemaPage(OpenAPIRenderPlugin):
                 f"openapi.json</a></p><table>{''.join(rows)}</table></body></html>").encode()
 
 
+def _too_slow() -> ApiError:
+    return ApiError("unavailable", f"The event store did not answer within {STORE_DEADLINE_S:g} s. "
+                    "Retry with the same command id.")
+
+
+def _deadline(app: ASGIApp) -> ASGIApp:
+    """Every HTTP request is answered within ``STORE_DEADLINE_S`` and a second: past it,
+    503 ``unavailable`` (what it was waiting for is cancelled). A WebSocket is not bounded
+    here: its commands are, one by one (``_command``)."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        kind: str = scope["type"]
+        if kind != "http":
+            await app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            async with asyncio.timeout(STORE_DEADLINE_S + 1.0):
+                await app(scope, receive, sending)
+        except TimeoutError:
+            if started:  # too late to answer otherwise: the client sees the answer cut short
+                raise
+            log.warning("request_too_slow", path=scope.get("path"), deadline_s=STORE_DEADLINE_S + 1.0)
+            error = _too_slow()
+            answer = ASGIResponse(body=msgspec.json.encode(problem(error.code, error.message)),
+                                  status_code=error.status, media_type="application/json")
+            await answer(scope, receive, send)
+
+    return middleware
+
+
 def _log_requests(app: ASGIApp) -> ASGIApp:
     """One structlog line per HTTP request: method, path, status, latency, player."""
 
@@ -573,7 +620,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
         request_max_body_size=MAX_BODY,
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
         openapi_config=openapi,
-        middleware=[_log_requests],
+        middleware=[_log_requests, _deadline],
         state=State({"backend": backend, "settings": settings, "metrics": Metrics()}),
         lifespan=[lifespan],
     )

@@ -506,3 +506,56 @@ def test_a_join_retried_after_a_gateway_died_before_the_start_starts_the_full_ta
     assert again.status_code == 200 and again.json() == {"seat": 4}
     state, _ = handler.state_of(table)
     assert state.status == "playing" and state.hand_no == 1 and not state.awaiting_deal  # started and dealt
+
+
+class _Stall:
+    """Makes the backend's table reads hang, as on a Redis that was stopped (SIGSTOP)."""
+
+    def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        import asyncio
+
+        import services.gateway.app as app
+
+        monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2, raising=False)
+        self.on = False
+        backend = client.app.state.backend
+        real = backend.state
+
+        async def state(table_id: str) -> Any:
+            if self.on:
+                await asyncio.Event().wait()  # never answers
+            return await real(table_id)
+
+        monkeypatch.setattr(backend, "state", state)
+
+
+@pytest.mark.timeout(60)
+def test_a_store_that_never_answers_gets_a_command_and_a_view_503_unavailable_not_a_hang(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table, seated = full_table(client)
+    player, view = _to_act(client, table, seated)
+    _Stall(client, monkeypatch).on = True
+    command = client.post(f"/api/v1/tables/{table}/commands",
+                          json={"id": "stalled", "command": a_legal_command(view, random.Random(1))},
+                          headers=auth(player))
+    assert command.status_code == 503 and command.json()["code"] == "unavailable", command.text
+    got = client.get(f"/api/v1/tables/{table}/view", headers=auth(player))
+    assert got.status_code == 503 and got.json()["code"] == "unavailable", got.text
+    metrics = client.get("/metrics").text
+    assert 'mighty_refusals_total{code="unavailable"} 1.0' in metrics
+
+
+@pytest.mark.timeout(60)
+def test_a_socket_command_the_store_never_answers_is_refused_unavailable(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table, seated = full_table(client)
+    player, view = _to_act(client, table, seated)
+    token = player["Authorization"].removeprefix("Bearer ")
+    stall = _Stall(client, monkeypatch)
+    with client.websocket_connect(f"/api/v1/tables/{table}/stream?after={view['version']}&token={token}") as ws:
+        stall.on = True
+        ws.send_json({"type": "command", "id": "stalled", "command": a_legal_command(view, random.Random(1))})
+        answer = ws.receive_json()
+    assert answer["type"] == "refused" and answer["id"] == "stalled" and answer["code"] == "unavailable"
