@@ -82,6 +82,7 @@ MAX_BODY = 16 * 1024  # a request body: larger is 413 too_large (API.md, Convent
 # Without it a Redis that stalls (stopped, swapping) held each call for the client's
 # retries of its 5 s socket timeout: 35 s and more before any answer (docs/reliability.md).
 STORE_DEADLINE_S = 3.0
+_DEADLINE_KEY = "mighty_deadline"  # the request's deadline (an asyncio.Timeout) in its scope
 
 
 # ---------------------------------------------------------------- metrics
@@ -238,6 +239,7 @@ async def leave_table(request: Request[Any, Any, Any], table: FromPath[str]) -> 
 @post("/quickplay", status_code=200, summary="Be seated with others waiting for the same game")
 async def quickplay(request: Request[Any, Any, Any], data: JSONBody[Quickplay]) -> Seated:
     caller = await player_required(request)
+    _extend_deadline(request, data.wait_seconds)  # the wait is the caller's, not the store's
     table_id, seat = await lobby.quickplay(_backend(request), caller, data.game, data.wait_seconds)
     return Seated(table=table_id, seat=seat)
 
@@ -424,6 +426,7 @@ async def _stored(request: Request[Any, Any, Any], table: str) -> list[Any]:
     stored = await _backend(request).events(table_id)
     if not stored:
         raise ApiError("unknown_table", f"There is no table {table_id}.")
+    _extend_deadline(request, None)  # what follows is the rules' work, not a wait for the store
     return stored
 
 
@@ -473,10 +476,14 @@ async def readyz(request: Request[Any, Any, Any]) -> Response[Health]:
     problems: list[str] = []
     try:
         backend = _backend(request)
-        await backend.ping()
-        for kind, seconds in (await backend.lag_seconds()).items():
+        async with asyncio.timeout(STORE_DEADLINE_S):
+            await backend.ping()
+            lag = await backend.lag_seconds()
+        for kind, seconds in lag.items():
             if seconds > _settings(request).max_lag_s:
                 problems.append(f"the {kind} projection is {seconds:.1f} s behind")
+    except TimeoutError:
+        problems.append(f"the store did not answer within {STORE_DEADLINE_S:g} s")
     except Exception as error:  # readiness reports, it never fails itself
         problems.append(f"the store cannot be reached: {error}")
     return Response(Health(ok=not problems, problems=problems), status_code=200 if not problems else 503)
@@ -486,10 +493,13 @@ async def readyz(request: Request[Any, Any, Any]) -> Response[Health]:
 async def metrics_route(request: Request[Any, Any, Any]) -> Response[bytes]:
     metrics: Metrics = request.app.state.metrics
     backend = _backend(request)
-    with contextlib.suppress(Exception):  # a scrape while Redis is down still answers
-        for kind, seconds in (await backend.lag_seconds()).items():
+    with contextlib.suppress(Exception):  # a scrape while Redis is down (or stalls) still answers
+        async with asyncio.timeout(STORE_DEADLINE_S):
+            lag = await backend.lag_seconds()
+            dead = await backend.dead_letters()
+        for kind, seconds in lag.items():
             metrics.lag.labels(kind).set(seconds)
-        for kind, count in (await backend.dead_letters()).items():
+        for kind, count in dead.items():
             metrics.dead.labels(kind).set(count)
     return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
@@ -523,9 +533,19 @@ def _too_slow() -> ApiError:
                     "Retry with the same command id.")
 
 
+def _extend_deadline(request: Request[Any, Any, Any], seconds: float | None) -> None:
+    """Give a request that waits on purpose (quickplay) ``seconds`` more than the deadline;
+    None: no deadline any more (the store has answered; computing the answer is left)."""
+    deadline: asyncio.Timeout | None = request.scope.get(_DEADLINE_KEY)  # type: ignore[assignment]
+    if deadline is not None:
+        deadline.reschedule(None if seconds is None
+                            else asyncio.get_running_loop().time() + seconds + STORE_DEADLINE_S + 1.0)
+
+
 def _deadline(app: ASGIApp) -> ASGIApp:
     """Every HTTP request is answered within ``STORE_DEADLINE_S`` and a second: past it,
-    503 ``unavailable`` (what it was waiting for is cancelled). A WebSocket is not bounded
+    503 ``unavailable`` (what it was waiting for is cancelled). A route that waits on
+    purpose extends its own deadline (``_extend_deadline``). A WebSocket is not bounded
     here: its commands are, one by one (``_command``)."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
@@ -541,7 +561,8 @@ def _deadline(app: ASGIApp) -> ASGIApp:
             await send(message)
 
         try:
-            async with asyncio.timeout(STORE_DEADLINE_S + 1.0):
+            async with asyncio.timeout(STORE_DEADLINE_S + 1.0) as deadline:
+                scope[_DEADLINE_KEY] = deadline  # type: ignore[literal-required]
                 await app(scope, receive, sending)
         except TimeoutError:
             if started:  # too late to answer otherwise: the client sees the answer cut short

@@ -559,3 +559,60 @@ def test_a_socket_command_the_store_never_answers_is_refused_unavailable(
         ws.send_json({"type": "command", "id": "stalled", "command": a_legal_command(view, random.Random(1))})
         answer = ws.receive_json()
     assert answer["type"] == "refused" and answer["id"] == "stalled" and answer["code"] == "unavailable"
+
+
+@pytest.mark.timeout(60)
+def test_a_quickplay_that_waits_longer_than_the_store_deadline_is_not_cut_short(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import services.gateway.app as app
+
+    monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2)  # a request's own deadline: 1.2 s
+    player = new_player(client)
+    seated = client.post("/api/v1/quickplay", json={"game": "mighty-5", "wait_seconds": 2},
+                         headers=auth(player))
+    assert seated.status_code == 200, seated.text  # nobody came: the free seats got bots
+    assert seated.json()["seat"] == 0
+
+
+@pytest.mark.timeout(60)
+def test_a_verify_that_computes_longer_than_the_store_deadline_is_not_cut_short(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The deadline bounds waiting for the store; replaying a long table is the rules' work."""
+    import services.gateway.app as app
+    from services.gateway import audit
+
+    table, _ = full_table(client)
+    monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2)  # a request's own deadline: 1.2 s
+    real = audit.verify
+
+    def slow(*args: Any) -> Any:
+        time.sleep(2)
+        return real(*args)
+
+    monkeypatch.setattr(audit, "verify", slow)
+    answer = client.get(f"/api/v1/tables/{table}/verify")
+    assert answer.status_code == 200 and answer.json()["ok"] is True, answer.text
+
+
+@pytest.mark.timeout(60)
+def test_readiness_and_metrics_answer_in_their_own_words_when_the_store_never_answers(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    import services.gateway.app as app
+
+    monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2)
+    backend = client.app.state.backend
+
+    async def never() -> None:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(backend, "ping", never)
+    monkeypatch.setattr(backend, "lag_seconds", never)
+    ready = client.get("/readyz")
+    assert ready.status_code == 503 and "did not answer" in ready.json()["problems"][0], ready.text
+    metrics = client.get("/metrics")
+    assert metrics.status_code == 200 and "mighty_commands_total" in metrics.text
