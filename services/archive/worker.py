@@ -104,11 +104,16 @@ class ArchiveWorker:
 
     def run(self, stop: threading.Event, interval_s: float = 30.0) -> None:
         """Passes every ``interval_s`` until ``stop``; an unreachable Redis or PostgreSQL
-        ends a pass (nothing is deleted that is not archived) and the next one retries."""
-        self.archive.migrate()
+        ends a pass (nothing is deleted that is not archived) and the next one retries.
+        The migrations go first, and wait for PostgreSQL the same way: a worker started
+        while it is down does not exit (``mighty serve`` would stop every part with it)."""
         self.log.info("archive worker started", after_s=self.after_ms / 1000, interval_s=interval_s)
+        migrated = False
         while not stop.is_set():
             try:
+                if not migrated:
+                    self.archive.migrate()
+                    migrated = True
                 report = self.run_once()
                 if report.archived or report.kept:
                     self.log.info("archive pass", **report.as_dict())

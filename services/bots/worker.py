@@ -48,6 +48,7 @@ from services.store.keys import KeySpace
 log = structlog.get_logger("mighty.bots")
 
 _REMEMBERED = 100_000  # tables whose last handled version is kept (a bounded LRU)
+_LISTENED_S = 10.0  # a run that failed after this long had been listening: its outage is a new one
 
 
 def turn_seed(table_id: str, version: int, seat: int) -> int:
@@ -82,6 +83,26 @@ class TurnListener:
 
     def wait_s(self) -> float:
         return self.poll_s
+
+    def serve(self, stop: threading.Event) -> None:
+        """``run`` until ``stop``, riding out a Redis that cannot be reached (down,
+        restarting, stalled: ``run`` raises once the client's retries are spent). It waits
+        with a growing back-off (50 ms, doubling, at most 2 s) and runs again: subscribed
+        anew, it reads the stored turns first, so a turn announced while it was away, or
+        one it failed to play during the outage, is taken once Redis answers."""
+        failures = 0
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                self.run(stop)
+                return
+            except (redis.ConnectionError, redis.TimeoutError, StoreUnavailable, TimeoutError) as error:
+                if time.monotonic() - started > _LISTENED_S:
+                    failures = 0  # it had been listening: a new outage
+                failures += 1
+                if failures == 1:
+                    log.warning("redis unreachable", kind=type(self).__name__, error=str(error))
+                stop.wait(min(2.0, 0.05 * 2.0 ** min(failures - 1, 6)))
 
     def run(self, stop: threading.Event, max_seconds: float | None = None) -> None:
         channels = turn_channels(self.space)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 import redis
 
 from domain.errors import MightyError
+from services.archive.errors import ArchiveUnavailable
 from services.cli import audit, bench, demo, gateway, play, projections, replay, serve, worker
 from services.cli.common import (
     EXIT_BROKEN_FILE,
@@ -74,7 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError) as error:
         message = error.message if isinstance(error, StoreUnavailable) else f"Redis is unreachable: {error}"
-        sys.stderr.write(f"mighty {name}: {message} (is REDIS_URL right?)\n")
+        setting = "MIGHTY_ARCHIVE_URL" if isinstance(error, ArchiveUnavailable) else "REDIS_URL"
+        sys.stderr.write(f"mighty {name}: {message} (is {setting} right?)\n")
         return EXIT_UNAVAILABLE
     except MightyError as error:  # a bad table id, command id, …: the typed refusal, no traceback
         sys.stderr.write(f"mighty {name}: {error.code}: {error.message}\n")

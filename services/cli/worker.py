@@ -74,7 +74,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     kind = BotWorker if args.kind == BOTS else TimerWorker
-    kind(wiring.client, wiring.space, wiring.handler).run(stop)
+    kind(wiring.client, wiring.space, wiring.handler).serve(stop)  # rides out a Redis outage
     return EXIT_OK
 
 

@@ -28,6 +28,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.response.base import ASGIResponse
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -76,6 +77,12 @@ from services.store.keys import check_table_id
 log = structlog.get_logger("mighty.gateway")
 MAX_FRAME = 16 * 1024  # a WebSocket frame (API.md, Playing)
 MAX_BODY = 16 * 1024  # a request body: larger is 413 too_large (API.md, Conventions)
+# How long a command may wait for the store before it is answered 503 ``unavailable``; a
+# request, one second longer (a command's own deadline goes first, counted as refused).
+# Without it a Redis that stalls (stopped, swapping) held each call for the client's
+# retries of its 5 s socket timeout: 35 s and more before any answer (docs/reliability.md).
+STORE_DEADLINE_S = 3.0
+_DEADLINE_KEY = "mighty_deadline"  # the request's deadline (an asyncio.Timeout) in its scope
 
 
 # ---------------------------------------------------------------- metrics
@@ -232,6 +239,7 @@ async def leave_table(request: Request[Any, Any, Any], table: FromPath[str]) -> 
 @post("/quickplay", status_code=200, summary="Be seated with others waiting for the same game")
 async def quickplay(request: Request[Any, Any, Any], data: JSONBody[Quickplay]) -> Seated:
     caller = await player_required(request)
+    _extend_deadline(request, data.wait_seconds)  # the wait is the caller's, not the store's
     table_id, seat = await lobby.quickplay(_backend(request), caller, data.game, data.wait_seconds)
     return Seated(table=table_id, seat=seat)
 
@@ -290,12 +298,16 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
     kind = str(body.command.get("type"))[:32]
     noted: dict[str, Any] = {"seat": None}
     try:
-        wait = await backend.take_command(player, settings.rate_commands, settings.rate_window_s)
-        if wait is not None:
-            raise ApiError("rate_limited", f"More than {settings.rate_commands} commands in "
-                           f"{settings.rate_window_s} s; retry in {wait:.1f} s.",
-                           headers={"Retry-After": str(max(1, round(wait + 0.5)))})
-        return await lobby.play(backend, table_id, player, body.id, body.command, noted)
+        try:
+            async with asyncio.timeout(STORE_DEADLINE_S):
+                wait = await backend.take_command(player, settings.rate_commands, settings.rate_window_s)
+                if wait is not None:
+                    raise ApiError("rate_limited", f"More than {settings.rate_commands} commands in "
+                                   f"{settings.rate_window_s} s; retry in {wait:.1f} s.",
+                                   headers={"Retry-After": str(max(1, round(wait + 0.5)))})
+                return await lobby.play(backend, table_id, player, body.id, body.command, noted)
+        except TimeoutError:
+            raise _too_slow() from None
     except Exception as error:
         try:
             outcome = f"refused:{as_api_error(error).code}"
@@ -414,6 +426,7 @@ async def _stored(request: Request[Any, Any, Any], table: str) -> list[Any]:
     stored = await _backend(request).events(table_id)
     if not stored:
         raise ApiError("unknown_table", f"There is no table {table_id}.")
+    _extend_deadline(request, None)  # what follows is the rules' work, not a wait for the store
     return stored
 
 
@@ -463,10 +476,14 @@ async def readyz(request: Request[Any, Any, Any]) -> Response[Health]:
     problems: list[str] = []
     try:
         backend = _backend(request)
-        await backend.ping()
-        for kind, seconds in (await backend.lag_seconds()).items():
+        async with asyncio.timeout(STORE_DEADLINE_S):
+            await backend.ping()
+            lag = await backend.lag_seconds()
+        for kind, seconds in lag.items():
             if seconds > _settings(request).max_lag_s:
                 problems.append(f"the {kind} projection is {seconds:.1f} s behind")
+    except TimeoutError:
+        problems.append(f"the store did not answer within {STORE_DEADLINE_S:g} s")
     except Exception as error:  # readiness reports, it never fails itself
         problems.append(f"the store cannot be reached: {error}")
     return Response(Health(ok=not problems, problems=problems), status_code=200 if not problems else 503)
@@ -476,10 +493,13 @@ async def readyz(request: Request[Any, Any, Any]) -> Response[Health]:
 async def metrics_route(request: Request[Any, Any, Any]) -> Response[bytes]:
     metrics: Metrics = request.app.state.metrics
     backend = _backend(request)
-    with contextlib.suppress(Exception):  # a scrape while Redis is down still answers
-        for kind, seconds in (await backend.lag_seconds()).items():
+    with contextlib.suppress(Exception):  # a scrape while Redis is down (or stalls) still answers
+        async with asyncio.timeout(STORE_DEADLINE_S):
+            lag = await backend.lag_seconds()
+            dead = await backend.dead_letters()
+        for kind, seconds in lag.items():
             metrics.lag.labels(kind).set(seconds)
-        for kind, count in (await backend.dead_letters()).items():
+        for kind, count in dead.items():
             metrics.dead.labels(kind).set(count)
     return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
@@ -506,6 +526,54 @@ class SchemaPage(OpenAPIRenderPlugin):
         return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head><body>"
                 f"<h1>{title}</h1><p>The whole document: <a href='{self.get_openapi_json_route(request)}'>"
                 f"openapi.json</a></p><table>{''.join(rows)}</table></body></html>").encode()
+
+
+def _too_slow() -> ApiError:
+    return ApiError("unavailable", f"The event store did not answer within {STORE_DEADLINE_S:g} s. "
+                    "Retry with the same command id.")
+
+
+def _extend_deadline(request: Request[Any, Any, Any], seconds: float | None) -> None:
+    """Give a request that waits on purpose (quickplay) ``seconds`` more than the deadline;
+    None: no deadline any more (the store has answered; computing the answer is left)."""
+    deadline: asyncio.Timeout | None = request.scope.get(_DEADLINE_KEY)  # type: ignore[assignment]
+    if deadline is not None:
+        deadline.reschedule(None if seconds is None
+                            else asyncio.get_running_loop().time() + seconds + STORE_DEADLINE_S + 1.0)
+
+
+def _deadline(app: ASGIApp) -> ASGIApp:
+    """Every HTTP request is answered within ``STORE_DEADLINE_S`` and a second: past it,
+    503 ``unavailable`` (what it was waiting for is cancelled). A route that waits on
+    purpose extends its own deadline (``_extend_deadline``). A WebSocket is not bounded
+    here: its commands are, one by one (``_command``)."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        kind: str = scope["type"]
+        if kind != "http":
+            await app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            async with asyncio.timeout(STORE_DEADLINE_S + 1.0) as deadline:
+                scope[_DEADLINE_KEY] = deadline  # type: ignore[literal-required]
+                await app(scope, receive, sending)
+        except TimeoutError:
+            if started:  # too late to answer otherwise: the client sees the answer cut short
+                raise
+            log.warning("request_too_slow", path=scope.get("path"), deadline_s=STORE_DEADLINE_S + 1.0)
+            error = _too_slow()
+            answer = ASGIResponse(body=msgspec.json.encode(problem(error.code, error.message)),
+                                  status_code=error.status, media_type="application/json")
+            await answer(scope, receive, send)
+
+    return middleware
 
 
 def _log_requests(app: ASGIApp) -> ASGIApp:
@@ -573,7 +641,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
         request_max_body_size=MAX_BODY,
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
         openapi_config=openapi,
-        middleware=[_log_requests],
+        middleware=[_log_requests, _deadline],
         state=State({"backend": backend, "settings": settings, "metrics": Metrics()}),
         lifespan=[lifespan],
     )

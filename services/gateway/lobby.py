@@ -185,6 +185,7 @@ async def join(backend: Backend, table_id: str, player: str, seat: int | None) -
             except MightyError as error:
                 if error.code != "not_away":
                     raise
+        await service_steps(backend, table_id, state)  # a join retried: its start may be untaken
         return mine
     if state.status == "closed":
         raise ApiError("table_closed", f"Table {table_id} is finished.")
@@ -250,7 +251,8 @@ async def play(backend: Backend, table_id: str, player: str, client_id: str, com
                noted: dict[str, Any] | None = None) -> int:
     """A player's command, in the hand-file format without ``seat`` (the caller's). The
     store's command id is the player's id with the client's, so two players' ids never
-    meet; the same id again answers as the first time and changes nothing."""
+    meet; the same id again answers as the first time and changes nothing but the
+    service's steps it made due, if they are still untaken."""
     state, _ = await backend.state(table_id)
     _exists(state, table_id)
     if player not in state.seats:
@@ -269,8 +271,9 @@ async def play(backend: Backend, table_id: str, player: str, client_id: str, com
     after = result.state
     if after is None:
         after, _ = await backend.state(table_id)
-    if not result.duplicate:
-        await service_steps(backend, table_id, after)
+    # A duplicate too: whoever appended it first may have died (or lost Redis) before
+    # taking the steps it made due, and only this retry is left to take them.
+    await service_steps(backend, table_id, after)
     return result.version
 
 

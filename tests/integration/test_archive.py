@@ -243,6 +243,47 @@ def test_postgres_going_down_after_the_copy_deletes_nothing(redis_client: redis.
         server.remove()
 
 
+def test_an_archive_worker_started_while_postgres_is_down_waits_for_it_then_archives(
+        redis_client: redis.Redis) -> None:
+    """``mighty serve`` stops the whole service when a part exits: the archive worker must
+    not exit because PostgreSQL is down when it starts (its migrations wait too)."""
+    import time
+
+    server = start_private_postgres()
+    stop = threading.Event()
+    worker: threading.Thread | None = None
+    try:
+        server.stop(mode="immediate")
+        play_tables(redis_client, closed=["done9"])
+        project(redis_client)
+        wired = wire(redis_client, settings(server.url()))
+        stored = RedisEventStore_read(wired, "done9")
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                wired.archive_worker().run(stop, interval_s=0.05)
+            except BaseException as error:
+                failed.append(error)
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        time.sleep(0.5)  # passes against a PostgreSQL that is down
+        assert worker.is_alive() and not failed, failed
+        assert RedisEventStore_read(wired, "done9") == stored
+        server.start()
+        deadline = time.monotonic() + 30
+        while RedisEventStore_read(wired, "done9") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert RedisEventStore_read(wired, "done9") == [] and wired.store.read("done9") == stored
+    finally:
+        stop.set()
+        if worker is not None:
+            worker.join(timeout=10)
+        server.stop(mode="immediate")
+        server.remove()
+
+
 def test_several_archive_workers_archive_each_table_once(
         redis_server: PrivateRedis, redis_client: redis.Redis, wiring: Wiring, archive_url: str) -> None:
     closed = [f"many{i}" for i in range(8)]

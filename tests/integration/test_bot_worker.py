@@ -164,3 +164,19 @@ def test_a_seat_that_lets_its_turn_time_out_is_played_by_the_service_and_the_str
     # two timer workers, each timeout appended once
     ids = [e.command_id for e, ev in zip(stored, events, strict=True) if isinstance(ev, TurnTimedOut)]
     assert len(ids) == len(set(ids))
+
+
+def test_the_bot_and_timer_workers_ride_out_a_redis_restart_and_play_on_afterwards(
+    wiring: Wiring, redis_server: PrivateRedis, timed_workers: list[subprocess.Popen[bytes]]
+) -> None:
+    """Redis killed and started again on its AOF after longer than the client's retries
+    last: the bot and timer workers stay up, subscribe again, and a table of bots made
+    after the restart plays to its end (its turns reach a bot worker that listens again)."""
+    bot_table(wiring, "before", "mighty-5", hands=1)
+    wait_for(lambda: wiring.handler.state_of("before")[0].status == "closed", timed_workers, timeout_s=90)
+    redis_server.kill()
+    time.sleep(3.0)  # the retries (about 1 s of back-off) are spent: the listeners see the error
+    assert all(p.poll() is None for p in timed_workers), "a worker exited while Redis was down"
+    redis_server.start()
+    bot_table(wiring, "after", "mighty-5", hands=1)
+    wait_for(lambda: wiring.handler.state_of("after")[0].status == "closed", timed_workers, timeout_s=90)

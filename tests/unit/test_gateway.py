@@ -462,3 +462,157 @@ def test_each_request_and_each_command_is_one_log_line(client: Any) -> None:
     assert commands[0]["outcome"] in ("ok", "refused:not_your_turn") and commands[0]["latency_ms"] >= 0
     assert requests[0]["method"] == "POST" and requests[0]["player"] == seated[1]["player"]
     assert requests[0]["status"] in (200, 422) and "latency_ms" in requests[0]
+
+
+def test_a_command_retried_after_a_gateway_died_before_the_deal_deals_the_next_hand(client: Any) -> None:
+    """A gateway that appended a hand's last command and died (or lost Redis) before its
+    deal: the client's retry of that command, the same id, is a duplicate, and the deal it
+    left undone is taken then; otherwise nothing would ever deal that table."""
+    from domain.registry import game_of
+    from services.commands.tables import submission_from_wire
+
+    table, seated = full_table(client, hands=2)
+    handler = sync_wiring(client).handler
+    rng = random.Random(5)
+    for step in range(400):
+        player, view = _to_act(client, table, seated)
+        command = a_legal_command(view, rng)
+        state, _ = handler.state_of(table)
+        submission = submission_from_wire({**command, "seat": view["seat"]}, player["player"], game_of(state.rules).name)
+        # what the gateway appends for the API's id (services/gateway/lobby.py, play); no steps after it
+        handler.handle(table, submission, command_id=f"{player['player']}:d{step}")
+        if handler.state_of(table)[0].awaiting_deal:
+            break
+    else:
+        raise AssertionError("the hand did not end")
+    retried = client.post(f"/api/v1/tables/{table}/commands", json={"id": f"d{step}", "command": command},
+                          headers=auth(player))
+    assert retried.status_code == 200, retried.text
+    after, _ = handler.state_of(table)
+    assert not after.awaiting_deal and after.hand_no == 2 and after.hands_scored == 1
+
+
+def test_a_join_retried_after_a_gateway_died_before_the_start_starts_the_full_table(client: Any) -> None:
+    from domain.table import JoinSeat, Submission
+
+    seated = [new_player(client, f"J{i}") for i in range(5)]
+    made = client.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0}, headers=auth(seated[0]))
+    table = made.json()["table"]
+    handler = sync_wiring(client).handler
+    for seat, player in enumerate(seated[1:], start=1):  # the joins appended, the start not taken
+        handler.handle(table, Submission(JoinSeat(seat=seat), player["player"]), command_id=f"join-{seat}")
+    assert handler.state_of(table)[0].status == "open"
+    again = client.post(f"/api/v1/tables/{table}/join", json={"seat": 4}, headers=auth(seated[4]))
+    assert again.status_code == 200 and again.json() == {"seat": 4}
+    state, _ = handler.state_of(table)
+    assert state.status == "playing" and state.hand_no == 1 and not state.awaiting_deal  # started and dealt
+
+
+class _Stall:
+    """Makes the backend's table reads hang, as on a Redis that was stopped (SIGSTOP)."""
+
+    def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        import asyncio
+
+        import services.gateway.app as app
+
+        monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2, raising=False)
+        self.on = False
+        backend = client.app.state.backend
+        real = backend.state
+
+        async def state(table_id: str) -> Any:
+            if self.on:
+                await asyncio.Event().wait()  # never answers
+            return await real(table_id)
+
+        monkeypatch.setattr(backend, "state", state)
+
+
+@pytest.mark.timeout(60)
+def test_a_store_that_never_answers_gets_a_command_and_a_view_503_unavailable_not_a_hang(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table, seated = full_table(client)
+    player, view = _to_act(client, table, seated)
+    _Stall(client, monkeypatch).on = True
+    command = client.post(f"/api/v1/tables/{table}/commands",
+                          json={"id": "stalled", "command": a_legal_command(view, random.Random(1))},
+                          headers=auth(player))
+    assert command.status_code == 503 and command.json()["code"] == "unavailable", command.text
+    got = client.get(f"/api/v1/tables/{table}/view", headers=auth(player))
+    assert got.status_code == 503 and got.json()["code"] == "unavailable", got.text
+    metrics = client.get("/metrics").text
+    assert 'mighty_refusals_total{code="unavailable"} 1.0' in metrics
+
+
+@pytest.mark.timeout(60)
+def test_a_socket_command_the_store_never_answers_is_refused_unavailable(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table, seated = full_table(client)
+    player, view = _to_act(client, table, seated)
+    token = player["Authorization"].removeprefix("Bearer ")
+    stall = _Stall(client, monkeypatch)
+    with client.websocket_connect(f"/api/v1/tables/{table}/stream?after={view['version']}&token={token}") as ws:
+        stall.on = True
+        ws.send_json({"type": "command", "id": "stalled", "command": a_legal_command(view, random.Random(1))})
+        answer = ws.receive_json()
+    assert answer["type"] == "refused" and answer["id"] == "stalled" and answer["code"] == "unavailable"
+
+
+@pytest.mark.timeout(60)
+def test_a_quickplay_that_waits_longer_than_the_store_deadline_is_not_cut_short(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import services.gateway.app as app
+
+    monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2)  # a request's own deadline: 1.2 s
+    player = new_player(client)
+    seated = client.post("/api/v1/quickplay", json={"game": "mighty-5", "wait_seconds": 2},
+                         headers=auth(player))
+    assert seated.status_code == 200, seated.text  # nobody came: the free seats got bots
+    assert seated.json()["seat"] == 0
+
+
+@pytest.mark.timeout(60)
+def test_a_verify_that_computes_longer_than_the_store_deadline_is_not_cut_short(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The deadline bounds waiting for the store; replaying a long table is the rules' work."""
+    import services.gateway.app as app
+    from services.gateway import audit
+
+    table, _ = full_table(client)
+    monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2)  # a request's own deadline: 1.2 s
+    real = audit.verify
+
+    def slow(*args: Any) -> Any:
+        time.sleep(2)
+        return real(*args)
+
+    monkeypatch.setattr(audit, "verify", slow)
+    answer = client.get(f"/api/v1/tables/{table}/verify")
+    assert answer.status_code == 200 and answer.json()["ok"] is True, answer.text
+
+
+@pytest.mark.timeout(60)
+def test_readiness_and_metrics_answer_in_their_own_words_when_the_store_never_answers(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    import services.gateway.app as app
+
+    monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2)
+    backend = client.app.state.backend
+
+    async def never() -> None:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(backend, "ping", never)
+    monkeypatch.setattr(backend, "lag_seconds", never)
+    ready = client.get("/readyz")
+    assert ready.status_code == 503 and "did not answer" in ready.json()["problems"][0], ready.text
+    metrics = client.get("/metrics")
+    assert metrics.status_code == 200 and "mighty_commands_total" in metrics.text
