@@ -140,6 +140,7 @@ class RedisBackend:
         self._ns = self.space.namespace
 
     async def close(self) -> None:
+        await self.readers.aclose()  # the followers' shared Pub/Sub connection
         await self.wiring.close()
 
     async def ping(self) -> None:
