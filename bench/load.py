@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import redis
 import websockets
 
 from services.redis_runtime import free_port, redis_url_for_run
@@ -65,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         url = redis_url_for_run(stack)
         namespace = f"bench-load-{secrets.token_hex(3)}"
-        ports = stack.enter_context(_service(url, namespace, args.gateways))
-        stats, tables, elapsed = asyncio.run(_play(ports, args.tables, args.seconds, random.Random(args.seed)))
+        processes: dict[str, subprocess.Popen[bytes]] = {}
+        ports = stack.enter_context(_service(url, namespace, args.gateways, processes))
+        cpu = _Cpu(url, processes)
+        stats, tables, elapsed = asyncio.run(_play(ports, args.tables, args.seconds, random.Random(args.seed), cpu))
     ordered = sorted(stats.latencies_ms)
     result = {
         "commands_per_s": round(stats.commands / elapsed, 1) if elapsed else 0.0,
@@ -78,25 +81,62 @@ def main(argv: list[str] | None = None) -> int:
         "gateways": args.gateways,
         "commands": stats.commands,
         "seconds": round(elapsed, 2),
+        # CPU seconds each process spent while the tables played, and per command in µs
+        "cpu_s": {name: round(seconds, 2) for name, seconds in cpu.spent.items()},
+        "cpu_us_per_command": {name: round(seconds / stats.commands * 1e6) for name, seconds in cpu.spent.items()}
+        if stats.commands else {},
+        "load_avg_1m": round(os.getloadavg()[0], 2),
     }
     print(json.dumps(result) if args.json else json.dumps(result, indent=2))
     return 0
 
 
+class _Cpu:
+    """CPU time of the run's processes (Linux ``/proc``), of Redis (``INFO cpu``) and of
+    this client process, between ``start`` and ``stop``."""
+
+    def __init__(self, url: str, processes: dict[str, subprocess.Popen[bytes]]) -> None:
+        self.url, self.processes = url, processes
+        self._at: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+
+    def _now(self) -> dict[str, float]:
+        found = {"client": time.process_time()}
+        for name, process in self.processes.items():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                found[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        with contextlib.suppress(Exception):
+            info = redis.Redis.from_url(self.url).info("cpu")
+            found["redis"] = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+        return found
+
+    def start(self) -> None:
+        self._at = self._now()
+
+    def stop(self) -> None:
+        now = self._now()
+        self.spent = {name: now[name] - self._at[name] for name in now if name in self._at}
+        self.spent["total"] = sum(self.spent.values())
+
+
 @contextlib.contextmanager
-def _service(url: str, namespace: str, gateways: int) -> Iterator[list[int]]:
+def _service(url: str, namespace: str, gateways: int,
+             named: dict[str, subprocess.Popen[bytes]]) -> Iterator[list[int]]:
     env = {**os.environ, "REDIS_URL": url, "MIGHTY_NAMESPACE": namespace, "MIGHTY_LOG_LEVEL": "warning",
            "MIGHTY_LOG_FORMAT": "json", "MIGHTY_RATE_COMMANDS": "1000", "MIGHTY_MAX_LAG_S": "30"}
     mighty = [sys.executable, "-m", "services.cli"]
     ports = [free_port() for _ in range(gateways)]
     argvs = [[*mighty, "worker", kind] for kind in ("views", "directory")]
     argvs += [[*mighty, "gateway", "--port", str(port)] for port in ports]
+    names = ["views", "directory", *(f"gateway{n}" for n in range(gateways))]
     processes: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory(prefix="mighty-load-") as logs:
         try:
             for n, argv in enumerate(argvs):
                 with open(Path(logs) / f"{n}.log", "wb") as log:
                     processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))
+                    named[names[n]] = processes[-1]
             for port in ports:
                 _wait_ready(port, processes)
             yield ports
@@ -122,7 +162,8 @@ def _wait_ready(port: int, processes: list[subprocess.Popen[bytes]], timeout_s: 
     raise RuntimeError(f"the gateway on port {port} never became ready")
 
 
-async def _play(ports: list[int], tables: int, seconds: float, rng: random.Random) -> tuple[Stats, int, float]:
+async def _play(ports: list[int], tables: int, seconds: float, rng: random.Random,
+                cpu: _Cpu) -> tuple[Stats, int, float]:
     stats = Stats()
     seated: list[tuple[int, str, str, int]] = []  # port, table, token, seat
     for t in range(tables):
@@ -141,11 +182,14 @@ async def _play(ports: list[int], tables: int, seconds: float, rng: random.Rando
                 if joined.status_code != 200:
                     stats.error(f"join {joined.status_code}")
             seated += [(port, table, guests[s]["token"], s) for s in range(SEATS)]
+    cpu.start()
     started = time.perf_counter()
     stop_at = time.monotonic() + seconds
     await asyncio.gather(*(_guest(port, table, token, seat, stats, stop_at, random.Random(rng.random()))
                            for port, table, token, seat in seated))
-    return stats, tables, time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    cpu.stop()
+    return stats, tables, elapsed
 
 
 async def _guest(port: int, table: str, token: str, seat: int, stats: Stats, stop_at: float,

@@ -76,6 +76,11 @@ class Backend(Protocol):
 
     async def events(self, table_id: str) -> list[StoredEvent]: ...
 
+    def cached(self, table_id: str) -> tuple[TableState, int] | None:
+        """The table's state and version as this process last saw them, with no I/O (may
+        be behind the store; None when not cached)."""
+        ...
+
     # projections
     async def entry(self, table_id: str, *, fresh: bool = False) -> DirectoryEntry | None:
         """The table's lobby entry: the directory's, else (or when ``fresh``) folded from
@@ -201,6 +206,9 @@ class RedisBackend:
 
     async def events(self, table_id: str) -> list[StoredEvent]:
         return await self.store.read(table_id)
+
+    def cached(self, table_id: str) -> tuple[TableState, int] | None:
+        return self.handler.cached(table_id)
 
     # ---------------------------------------------------------------- projections
 
