@@ -12,6 +12,7 @@ version conflict), everything else lives in Redis.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -143,6 +144,7 @@ class RedisBackend:
         secret = wiring.settings.secret
         self._secret = secret.encode() if secret else None
         self._ns = self.space.namespace
+        self._deadlines: dict[str, asyncio.Future[bytes | None]] = {}  # reads in flight
 
     async def close(self) -> None:
         await self.readers.aclose()  # the followers' shared Pub/Sub connection
@@ -252,6 +254,17 @@ class RedisBackend:
         return await self.readers.table_ledger(table_id)
 
     async def deadline(self, table_id: str) -> bytes | None:
+        """The table's deadline document. A change of a table's view is pushed to each
+        of its readers' sockets at once, and each push asks for the deadline: the asks
+        made while one read is in flight share it (one GET, not one a socket)."""
+        pending = self._deadlines.get(table_id)
+        if pending is None:
+            pending = asyncio.ensure_future(self._read_deadline(table_id))
+            self._deadlines[table_id] = pending
+            pending.add_done_callback(lambda _: self._deadlines.pop(table_id, None))
+        return await asyncio.shield(pending)
+
+    async def _read_deadline(self, table_id: str) -> bytes | None:
         from services.bots.timers import deadline_key
 
         stored = await self.aio.get(deadline_key(self.space, table_id))
