@@ -18,7 +18,9 @@ Prints one JSON object: commands_per_s, p50_ms, p99_ms, errors (refusals, socket
 HTTP failures), tables, gateways, clients, commands, seconds, and the CPU seconds each
 process spent while the tables played (``cpu_s``: the views and directory workers, each
 gateway, Redis from ``INFO cpu``, the client processes together) with the same per
-player command in µs (``cpu_us_per_command``), and the machine's 1-minute load average.
+player command in µs (``cpu_us_per_command``), the seconds each was runnable but waited
+for a CPU (``run_queue_s``, Linux schedstat: what other work on a shared machine costs
+the run) and the machine's 1-minute load average.
 
 ``MIGHTY_BENCH_PROFILE=DIR`` runs every service process under cProfile, each writing
 ``DIR/<name>.prof`` when it stops (the figures are then the profiler's, not the code's).
@@ -61,6 +63,7 @@ class Stats:
     why: dict[str, int] = field(default_factory=dict)  # errors by refusal code or failure
     elapsed_s: float = 0.0  # of the play
     cpu_s: float = 0.0  # this client process's, during the play
+    waited_s: float = 0.0  # runnable but waiting for a CPU, during the play
 
     def error(self, why: str) -> None:
         self.errors += 1
@@ -74,6 +77,7 @@ class Stats:
             self.why[why] = self.why.get(why, 0) + n
         self.elapsed_s = max(self.elapsed_s, other.elapsed_s)
         self.cpu_s += other.cpu_s
+        self.waited_s += other.waited_s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_s": {name: round(seconds, 2) for name, seconds in cpu.spent.items()},
         "cpu_us_per_command": {name: round(seconds / stats.commands * 1e6) for name, seconds in cpu.spent.items()}
         if stats.commands else {},
+        # seconds each process was runnable but waited for a CPU (other work on the machine)
+        "run_queue_s": {name: round(seconds, 2) for name, seconds in cpu.waited.items()},
         "load_avg_1m": round(os.getloadavg()[0], 2),
     }
     print(msgspec.json.encode(result).decode() if args.json else msgspec.json.format(msgspec.json.encode(result)).decode())
@@ -129,27 +135,43 @@ class _Cpu:
     def __init__(self, url: str, processes: dict[str, subprocess.Popen[bytes]]) -> None:
         self.url, self.processes = url, processes
         self._at: dict[str, float] = {}
+        self._waited_at: dict[str, float] = {}
         self.spent: dict[str, float] = {}
+        self.waited: dict[str, float] = {}
 
-    def _now(self) -> dict[str, float]:
+    def _now(self) -> tuple[dict[str, float], dict[str, float]]:
         found: dict[str, float] = {}
+        waited: dict[str, float] = {}
         for name, process in self.processes.items():
             with contextlib.suppress(OSError, ValueError, IndexError):
                 fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
                 found[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                waited[name] = run_queue_s(process.pid)
         with contextlib.suppress(Exception):
-            info: Any = redis.Redis.from_url(self.url).info("cpu")
+            info: Any = redis.Redis.from_url(self.url).info()
             found["redis"] = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
-        return found
+            waited["redis"] = run_queue_s(int(info["process_id"]))  # a Redis on this machine
+        return found, waited
 
     def start(self) -> None:
-        self._at = self._now()
+        self._at, self._waited_at = self._now()
 
-    def stop(self, clients_s: float) -> None:
-        now = self._now()
+    def stop(self, clients_s: float, clients_waited_s: float) -> None:
+        now, waited = self._now()
         self.spent = {name: now[name] - self._at[name] for name in now if name in self._at}
         self.spent["client"] = clients_s
         self.spent["total"] = sum(self.spent.values())
+        self.waited = {name: waited[name] - self._waited_at[name] for name in waited if name in self._waited_at}
+        self.waited["client"] = clients_waited_s
+        self.waited["total"] = sum(self.waited.values())
+
+
+def run_queue_s(pid: int | str = "self") -> float:
+    """Seconds the process's threads have spent runnable but waiting for a CPU (Linux
+    ``/proc/PID/schedstat``, second field, of its main thread): what other work on the
+    machine costs it."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
 
 
 @contextlib.contextmanager
@@ -219,7 +241,7 @@ def _run_clients(ports: list[int], tables: int, clients: int, seconds: float, se
         total = Stats()
         for _ in workers:
             total.add(msgspec.json.decode(results.get(timeout=seconds + 300), type=Stats))
-        cpu.stop(total.cpu_s)
+        cpu.stop(total.cpu_s, total.waited_s)
         return total
     finally:
         for worker in workers:
@@ -263,13 +285,21 @@ async def _play(tables: list[tuple[int, int]], seconds: float, rng: random.Rando
                     stats.error(f"join {joined.status_code}")
             seated += [(port, table, guests[s]["token"], s) for s in range(SEATS)]
     await asyncio.to_thread(ready.wait, 600)
-    cpu_at, started = time.process_time(), time.perf_counter()
+    cpu_at, started, waited_at = time.process_time(), time.perf_counter(), _run_queue_or_zero()
     stop_at = time.monotonic() + seconds
     await asyncio.gather(*(_guest(port, table, token, seat, stats, stop_at, random.Random(rng.random()), deflate)
                            for port, table, token, seat in seated))
     stats.elapsed_s = time.perf_counter() - started
     stats.cpu_s = time.process_time() - cpu_at
+    stats.waited_s = _run_queue_or_zero() - waited_at
     return stats
+
+
+def _run_queue_or_zero() -> float:
+    try:
+        return run_queue_s()
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 class _SeenView(msgspec.Struct):
