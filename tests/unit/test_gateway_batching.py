@@ -31,7 +31,7 @@ class _CountingClient:
 
 
 def test_commands_asked_for_in_one_turn_go_in_one_pipeline_and_each_caller_gets_its_replies() -> None:
-    async def scenario() -> tuple[list[Any], int]:
+    async def scenario() -> tuple[Any, int]:
         counting = _CountingClient()
         await counting.client.set("k1", b"one")
         batch = Coalesced(counting)
@@ -48,7 +48,7 @@ def test_commands_asked_for_in_one_turn_go_in_one_pipeline_and_each_caller_gets_
 
 
 def test_an_error_reply_fails_only_the_caller_whose_command_it_answers() -> None:
-    async def scenario() -> list[Any]:
+    async def scenario() -> Any:
         counting = _CountingClient()
         await counting.client.set("text", b"not a number")
         batch = Coalesced(counting)
@@ -72,7 +72,7 @@ def test_a_connection_failure_fails_every_caller_of_the_pipeline() -> None:
 
             return Pipe()
 
-    async def scenario() -> list[Any]:
+    async def scenario() -> Any:
         batch = Coalesced(Broken())
         return await asyncio.gather(batch.call(("GET", "a")), batch.call(("GET", "b")), return_exceptions=True)
 
@@ -104,7 +104,7 @@ def test_a_shared_read_is_sent_once_a_turn_and_one_asker_cancelled_cancels_no_ot
         third = asyncio.ensure_future(batch.call(("GET", "d"), shared=True))
         await asyncio.sleep(0)  # all three have asked; the pipeline is not sent yet
         first.cancel()
-        done = await asyncio.gather(first, second, third, return_exceptions=True)
+        done: Any = await asyncio.gather(first, second, third, return_exceptions=True)
         return done[0], done[1], [done[2][0]], len(sent)
 
     first, second, third, sent = asyncio.run(scenario())
