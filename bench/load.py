@@ -325,35 +325,40 @@ _encode = msgspec.json.Encoder().encode
 async def _guest(port: int, table: str, token: str, seat: int, stats: Stats, stop_at: float,
                  rng: random.Random, deflate: bool) -> None:
     url = f"ws://127.0.0.1:{port}/api/v1/tables/{table}/stream?after=0&token={token}"
-    pending: tuple[float, int] | None = None  # sent at, the version acted on
     try:
         async with websockets.connect(url, max_size=2**20, open_timeout=30,
                                       compression="deflate" if deflate else None) as ws:
-            while (left := stop_at - time.monotonic()) > 0:
-                try:
-                    frame = _decode_frame(await asyncio.wait_for(ws.recv(decode=False), timeout=left))
-                except TimeoutError:
-                    return
-                if frame.type == "refused":
-                    stats.error(frame.code or "refused")
-                    pending = None
-                    continue
-                view = frame.view
-                if frame.type != "view" or view is None:
-                    continue
-                if pending is not None and frame.version > pending[1]:
-                    stats.latencies_ms.append((time.perf_counter() - pending[0]) * 1000)
-                    stats.commands += 1
-                    pending = None
-                if view.status == "closed":
-                    return
-                if pending is None and view.to_act == seat and (legal := _decode_legal(view.legal)):
-                    command = _choose(legal, rng)
-                    pending = (time.perf_counter(), frame.version)
-                    await ws.send(_encode({"type": "command", "id": f"c{frame.version}", "command": command}),
-                                  text=True)
+            try:
+                async with asyncio.timeout_at(asyncio.get_running_loop().time() + stop_at - time.monotonic()):
+                    await _act(ws, seat, stats, rng)  # one timer for the play, not one a frame
+            except TimeoutError:
+                return
     except (OSError, websockets.WebSocketException) as failure:
         stats.error(type(failure).__name__)
+
+
+async def _act(ws: Any, seat: int, stats: Stats, rng: random.Random) -> None:
+    pending: tuple[float, int] | None = None  # sent at, the version acted on
+    while True:
+        frame = _decode_frame(await ws.recv(decode=False))
+        if frame.type == "refused":
+            stats.error(frame.code or "refused")
+            pending = None
+            continue
+        view = frame.view
+        if frame.type != "view" or view is None:
+            continue
+        if pending is not None and frame.version > pending[1]:
+            stats.latencies_ms.append((time.perf_counter() - pending[0]) * 1000)
+            stats.commands += 1
+            pending = None
+        if view.status == "closed":
+            return
+        if pending is None and view.to_act == seat and (legal := _decode_legal(view.legal)):
+            command = _choose(legal, rng)
+            pending = (time.perf_counter(), frame.version)
+            await ws.send(_encode({"type": "command", "id": f"c{frame.version}", "command": command}),
+                          text=True)
 
 
 def _choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:

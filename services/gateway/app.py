@@ -321,7 +321,6 @@ async def post_command(request: Request[Any, Any, Any], table: FromPath[str], da
 
 
 _decode_frame = msgspec.json.Decoder(dict[str, Any]).decode
-_decode_command = msgspec.json.Decoder(CommandRequest).decode
 
 
 @websocket("/tables/{table:str}/stream")
@@ -392,7 +391,7 @@ async def _answer(socket: WebSocket[Any, Any, Any], table_id: str, player: str |
     try:
         if player is None:
             raise ApiError("unauthorized", "Commands need a player's token (?token=).")
-        body = _decode_command(msgspec.json.encode({"id": frame.get("id"), "command": frame.get("command")}))
+        body = msgspec.convert({"id": frame.get("id"), "command": frame.get("command")}, CommandRequest)
         version = await _command(socket, table_id, player, body)
     except msgspec.ValidationError as bad:
         return msgspec.json.encode({"type": "refused", "id": client_id, **problem("invalid_request", str(bad))})
