@@ -50,6 +50,7 @@ import msgspec
 import redis
 import websockets
 
+from services.cli.gateway import tune_gc
 from services.redis_runtime import free_port, redis_url_for_run
 
 SEATS = 5
@@ -252,6 +253,7 @@ def _run_clients(ports: list[int], tables: int, clients: int, seconds: float, se
 
 def _client(tables: list[tuple[int, int]], seconds: float, seed: float, deflate: bool, ready: Any,
             results: Any) -> None:
+    tune_gc()  # as a gateway does: a few hundred sockets each
     stats = _run_loop(_play(tables, seconds, random.Random(seed), deflate, ready))
     results.put(msgspec.json.encode(stats))
 
