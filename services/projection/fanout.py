@@ -459,7 +459,12 @@ class FanoutHub:
         inbox = Inbox(self.inbox_limit)
         link = self._routes.get(key) or self.link(self._shard_of(key))
         self._routes[key] = link
-        await link.subscribe(key, inbox, self.confirm_timeout_s)
+        try:
+            await link.subscribe(key, inbox, self.confirm_timeout_s)
+        except BaseException:
+            if link.followers(key) == 0:
+                self._routes.pop(key, None)
+            raise
         return inbox
 
     def unsubscribe(self, channel: str | bytes, inbox: Inbox) -> None:

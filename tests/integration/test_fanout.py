@@ -257,3 +257,34 @@ def test_a_follower_waits_for_the_hub_to_reconnect_before_it_reads_the_stored_vi
             await hub.aclose()
 
     assert _run(scenario, redis_server.url) == (1, 1)
+
+
+def test_a_refused_subscription_fails_its_followers_only_and_the_link_goes_on(
+    redis_server: Any, redis_client: Any
+) -> None:
+    """A server that refuses one SSUBSCRIBE (here an ACL without that channel) answers it
+    with an error: that follower gets the error, the replies after it still match their
+    commands, and the other channels keep their messages."""
+    redis_client.execute_command("ACL", "SETUSER", "limited", "on", ">secret", "~*", "&ch:ok*", "+@all")
+    url = redis_server.url.replace("redis://", "redis://limited:secret@", 1)
+
+    async def scenario(client: Any) -> tuple[BaseException | None, bytes | None, bytes | None]:
+        hub = FanoutHub.on(client)
+        try:
+            fine = await hub.subscribe("ch:ok:1")
+            refused: BaseException | None = None
+            try:
+                await hub.subscribe("ch:no")
+            except Exception as error:
+                refused = error
+            later = await hub.subscribe("ch:ok:2")  # confirmed by its own reply, not the error's
+            await client.execute_command("SPUBLISH", "ch:ok:2", b"two")
+            await client.execute_command("SPUBLISH", "ch:ok:1", b"one")
+            return refused, await _next(later), await _next(fine)
+        finally:
+            await hub.aclose()
+
+    refused, later, fine = _run(scenario, url)
+    assert refused is not None and "permissions" in str(refused)
+    assert later == b"two"
+    assert fine == b"one"
