@@ -4,7 +4,8 @@ HTTP and WebSocket sockets on loopback.
 A Redis (``REDIS_URL``, else a private redis-server, else the embedded one), a views and
 a directory worker and ``--gateways`` gateway processes are started under a fresh
 namespace. ``--tables`` mighty-5 tables are created over HTTP by guests (five per table,
-each table on one gateway, round robin); each guest holds a WebSocket on its table's
+each table on one gateway, round robin; a match without end, ``hands: 0``, so that every
+table plays until the time is up, with the API's default turn time); each guest holds a WebSocket on its table's
 stream and, whenever its pushed view says it is to act, sends a random legal command
 over the socket. Latency is from a command sent to the sender's next view pushed back
 (the first frame with a newer version). The run stops after ``--seconds`` of play.
@@ -274,7 +275,7 @@ async def _play(tables: list[tuple[int, int]], seconds: float, rng: random.Rando
     for t, port in tables:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
             guests = [(await http.post("/api/v1/players", json={"name": f"g{t}-{s}"})).json() for s in range(SEATS)]
-            made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0},
+            made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0, "hands": 0},
                                    headers={"Authorization": f"Bearer {guests[0]['token']}"})
             if made.status_code != 201:
                 stats.error(f"create {made.status_code}")
