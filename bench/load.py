@@ -4,13 +4,27 @@ HTTP and WebSocket sockets on loopback.
 A Redis (``REDIS_URL``, else a private redis-server, else the embedded one), a views and
 a directory worker and ``--gateways`` gateway processes are started under a fresh
 namespace. ``--tables`` mighty-5 tables are created over HTTP by guests (five per table,
-each table on one gateway, round robin); each guest holds a WebSocket on its table's
+each table on one gateway, round robin; a match without end, ``hands: 0``, so that every
+table plays until the time is up, with the API's default turn time); each guest holds a WebSocket on its table's
 stream and, whenever its pushed view says it is to act, sends a random legal command
 over the socket. Latency is from a command sent to the sender's next view pushed back
 (the first frame with a newer version). The run stops after ``--seconds`` of play.
 
+The guests run in ``--clients`` processes (the tables dealt round robin; each process
+one asyncio loop, uvloop's when it is installed): a thousand sockets are more than one
+Python process keeps up with, and the bench must not measure its own limit. Each
+process seats its tables, then all start playing together.
+
 Prints one JSON object: commands_per_s, p50_ms, p99_ms, errors (refusals, socket and
-HTTP failures), tables, gateways, commands, seconds.
+HTTP failures), tables, gateways, clients, commands, seconds, and the CPU seconds each
+process spent while the tables played (``cpu_s``: the views and directory workers, each
+gateway, Redis from ``INFO cpu``, the client processes together) with the same per
+player command in µs (``cpu_us_per_command``), the seconds each was runnable but waited
+for a CPU (``run_queue_s``, Linux schedstat: what other work on a shared machine costs
+the run) and the machine's 1-minute load average.
+
+``MIGHTY_BENCH_PROFILE=DIR`` runs every service process under cProfile, each writing
+``DIR/<name>.prof`` when it stops (the figures are then the profiler's, not the code's).
 """
 
 from __future__ import annotations
@@ -18,7 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
+import multiprocessing
 import os
 import random
 import secrets
@@ -27,14 +41,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
+import redis
 import websockets
 
+from services.cli.gateway import tune_gc
 from services.redis_runtime import free_port, redis_url_for_run
 
 SEATS = 5
@@ -46,57 +63,139 @@ class Stats:
     errors: int = 0
     commands: int = 0
     why: dict[str, int] = field(default_factory=dict)  # errors by refusal code or failure
+    elapsed_s: float = 0.0  # of the play
+    cpu_s: float = 0.0  # this client process's, during the play
+    waited_s: float = 0.0  # runnable but waiting for a CPU, during the play
 
     def error(self, why: str) -> None:
         self.errors += 1
         self.why[why] = self.why.get(why, 0) + 1
+
+    def add(self, other: Stats) -> None:
+        self.latencies_ms += other.latencies_ms
+        self.errors += other.errors
+        self.commands += other.commands
+        for why, n in other.why.items():
+            self.why[why] = self.why.get(why, 0) + n
+        self.elapsed_s = max(self.elapsed_s, other.elapsed_s)
+        self.cpu_s += other.cpu_s
+        self.waited_s += other.waited_s
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mighty bench load")
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--gateways", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=2, help="client processes the guests are spread over")
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the tables play")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-deflate", action="store_true",
+                        help="guests refuse permessage-deflate (a browser offers it: the default does too)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    if not (1 <= args.tables <= 1000 and 1 <= args.gateways <= 16 and 0 < args.seconds <= 600):
-        parser.error("--tables 1..1000, --gateways 1..16, --seconds up to 600")
+    if not (1 <= args.tables <= 1000 and 1 <= args.gateways <= 16 and 1 <= args.clients <= 16
+            and 0 < args.seconds <= 600):
+        parser.error("--tables 1..1000, --gateways 1..16, --clients 1..16, --seconds up to 600")
+    clients = min(args.clients, args.tables)
     with contextlib.ExitStack() as stack:
         url = redis_url_for_run(stack)
         namespace = f"bench-load-{secrets.token_hex(3)}"
-        ports = stack.enter_context(_service(url, namespace, args.gateways))
-        stats, tables, elapsed = asyncio.run(_play(ports, args.tables, args.seconds, random.Random(args.seed)))
+        processes: dict[str, subprocess.Popen[bytes]] = {}
+        ports = stack.enter_context(_service(url, namespace, args.gateways, processes))
+        cpu = _Cpu(url, processes)
+        stats = _run_clients(ports, args.tables, clients, args.seconds, args.seed, not args.no_deflate, cpu)
     ordered = sorted(stats.latencies_ms)
+    elapsed = stats.elapsed_s
     result = {
         "commands_per_s": round(stats.commands / elapsed, 1) if elapsed else 0.0,
         "p50_ms": round(statistics.median(ordered), 2) if ordered else None,
         "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 2) if ordered else None,
         "errors": stats.errors,
         "errors_by": stats.why,
-        "tables": tables,
+        "tables": args.tables,
         "gateways": args.gateways,
+        "clients": clients,
+        "deflate": not args.no_deflate,
         "commands": stats.commands,
         "seconds": round(elapsed, 2),
+        # CPU seconds each process spent while the tables played, and per command in µs
+        "cpu_s": {name: round(seconds, 2) for name, seconds in cpu.spent.items()},
+        "cpu_us_per_command": {name: round(seconds / stats.commands * 1e6) for name, seconds in cpu.spent.items()}
+        if stats.commands else {},
+        # seconds each process was runnable but waited for a CPU (other work on the machine)
+        "run_queue_s": {name: round(seconds, 2) for name, seconds in cpu.waited.items()},
+        "load_avg_1m": round(os.getloadavg()[0], 2),
     }
-    print(json.dumps(result) if args.json else json.dumps(result, indent=2))
+    print(msgspec.json.encode(result).decode() if args.json else msgspec.json.format(msgspec.json.encode(result)).decode())
     return 0
 
 
+class _Cpu:
+    """CPU time of the run's service processes (Linux ``/proc``) and of Redis (``INFO
+    cpu``) between ``start`` and ``stop``; the clients report their own (``client``)."""
+
+    def __init__(self, url: str, processes: dict[str, subprocess.Popen[bytes]]) -> None:
+        self.url, self.processes = url, processes
+        self._at: dict[str, float] = {}
+        self._waited_at: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+        self.waited: dict[str, float] = {}
+
+    def _now(self) -> tuple[dict[str, float], dict[str, float]]:
+        found: dict[str, float] = {}
+        waited: dict[str, float] = {}
+        for name, process in self.processes.items():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                found[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                waited[name] = run_queue_s(process.pid)
+        with contextlib.suppress(Exception):
+            info: Any = redis.Redis.from_url(self.url).info()
+            found["redis"] = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+            waited["redis"] = run_queue_s(int(info["process_id"]))  # a Redis on this machine
+        return found, waited
+
+    def start(self) -> None:
+        self._at, self._waited_at = self._now()
+
+    def stop(self, clients_s: float, clients_waited_s: float) -> None:
+        now, waited = self._now()
+        self.spent = {name: now[name] - self._at[name] for name in now if name in self._at}
+        self.spent["client"] = clients_s
+        self.spent["total"] = sum(self.spent.values())
+        self.waited = {name: waited[name] - self._waited_at[name] for name in waited if name in self._waited_at}
+        self.waited["client"] = clients_waited_s
+        self.waited["total"] = sum(self.waited.values())
+
+
+def run_queue_s(pid: int | str = "self") -> float:
+    """Seconds the process's threads have spent runnable but waiting for a CPU (Linux
+    ``/proc/PID/schedstat``, second field, of its main thread): what other work on the
+    machine costs it."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+
+
 @contextlib.contextmanager
-def _service(url: str, namespace: str, gateways: int) -> Iterator[list[int]]:
+def _service(url: str, namespace: str, gateways: int,
+             named: dict[str, subprocess.Popen[bytes]]) -> Iterator[list[int]]:
     env = {**os.environ, "REDIS_URL": url, "MIGHTY_NAMESPACE": namespace, "MIGHTY_LOG_LEVEL": "warning",
            "MIGHTY_LOG_FORMAT": "json", "MIGHTY_RATE_COMMANDS": "1000", "MIGHTY_MAX_LAG_S": "30"}
-    mighty = [sys.executable, "-m", "services.cli"]
     ports = [free_port() for _ in range(gateways)]
-    argvs = [[*mighty, "worker", kind] for kind in ("views", "directory")]
-    argvs += [[*mighty, "gateway", "--port", str(port)] for port in ports]
+    commands = {kind: ["worker", kind] for kind in ("views", "directory")}
+    commands |= {f"gateway{n}": ["gateway", "--port", str(port)] for n, port in enumerate(ports)}
+    profile = os.environ.get("MIGHTY_BENCH_PROFILE")
     processes: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory(prefix="mighty-load-") as logs:
         try:
-            for n, argv in enumerate(argvs):
-                with open(Path(logs) / f"{n}.log", "wb") as log:
-                    processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))
+            for name, command in commands.items():
+                python = [sys.executable]
+                if profile:
+                    python += ["-m", "cProfile", "-o", str(Path(profile) / f"{name}.prof")]
+                with open(Path(logs) / f"{name}.log", "wb") as log:
+                    processes.append(subprocess.Popen([*python, "-m", "services.cli", *command],
+                                                      stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))
+                named[name] = processes[-1]
             for port in ports:
                 _wait_ready(port, processes)
             yield ports
@@ -122,14 +221,61 @@ def _wait_ready(port: int, processes: list[subprocess.Popen[bytes]], timeout_s: 
     raise RuntimeError(f"the gateway on port {port} never became ready")
 
 
-async def _play(ports: list[int], tables: int, seconds: float, rng: random.Random) -> tuple[Stats, int, float]:
+# ---------------------------------------------------------------- the client processes
+
+
+def _run_clients(ports: list[int], tables: int, clients: int, seconds: float, seed: int, deflate: bool,
+                 cpu: _Cpu) -> Stats:
+    """Start ``clients`` processes, each seating its share of the tables; once every one
+    has, they play together for ``seconds`` while the services' CPU is measured."""
+    context = multiprocessing.get_context("spawn")
+    ready = context.Barrier(clients + 1)
+    results: Any = context.Queue()
+    rng = random.Random(seed)
+    workers = [context.Process(target=_client, args=(
+        [(t, ports[t % len(ports)]) for t in range(n, tables, clients)], seconds, rng.random(), deflate,
+        ready, results), daemon=True) for n in range(clients)]
+    for worker in workers:
+        worker.start()
+    try:
+        ready.wait(timeout=600)
+        cpu.start()
+        total = Stats()
+        for _ in workers:
+            total.add(msgspec.json.decode(results.get(timeout=seconds + 300), type=Stats))
+        cpu.stop(total.cpu_s, total.waited_s)
+        return total
+    finally:
+        for worker in workers:
+            worker.join(timeout=10)
+            if worker.is_alive():
+                worker.kill()
+
+
+def _client(tables: list[tuple[int, int]], seconds: float, seed: float, deflate: bool, ready: Any,
+            results: Any) -> None:
+    tune_gc()  # as a gateway does: a few hundred sockets each
+    stats = _run_loop(_play(tables, seconds, random.Random(seed), deflate, ready))
+    results.put(msgspec.json.encode(stats))
+
+
+def _run_loop(main: Coroutine[Any, Any, Stats]) -> Stats:
+    try:
+        import uvloop
+    except ImportError:  # plain asyncio
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
+
+
+async def _play(tables: list[tuple[int, int]], seconds: float, rng: random.Random, deflate: bool,
+                ready: Any) -> Stats:
     stats = Stats()
     seated: list[tuple[int, str, str, int]] = []  # port, table, token, seat
-    for t in range(tables):
-        port = ports[t % len(ports)]
+    for t, port in tables:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
             guests = [(await http.post("/api/v1/players", json={"name": f"g{t}-{s}"})).json() for s in range(SEATS)]
-            made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0},
+            made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0, "hands": 0},
                                    headers={"Authorization": f"Bearer {guests[0]['token']}"})
             if made.status_code != 201:
                 stats.error(f"create {made.status_code}")
@@ -141,43 +287,81 @@ async def _play(ports: list[int], tables: int, seconds: float, rng: random.Rando
                 if joined.status_code != 200:
                     stats.error(f"join {joined.status_code}")
             seated += [(port, table, guests[s]["token"], s) for s in range(SEATS)]
-    started = time.perf_counter()
+    await asyncio.to_thread(ready.wait, 600)
+    cpu_at, started, waited_at = time.process_time(), time.perf_counter(), _run_queue_or_zero()
     stop_at = time.monotonic() + seconds
-    await asyncio.gather(*(_guest(port, table, token, seat, stats, stop_at, random.Random(rng.random()))
+    await asyncio.gather(*(_guest(port, table, token, seat, stats, stop_at, random.Random(rng.random()), deflate)
                            for port, table, token, seat in seated))
-    return stats, tables, time.perf_counter() - started
+    stats.elapsed_s = time.perf_counter() - started
+    stats.cpu_s = time.process_time() - cpu_at
+    stats.waited_s = _run_queue_or_zero() - waited_at
+    return stats
+
+
+def _run_queue_or_zero() -> float:
+    try:
+        return run_queue_s()
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+class _SeenView(msgspec.Struct):
+    """What a guest reads of a pushed view; ``legal`` is decoded only when it acts."""
+
+    to_act: int | None = None
+    status: str = ""
+    legal: msgspec.Raw = msgspec.Raw(b"[]")
+
+
+class _Frame(msgspec.Struct):
+    type: str
+    version: int = 0
+    code: str | None = None
+    view: _SeenView | None = None
+
+
+_decode_frame = msgspec.json.Decoder(_Frame).decode
+_decode_legal = msgspec.json.Decoder(list[dict[str, Any]]).decode
+_encode = msgspec.json.Encoder().encode
 
 
 async def _guest(port: int, table: str, token: str, seat: int, stats: Stats, stop_at: float,
-                 rng: random.Random) -> None:
+                 rng: random.Random, deflate: bool) -> None:
     url = f"ws://127.0.0.1:{port}/api/v1/tables/{table}/stream?after=0&token={token}"
-    pending: tuple[float, int] | None = None  # sent at, the version acted on
     try:
-        async with websockets.connect(url, max_size=2**20, open_timeout=30) as ws:
-            while (left := stop_at - time.monotonic()) > 0:
-                try:
-                    frame = json.loads(await asyncio.wait_for(ws.recv(), timeout=left))
-                except TimeoutError:
-                    return
-                if frame["type"] == "refused":
-                    stats.error(frame.get("code", "refused"))
-                    pending = None
-                    continue
-                if frame["type"] != "view":
-                    continue
-                view = frame["view"]
-                if pending is not None and frame["version"] > pending[1]:
-                    stats.latencies_ms.append((time.perf_counter() - pending[0]) * 1000)
-                    stats.commands += 1
-                    pending = None
-                if view.get("status") == "closed":
-                    return
-                if pending is None and view.get("to_act") == seat and view.get("legal"):
-                    command = _choose(view["legal"], rng)
-                    pending = (time.perf_counter(), frame["version"])
-                    await ws.send(json.dumps({"type": "command", "id": f"c{frame['version']}", "command": command}))
+        async with websockets.connect(url, max_size=2**20, open_timeout=30,
+                                      compression="deflate" if deflate else None) as ws:
+            try:
+                async with asyncio.timeout_at(asyncio.get_running_loop().time() + stop_at - time.monotonic()):
+                    await _act(ws, seat, stats, rng)  # one timer for the play, not one a frame
+            except TimeoutError:
+                return
     except (OSError, websockets.WebSocketException) as failure:
         stats.error(type(failure).__name__)
+
+
+async def _act(ws: Any, seat: int, stats: Stats, rng: random.Random) -> None:
+    pending: tuple[float, int] | None = None  # sent at, the version acted on
+    while True:
+        frame = _decode_frame(await ws.recv(decode=False))
+        if frame.type == "refused":
+            stats.error(frame.code or "refused")
+            pending = None
+            continue
+        view = frame.view
+        if frame.type != "view" or view is None:
+            continue
+        if pending is not None and frame.version > pending[1]:
+            stats.latencies_ms.append((time.perf_counter() - pending[0]) * 1000)
+            stats.commands += 1
+            pending = None
+        if view.status == "closed":
+            return
+        if pending is None and view.to_act == seat and (legal := _decode_legal(view.legal)):
+            command = _choose(legal, rng)
+            pending = (time.perf_counter(), frame.version)
+            await ws.send(_encode({"type": "command", "id": f"c{frame.version}", "command": command}),
+                          text=True)
 
 
 def _choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:

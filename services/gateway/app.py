@@ -48,7 +48,7 @@ from services.gateway import lobby, tokens
 from services.gateway.backend import Backend
 from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, problem
 from services.gateway.static import static_routers
-from services.gateway.views import api_view, compacted, view_document, view_frame
+from services.gateway.views import api_view, decode_stored, document_of, needs_public, view_frame
 from services.gateway.wire import (
     Accepted,
     CommandRequest,
@@ -262,12 +262,14 @@ async def _reader(backend: Backend, table_id: str, player: str | None) -> tuple[
     return state, version, "spectator"
 
 
-async def _document(backend: Backend, table_id: str, stored: bytes) -> dict[str, Any]:
+async def _document(backend: Backend, table_id: str, stored: bytes, timed: bool = True) -> dict[str, Any]:
     """The API's view document of a stored view; a closed table's compacted seat view
-    gets its last hand from the spectator's (views.py)."""
-    public = await backend.view(table_id, "spectator") if compacted(stored) else None
-    document = view_document(stored, public)
-    if document["to_act"] is not None:  # a table with turn_seconds: the timer worker's deadline
+    gets its last hand from the spectator's (views.py). ``timed``: the table may have a
+    turn deadline (created with ``turn_seconds``; only then is there one to read)."""
+    doc = decode_stored(stored)
+    public = await backend.view(table_id, "spectator") if needs_public(doc) else None
+    document = document_of(doc, public)
+    if timed and document["to_act"] is not None:  # the timer worker's deadline
         document["deadline"] = deadline_of(await backend.deadline(table_id), document["version"], document["to_act"])
     return document
 
@@ -331,7 +333,6 @@ async def post_command(request: Request[Any, Any, Any], table: FromPath[str], da
 
 
 _decode_frame = msgspec.json.Decoder(dict[str, Any]).decode
-_decode_command = msgspec.json.Decoder(CommandRequest).decode
 
 
 @websocket("/tables/{table:str}/stream")
@@ -357,8 +358,12 @@ async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: 
 
     async def push() -> None:
         backend = _backend(socket)
+        # a table's turn_seconds is set when it is created: without it no push has a
+        # deadline to read (one lookup for the stream, not a GET per push)
+        entry = await backend.entry(table_id)
+        timed = entry is None or entry.turn_seconds > 0
         async for stored in backend.follow(table_id, reader, after):
-            await send(view_frame(await _document(backend, table_id, stored)))
+            await send(view_frame(await _document(backend, table_id, stored, timed)))
 
     pusher = asyncio.create_task(push())
     try:
@@ -398,7 +403,7 @@ async def _answer(socket: WebSocket[Any, Any, Any], table_id: str, player: str |
     try:
         if player is None:
             raise ApiError("unauthorized", "Commands need a player's token (?token=).")
-        body = _decode_command(msgspec.json.encode({"id": frame.get("id"), "command": frame.get("command")}))
+        body = msgspec.convert({"id": frame.get("id"), "command": frame.get("command")}, CommandRequest)
         version = await _command(socket, table_id, player, body)
     except msgspec.ValidationError as bad:
         return msgspec.json.encode({"type": "refused", "id": client_id, **problem("invalid_request", str(bad))})

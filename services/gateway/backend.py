@@ -12,6 +12,7 @@ version conflict), everything else lives in Redis.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -76,6 +77,11 @@ class Backend(Protocol):
 
     async def events(self, table_id: str) -> list[StoredEvent]: ...
 
+    def cached(self, table_id: str) -> tuple[TableState, int] | None:
+        """The table's state and version as this process last saw them, with no I/O (may
+        be behind the store; None when not cached)."""
+        ...
+
     # projections
     async def entry(self, table_id: str, *, fresh: bool = False) -> DirectoryEntry | None:
         """The table's lobby entry: the directory's, else (or when ``fresh``) folded from
@@ -138,8 +144,10 @@ class RedisBackend:
         secret = wiring.settings.secret
         self._secret = secret.encode() if secret else None
         self._ns = self.space.namespace
+        self._coalesced = Coalesced(self.aio)
 
     async def close(self) -> None:
+        await self.readers.aclose()  # the followers' shared Pub/Sub connection
         await self.wiring.close()
 
     async def ping(self) -> None:
@@ -201,6 +209,9 @@ class RedisBackend:
     async def events(self, table_id: str) -> list[StoredEvent]:
         return await self.store.read(table_id)
 
+    def cached(self, table_id: str) -> tuple[TableState, int] | None:
+        return self.handler.cached(table_id)
+
     # ---------------------------------------------------------------- projections
 
     async def entry(self, table_id: str, *, fresh: bool = False) -> DirectoryEntry | None:
@@ -243,9 +254,12 @@ class RedisBackend:
         return await self.readers.table_ledger(table_id)
 
     async def deadline(self, table_id: str) -> bytes | None:
+        """The table's deadline document. A change of a table's view is pushed to each
+        of its readers' sockets at once, and each push asks for the deadline: the asks of
+        one turn of the event loop go in one pipeline, one GET a table."""
         from services.bots.timers import deadline_key
 
-        stored = await self.aio.get(deadline_key(self.space, table_id))
+        (stored,) = await self._coalesced.call(("GET", deadline_key(self.space, table_id)), shared=True)
         return None if stored is None else bytes(stored)
 
     # ---------------------------------------------------------------- operations
@@ -295,10 +309,8 @@ class RedisBackend:
         now = time.time()
         window = int(now // window_s)
         key = f"{self._ns}:gateway:rate:{player}:{window}"
-        pipe = self.aio.pipeline(transaction=False)
-        pipe.incr(key)
-        pipe.expire(key, window_s + 1)
-        count, _ = await pipe.execute()
+        # the counts of one turn of the event loop (many players' commands) share a pipeline
+        count, _ = await self._coalesced.call(("INCR", key), ("EXPIRE", key, window_s + 1))
         if int(count) <= limit:
             return None
         return max((window + 1) * window_s - now, 0.001)
@@ -312,6 +324,68 @@ class RedisBackend:
     async def release(self, key: str, value: str) -> None:
         full = f"{self._ns}:gateway:{key}"
         await self.aio.eval(_RELEASE, 1, full, value)
+
+
+class Coalesced:
+    """Redis commands asked for in one turn of the event loop, sent together as one
+    pipeline (not a transaction) once the tasks ready to run have had their turn: a push
+    to a thousand sockets or a burst of commands costs a round trip, not one each.
+    ``call(*commands)`` answers the replies of its commands; an error reply is raised to
+    its caller only, a connection failure to every caller of the pipeline.
+    ``shared=True``: a read asked for again in the same turn gets the first one's reply."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._queued: list[tuple[tuple[tuple[Any, ...], ...], asyncio.Future[list[Any]]]] = []
+        self._shared: dict[tuple[tuple[Any, ...], ...], asyncio.Future[list[Any]]] = {}
+
+    async def call(self, *commands: tuple[Any, ...], shared: bool = False) -> list[Any]:
+        if shared:  # shielded: one asker cancelled (its socket closed) cancels no other's
+            return await asyncio.shield(self._shared.get(commands) or self._queue(commands, shared))
+        return await self._queue(commands, shared)
+
+    def _queue(self, commands: tuple[tuple[Any, ...], ...], shared: bool) -> asyncio.Future[list[Any]]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[Any]] = loop.create_future()
+        if not self._queued:
+            loop.call_soon(self._flush)
+        self._queued.append((commands, future))
+        if shared:
+            self._shared[commands] = future
+        return future
+
+    def _flush(self) -> None:
+        queued, self._queued, self._shared = self._queued, [], {}
+        task = asyncio.ensure_future(self._send(queued))
+        _in_flight.add(task)
+        task.add_done_callback(_in_flight.discard)
+
+    async def _send(self, queued: list[tuple[tuple[tuple[Any, ...], ...], asyncio.Future[list[Any]]]]) -> None:
+        pipe = self._client.pipeline(transaction=False)
+        for commands, _ in queued:
+            for command in commands:
+                pipe.execute_command(*command)
+        try:
+            replies = await pipe.execute(raise_on_error=False)
+        except Exception as error:  # the connection: every caller gets it
+            for _, future in queued:
+                if not future.done():
+                    future.set_exception(error)
+            return
+        at = 0
+        for commands, future in queued:
+            mine = replies[at:at + len(commands)]
+            at += len(commands)
+            if future.done():
+                continue
+            failed = next((r for r in mine if isinstance(r, Exception)), None)
+            if failed is not None:
+                future.set_exception(failed)
+            else:
+                future.set_result(mine)
+
+
+_in_flight: set[asyncio.Task[None]] = set()  # the pipelines being sent (kept from the GC)
 
 
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"

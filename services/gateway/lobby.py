@@ -216,7 +216,14 @@ async def join(backend: Backend, table_id: str, player: str, seat: int | None) -
 async def leave(backend: Backend, table_id: str, player: str) -> None:
     """Before the start the seat is freed; after it the seat is marked away, and the
     service's bot plays it until the player joins again."""
-    state, _ = await backend.state(table_id)
+    # Seats do not change while a table plays: a cached playing state that seats the
+    # player names the seat without a read (if the cache is behind, the append conflicts
+    # and the handler decides again on the caught-up state, which checks the seat too).
+    cached = backend.cached(table_id)
+    if cached is not None and cached[0].status == "playing" and player in cached[0].seats:
+        state = cached[0]
+    else:
+        state, _ = await backend.state(table_id)
     _exists(state, table_id)
     if player not in state.seats:
         raise ApiError("not_your_seat", f"You hold no seat at table {table_id}.")
@@ -253,7 +260,14 @@ async def play(backend: Backend, table_id: str, player: str, client_id: str, com
     store's command id is the player's id with the client's, so two players' ids never
     meet; the same id again answers as the first time and changes nothing but the
     service's steps it made due, if they are still untaken."""
-    state, _ = await backend.state(table_id)
+    # Seats do not change while a table plays: a cached playing state that seats the
+    # player names the seat without a read (if the cache is behind, the append conflicts
+    # and the handler decides again on the caught-up state, which checks the seat too).
+    cached = backend.cached(table_id)
+    if cached is not None and cached[0].status == "playing" and player in cached[0].seats:
+        state = cached[0]
+    else:
+        state, _ = await backend.state(table_id)
     _exists(state, table_id)
     if player not in state.seats:
         raise ApiError("not_your_seat", f"You hold no seat at table {table_id}.")

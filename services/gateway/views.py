@@ -33,21 +33,40 @@ _RESHAPED = frozenset({"legal", "discard_count", "discard_from", "hand_no"})
 
 def compacted(stored: bytes) -> bool:
     """A closed table's seat view without its hand: ``with_public_face`` fills it in."""
-    doc = _decode(stored)
+    return _compacted(_decode(stored))
+
+
+def _compacted(doc: dict[str, Any]) -> bool:
     return doc.get("status") == "closed" and doc.get("hand") is None and str(doc.get("reader", "")).isdigit()
+
+
+def decode_stored(stored: bytes) -> dict[str, Any]:
+    """A stored view, decoded once for ``needs_public`` and ``document_of``."""
+    return _decode(stored)
+
+
+def needs_public(doc: dict[str, Any]) -> bool:
+    """Whether ``document_of`` needs the table's spectator view (a compacted seat view)."""
+    return _compacted(doc)
 
 
 def view_document(stored: bytes, public: bytes | None = None) -> dict[str, Any]:
     """The API's view document: the game's view of the hand, then the API's fields over
     it. ``public`` is the table's spectator view, for a compacted seat view."""
-    doc = _decode(stored)
+    return document_of(_decode(stored), public)
+
+
+def document_of(doc: dict[str, Any], public: bytes | None = None) -> dict[str, Any]:
+    """``view_document`` of a decoded stored view (``decode_stored``; the document
+    reuses its parts: decode each stored view for one call)."""
     shown: dict[str, Any] | None = doc.get("hand")
     if shown is None and public is not None and doc.get("status") == "closed":
         shown = _decode(public).get("hand")
     reader = doc.get("reader")
     seat = int(reader) if isinstance(reader, str) and reader.isdigit() else None
+    closed = doc.get("status") == "closed"
     if shown is None:
-        phase = "finished" if doc.get("status") == "closed" else "waiting"
+        phase = "finished" if closed else "waiting"
         cards: list[str] | None = None if seat is None else []
         to_act = None
         legal: list[dict[str, Any]] = []
@@ -61,17 +80,19 @@ def view_document(stored: bytes, public: bytes | None = None) -> dict[str, Any]:
             # may go (Mitigati's honours stay), else the whole hand
             eligible = shown.get("discard_from", cards)
             legal.append({"type": "discard", "count": shown["discard_count"], "from": list(eligible or ())})
-        if doc.get("status") == "closed":
+        if closed:
             to_act, legal = None, []  # every command is refused now (table_closed)
-    view = View(
+    # The game's fields, then the API's (``View``, in its field order) over them: built
+    # as a dict directly, the same document as ``View``'s own encoding over the game's.
+    document = {k: v for k, v in shown.items() if k not in _RESHAPED} if shown else {}
+    document.update(
         table=doc["table_id"], version=doc["version"], seat=seat, phase=phase, hand=cards,
         to_act=to_act, deadline=None, legal=legal, status=doc.get("status", ""),
         game=doc.get("variant"), seats=list(doc.get("seats") or ()), dealer=doc.get("dealer", 0),
         hand_no=doc.get("hand_no", 0), hands_scored=doc.get("hands_scored", 0),
         totals=list(doc.get("totals") or ()), commitment=doc.get("commitment"),
     )
-    game_fields = {k: v for k, v in (shown or {}).items() if k not in _RESHAPED}
-    return {**game_fields, **msgspec.to_builtins(view)}
+    return document
 
 
 def api_view(stored: bytes) -> View:
@@ -81,8 +102,13 @@ def api_view(stored: bytes) -> View:
 
 def _command(command: dict[str, Any]) -> dict[str, Any]:
     """A legal command as a client sends it back: without the seat, the schema version,
-    or fields left at their empty default."""
-    return {k: v for k, v in command.items() if k not in ("seat", "v") and v is not None}
+    or fields left at their empty default. (The decoded dict is this call's own: changed
+    in place.)"""
+    command.pop("seat", None)
+    command.pop("v", None)
+    if None in command.values():
+        return {k: v for k, v in command.items() if v is not None}
+    return command
 
 
 def view_frame(document: dict[str, Any]) -> bytes:

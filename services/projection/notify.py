@@ -7,7 +7,8 @@ nothing else. Notifications are not stored; the stored view is, with its ``versi
 (the table version it reflects). That version is the reader's cursor: ``follow``
 subscribes first, then reads the stored view, so nothing published in between is lost,
 and drops anything not newer than what it already gave. ``follow_async`` is the same on
-an asyncio client (for a gateway's WebSocket per reader).
+an asyncio client, with its subscription multiplexed on a ``FanoutHub`` (a gateway's one
+Pub/Sub connection for all its WebSockets).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import redis
 import redis.asyncio as aioredis
 
 from projections.views import view_name
+from services.projection.fanout import FanoutHub
 from services.projection.keys import ProjectionKeys
 from services.store.keys import KeySpace
 
@@ -70,42 +72,35 @@ async def follow_async(
     table_id: str,
     reader: str,
     cursor: int = 0,
-    poll_s: float = 1.0,
+    hub: FanoutHub | None = None,
 ) -> AsyncGenerator[bytes, None]:
-    """``follow`` on an asyncio client: the same order (SSUBSCRIBE, wait for the
-    server's confirmation, GET the stored view, then the notifications), the same cursor
-    rule. Runs until the caller stops iterating (``aclose`` or a cancelled task), then
-    unsubscribes and gives the connection back."""
+    """``follow`` on an asyncio client, through ``hub`` (services/projection/fanout.py:
+    one Pub/Sub connection shared by every follower of the process; without one, a hub
+    of its own for this one follower). The same order: SSUBSCRIBE and the server's
+    confirmation, then GET the stored view on ``client``, then the notifications; the
+    same cursor rule. When the hub says so (the follower fell behind, or the connection
+    was lost and made again) the stored view is read again, and only what is newer than
+    the cursor is given: nothing is missed, nothing repeated. Runs until the caller stops
+    iterating (``aclose`` or a cancelled task), then leaves the channel."""
     channel = channel_of(space, table_id, reader)
-    pubsub = client.pubsub()
+    own = hub is None
+    shared = FanoutHub.on(client) if hub is None else hub
+    raw: Any = client  # bytes replies; redis-py's annotations say otherwise
     try:
-        await pubsub.ssubscribe(channel)
-        await _await_subscribed_async(pubsub, poll_s)
-        stored: Any = await client.get(channel)
-        if stored is not None and _version(stored).version > cursor:
-            cursor = _version(stored).version
-            yield bytes(stored)
-        while True:
-            message = await pubsub.get_message(timeout=poll_s)
-            if message is None or message.get("type") != "smessage":
-                continue
-            data = bytes(message["data"])
-            version = _version(data).version
-            if version > cursor:
-                cursor = version
-                yield data
+        async with shared.following(channel) as inbox:
+            data: bytes | None = await raw.get(channel)  # only now: the server confirmed
+            while True:
+                if data is not None:
+                    version = _version(data).version
+                    if version > cursor:
+                        cursor = version
+                        yield bytes(data)
+                data = await inbox.get()
+                if data is None:  # re-read: what the hub could not hand over is stored
+                    data = await raw.get(channel)
     finally:
-        await pubsub.aclose()  # type: ignore[no-untyped-call]
-
-
-async def _await_subscribed_async(pubsub: Any, poll_s: float, timeout_s: float = 10.0) -> None:
-    """``_await_subscribed`` for asyncio: the confirmation, before the GET."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        message = await pubsub.get_message(timeout=poll_s)
-        if message is not None and message.get("type") == "ssubscribe":
-            return
-    raise TimeoutError("the server did not confirm the subscription")
+        if own:
+            await shared.aclose()
 
 
 def _await_subscribed(pubsub: Any, poll_s: float, timeout_s: float = 10.0) -> None:

@@ -22,6 +22,7 @@ from projections.ledger import (
     table_name,
 )
 from projections.views import SPECTATOR, view_name
+from services.projection.fanout import FanoutHub
 from services.projection.keys import ProjectionKeys
 from services.projection.notify import follow_async
 from services.projection.store import START, ProjectionStore, id_key
@@ -99,9 +100,24 @@ class AsyncReader:
     and decodings as the functions above. ``reader`` is a seat number as a string, or
     ``"spectator"`` (``projections.views.SPECTATOR``)."""
 
-    def __init__(self, client: aioredis.Redis, space: KeySpace) -> None:
+    def __init__(self, client: aioredis.Redis, space: KeySpace, hub: FanoutHub | None = None) -> None:
         self.client = client
         self.space = space
+        self._hub = hub
+
+    @property
+    def hub(self) -> FanoutHub:
+        """The one Pub/Sub connection every ``follow`` of this reader shares (made on
+        the first)."""
+        if self._hub is None:
+            self._hub = FanoutHub.on(self.client)
+        return self._hub
+
+    async def aclose(self) -> None:
+        """Close the hub's connection (the client is the caller's)."""
+        if self._hub is not None:
+            await self._hub.aclose()
+            self._hub = None
 
     async def view(self, table_id: str, reader: str) -> bytes | None:
         """The stored view of ``reader`` (JSON, with its ``version``), or None."""
@@ -132,11 +148,10 @@ class AsyncReader:
             pipe.hgetall(doc)
         return _players(await pipe.execute())
 
-    def follow(
-        self, table_id: str, reader: str, cursor: int = 0, poll_s: float = 1.0
-    ) -> AsyncGenerator[bytes, None]:
-        """``reader``'s view each time it is newer than ``cursor`` (see ``notify``)."""
-        return follow_async(self.client, self.space, table_id, reader, cursor, poll_s)
+    def follow(self, table_id: str, reader: str, cursor: int = 0) -> AsyncGenerator[bytes, None]:
+        """``reader``'s view each time it is newer than ``cursor`` (see ``notify``), on
+        the reader's hub."""
+        return follow_async(self.client, self.space, table_id, reader, cursor, self.hub)
 
 
 def feed_positions(client: redis.Redis, space: KeySpace) -> dict[int, str]:

@@ -163,7 +163,7 @@ def test_following_a_view_from_a_cursor_misses_nothing_and_gives_nothing_twice(
             await asyncio.to_thread(wait_until, redis_client, SPACE, "views", None, 60.0)
             seen = msgspec.json.decode(await AsyncReader(client, SPACE).view(table_id, "2") or b"{}")
             followed: list[int] = []
-            stream = follow_async(client, SPACE, table_id, "2", cursor=seen["version"] - 1, poll_s=0.05)
+            stream = follow_async(client, SPACE, table_id, "2", cursor=seen["version"] - 1)
 
             async def follow() -> None:
                 async for doc in stream:
@@ -205,44 +205,37 @@ def test_following_a_view_from_a_cursor_misses_nothing_and_gives_nothing_twice(
 
 
 class _Spy:
-    """An asyncio client noting whether the server had confirmed the subscription when
-    the stored view was read (all else goes to the real client)."""
+    """An asyncio client noting, when the stored view is read, whether the server (asked
+    on another connection) had the channel's subscription in place (all else goes to the
+    real client)."""
 
-    def __init__(self, client: Any) -> None:
-        self.client, self.confirmed = client, False
-        self.confirmed_before_get: bool | None = None
+    def __init__(self, client: Any, server: Any, channel: str) -> None:
+        self.client, self.server, self.channel = client, server, channel
+        self.subscribed_at_get: bool | None = None
 
-    def pubsub(self, **options: Any) -> Any:
-        spy, real = self, self.client.pubsub(**options)
-
-        class PubSub:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(real, name)
-
-            async def get_message(self, **kwargs: Any) -> Any:
-                message = await real.get_message(**kwargs)
-                spy.confirmed |= message is not None and message.get("type") == "ssubscribe"
-                return message
-
-        return PubSub()
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
 
     async def get(self, key: str) -> Any:
-        self.confirmed_before_get = self.confirmed
+        reply = self.server.execute_command("PUBSUB", "SHARDNUMSUB", self.channel)
+        self.subscribed_at_get = int(reply[1]) == 1
         return await self.client.get(key)
 
 
 def test_an_async_follower_reads_the_stored_view_only_once_its_subscription_is_confirmed(
     redis_server: Any, redis_client: Any
 ) -> None:
+    channel = channel_of(SPACE, "s000", "1")
+
     async def scenario() -> tuple[int, bool | None]:
         client = connect_async(redis_server.url)
         try:
-            spy = _Spy(client)
-            redis_client.set(channel_of(SPACE, "s000", "1"), b'{"version": 3}')
-            stream = follow_async(spy, SPACE, "s000", "1", cursor=0, poll_s=0.05)  # type: ignore[arg-type]
+            spy = _Spy(client, redis_client, channel)
+            redis_client.set(channel, b'{"version": 3}')
+            stream = follow_async(spy, SPACE, "s000", "1", cursor=0)  # type: ignore[arg-type]
             first = msgspec.json.decode(await anext(stream))["version"]
             await stream.aclose()
-            return first, spy.confirmed_before_get
+            return first, spy.subscribed_at_get
         finally:
             await client.aclose()
 
