@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import msgspec
+import redis
 import structlog
 from litestar import Litestar, Request, Response, Router, get, post
 from litestar.config.cors import CORSConfig
@@ -72,9 +73,14 @@ from services.gateway.wire import (
     View,
 )
 from services.settings import Settings
+from services.store.errors import StoreError
 from services.store.keys import check_table_id
 
 log = structlog.get_logger("mighty.gateway")
+
+# WebSocket close code 1013 (RFC 6455 registry: "Try Again Later"): the store is down or
+# stalled; the client reconnects and resumes from its last version
+TRY_AGAIN_LATER = 1013
 MAX_FRAME = 16 * 1024  # a WebSocket frame (API.md, Playing)
 MAX_BODY = 16 * 1024  # a request body: larger is 413 too_large (API.md, Conventions)
 # How long a command may wait for the store before it is answered 503 ``unavailable``; a
@@ -349,6 +355,9 @@ async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: 
         await socket.send_text(msgspec.json.encode({"type": "error", **problem(refused.code, refused.message)}).decode())
         await socket.close(code=1008, reason=refused.code)
         return
+    except (StoreError, redis.RedisError):  # the store is down or stalled: come back later
+        await socket.close(code=TRY_AGAIN_LATER, reason="unavailable")
+        return
     metrics.sockets.inc()
     lock = asyncio.Lock()  # one writer at a time: the pusher and the command answers
 
@@ -365,7 +374,22 @@ async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: 
         async for stored in backend.follow(table_id, reader, after):
             await send(view_frame(await _document(backend, table_id, stored, timed)))
 
-    pusher = asyncio.create_task(push())
+    async def push_or_close() -> None:
+        """A pusher that cannot go on closes the socket, so that the client, which resumes
+        from its last version, reconnects (to this gateway or another) instead of waiting
+        on a socket that says nothing: 1013 when the store is down, 1011 otherwise."""
+        try:
+            await push()
+        except (StoreError, redis.RedisError) as error:
+            log.warning("stream_closed", table=table_id, reason="unavailable", error=str(error)[:200])
+            with contextlib.suppress(Exception):
+                await socket.close(code=TRY_AGAIN_LATER, reason="unavailable")
+        except Exception:
+            log.exception("stream_failed", table=table_id)
+            with contextlib.suppress(Exception):
+                await socket.close(code=1011, reason="internal_error")
+
+    pusher = asyncio.create_task(push_or_close())
     try:
         while True:
             message = await socket.receive()

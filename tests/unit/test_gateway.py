@@ -616,3 +616,50 @@ def test_readiness_and_metrics_answer_in_their_own_words_when_the_store_never_an
     assert ready.status_code == 503 and "did not answer" in ready.json()["problems"][0], ready.text
     metrics = client.get("/metrics")
     assert metrics.status_code == 200 and "mighty_commands_total" in metrics.text
+
+
+@pytest.mark.timeout(60)
+def test_a_stream_opened_while_the_store_is_down_closes_try_again_later(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from litestar.exceptions import WebSocketDisconnect
+
+    from services.store.errors import StoreUnavailable
+
+    table, seated = full_table(client)
+    token = seated[0]["Authorization"].removeprefix("Bearer ")
+
+    async def down(table_id: str) -> Any:
+        raise StoreUnavailable("Redis is down")
+
+    monkeypatch.setattr(client.app.state.backend, "state", down)
+    with pytest.raises(WebSocketDisconnect) as closed, \
+            client.websocket_connect(f"/api/v1/tables/{table}/stream?after=0&token={token}") as ws:
+        ws.receive_json()
+    assert closed.value.code == 1013 and closed.value.detail == "unavailable"
+
+
+@pytest.mark.timeout(60)
+def test_a_stream_whose_follow_fails_closes_without_waiting_for_the_client(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from litestar.exceptions import WebSocketDisconnect
+
+    from services.store.errors import StoreUnavailable
+
+    table, seated = full_table(client)
+    token = seated[0]["Authorization"].removeprefix("Bearer ")
+    backend = client.app.state.backend
+
+    async def follow_then_fail(table_id: str, reader: str, after: int) -> Any:
+        import asyncio
+
+        await asyncio.sleep(0.2)  # following, then Redis goes away for longer than the retries
+        raise StoreUnavailable("Redis went away")
+        yield b""  # a generator, as the real follow is
+
+    monkeypatch.setattr(backend, "follow", follow_then_fail)
+    with client.websocket_connect(f"/api/v1/tables/{table}/stream?after=0&token={token}") as ws, \
+            pytest.raises(WebSocketDisconnect) as closed:
+        ws.receive_json()  # the client sends nothing: the gateway closes by itself
+    assert closed.value.code == 1013 and closed.value.detail == "unavailable"
