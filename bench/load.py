@@ -59,11 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the tables play")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--cluster", action="store_true",
+                        help="without REDIS_URL, a local Redis Cluster (3 primaries, 3 replicas)")
     args = parser.parse_args(argv)
     if not (1 <= args.tables <= 1000 and 1 <= args.gateways <= 16 and 0 < args.seconds <= 600):
         parser.error("--tables 1..1000, --gateways 1..16, --seconds up to 600")
     with contextlib.ExitStack() as stack:
-        url = redis_url_for_run(stack)
+        url = redis_url_for_run(stack, cluster=args.cluster)
         namespace = f"bench-load-{secrets.token_hex(3)}"
         ports = stack.enter_context(_service(url, namespace, args.gateways))
         stats, tables, elapsed = asyncio.run(_play(ports, args.tables, args.seconds, random.Random(args.seed)))

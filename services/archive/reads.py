@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import redis
-
 from services.archive.errors import ArchiveUnavailable
 from services.archive.keys import ArchiveKeys, IndexEntry, decode_entry
 from services.archive.postgres import PostgresArchive
 from services.store.base import Head, StoredEvent
+from services.store.cluster import SyncClient
 from services.store.keys import KeySpace
 from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_errors
 
@@ -35,7 +34,7 @@ KINDS_KEPT_ARCHIVED: Final = ("ledger",)
 
 
 class ArchivedEventStore(RedisEventStore):
-    def __init__(self, client: redis.Redis, *, keys: KeySpace | None = None,
+    def __init__(self, client: SyncClient, *, keys: KeySpace | None = None,
                  archive: PostgresArchive | None = None, **options: Any) -> None:
         super().__init__(client, keys=keys, **options)
         self.archive = archive

@@ -40,6 +40,7 @@ from services.cli.common import (
     EXIT_USAGE,
 )
 from services.settings import SettingsError
+from services.store.cluster import CLUSTER_UNAVAILABLE
 from services.store.errors import StoreUnavailable
 
 __all__ = ["EXIT_BROKEN_FILE", "EXIT_BROKEN_PIPE", "EXIT_OK", "EXIT_REJECTED", "EXIT_UNAVAILABLE", "EXIT_USAGE",
@@ -72,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:  # no store named, a bad MIGHTY_* value
         sys.stderr.write(f"mighty {name}: {error.message}\n")
         return EXIT_USAGE
-    except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError) as error:
+    except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError, *CLUSTER_UNAVAILABLE) as error:
         message = error.message if isinstance(error, StoreUnavailable) else f"Redis is unreachable: {error}"
         sys.stderr.write(f"mighty {name}: {message} (is REDIS_URL right?)\n")
         return EXIT_UNAVAILABLE

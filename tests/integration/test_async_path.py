@@ -39,6 +39,9 @@ from tests.integration.workers.support import workers
 from tests.unit.test_projections import assert_reader_may_see, secret_salts
 
 pytestmark = pytest.mark.integration
+# follow_async (services/projection/notify.py) listens on one node's Pub/Sub: on the local
+# cluster these run on one redis-server until the gateway's shared follow hub replaces it.
+FOLLOW_IS_SINGLE_NODE = pytest.mark.single_node("follow_async reads one node's sharded Pub/Sub")
 SPACE = KeySpace(16)
 
 
@@ -147,6 +150,7 @@ def _published(redis_client: Any, channel: str, stop: threading.Event, into: lis
     pubsub.close()
 
 
+@FOLLOW_IS_SINGLE_NODE
 def test_following_a_view_from_a_cursor_misses_nothing_and_gives_nothing_twice(
     redis_server: Any, redis_client: Any
 ) -> None:
@@ -231,6 +235,7 @@ class _Spy:
         return await self.client.get(key)
 
 
+@FOLLOW_IS_SINGLE_NODE
 def test_an_async_follower_reads_the_stored_view_only_once_its_subscription_is_confirmed(
     redis_server: Any, redis_client: Any
 ) -> None:

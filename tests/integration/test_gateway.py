@@ -27,6 +27,10 @@ from tests.integration.workers.support import wait_for, wait_ready, workers
 from tests.unit.gateway_helpers import a_legal_command
 
 pytestmark = pytest.mark.integration
+# The WebSocket stream follows a view through follow_async (services/projection/notify.py),
+# which listens on one node's Pub/Sub: on the local cluster these run on one redis-server
+# until the gateway's shared follow hub replaces it.
+FOLLOW_IS_SINGLE_NODE = pytest.mark.single_node("the stream's follow_async reads one node's sharded Pub/Sub")
 SPACE = KeySpace()  # the workers' and the gateway's default partitions
 
 
@@ -115,6 +119,7 @@ def _frames(ws: ClientConnection, until: Any, timeout_s: float = 15) -> list[dic
     raise AssertionError(f"no such frame within {timeout_s} s; got {got[-3:]}")
 
 
+@FOLLOW_IS_SINGLE_NODE
 def test_a_whole_hand_over_http_and_a_websocket_that_drops_and_resumes_missing_nothing(gateway: Gateway) -> None:
     rng = random.Random(7)
     players = [gateway.player(n) for n in ("Me", "Bo", "Cy", "Di", "Ed")]
@@ -198,6 +203,7 @@ def test_a_whole_hand_over_http_and_a_websocket_that_drops_and_resumes_missing_n
 
 
 @pytest.mark.parametrize("game,seats", [("mighty-3", 3), ("mighty-5", 5), ("mighty-7", 7), ("mitigati", 3)])
+@FOLLOW_IS_SINGLE_NODE
 def test_no_pushed_frame_or_view_holds_another_seats_cards_and_a_spectator_sees_no_hand(
         gateway: Gateway, game: str, seats: int) -> None:
     players = [gateway.player(f"S{i}") for i in range(seats)]
@@ -227,6 +233,7 @@ def test_no_pushed_frame_or_view_holds_another_seats_cards_and_a_spectator_sees_
             assert not leaked, f"{reader} sees seat {seat}'s {leaked}"
 
 
+@FOLLOW_IS_SINGLE_NODE
 def test_the_stream_answers_pings_refuses_a_bad_command_without_a_change_and_closes_on_big_frames(
         gateway: Gateway) -> None:
     players = [gateway.player(n) for n in ("A", "B", "C", "D", "E")]
