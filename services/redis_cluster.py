@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import redis
 import structlog
@@ -137,7 +137,7 @@ class LocalCluster:
                         < self._replicas_expected(node, running):
                     return f"primary {node.port}: replica not connected"
                 if len(running) == len(self.nodes):  # every node's slot map shows each replica
-                    shards = client.execute_command("CLUSTER SLOTS")
+                    shards: Any = client.cluster("SLOTS")
                     if any(len(shard) < 3 + REPLICAS_PER_PRIMARY for shard in shards):
                         return f"node {node.port} does not know every replica yet"
             except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError) as error:
