@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import redis
 
+from services.commands.handler import CommandHandler
 from services.redis_cluster import LocalCluster, start_local_cluster
 from services.store import (
     EMPTY_HEAD,
@@ -37,6 +38,7 @@ from services.store.cluster import slot_of
 from services.store.errors import NotReplicated, StoreUnavailable
 from services.store.keys import KeySpace
 from services.store.redis_store import READ_CHUNK
+from tests.counter import Add, CounterDecider, Open
 
 pytestmark = pytest.mark.integration
 SPACE = KeySpace(16, namespace="durable")
@@ -143,6 +145,30 @@ def test_with_its_replica_quiet_a_replicated_append_is_refused_and_its_retry_app
     assert retried.duplicate and retried.head.version == 2  # the first outcome, not a second append
     assert [e.command_id for e in store.read("quiet")] == ["c0", "c1"]
     assert replica_events(replica, "quiet") == 2  # and acknowledged only now that the replica has it
+
+
+def test_through_the_handler_a_command_refused_unreplicated_is_applied_once_when_retried(
+    cluster: LocalCluster,
+) -> None:
+    """What a client sees: ``unavailable``, then the same command id again: the first
+    outcome, the table moved by one, not two."""
+    store = RedisEventStore(connect(cluster.url), keys=SPACE, wait_replicas=1, wait_timeout_ms=TIMEOUT_MS)
+    handler = CommandHandler(store, CounterDecider())
+    handler.handle("counted", Open(2), command_id="open")
+    _, replica = shard_of(cluster, SPACE.table("counted").events)
+    pid = cluster.node(replica).pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(StoreUnavailable):
+            handler.handle("counted", Add(0, 5), command_id="add-5")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    cluster.wait_until_ok()
+    retried = handler.handle("counted", Add(0, 5), command_id="add-5")
+    assert retried.duplicate and retried.version == 2
+    state, version = handler.state_of("counted")
+    assert (state.total, version) == (5, 2)
 
 
 def test_the_async_store_refuses_a_whole_pipeline_no_replica_acknowledged(cluster: LocalCluster) -> None:
