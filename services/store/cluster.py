@@ -48,7 +48,6 @@ import redis.cluster
 from redis.crc import key_slot
 
 CLUSTER_SCHEMES: Final = ("redis+cluster", "rediss+cluster")
-SLOTS: Final = 16384
 
 # What a cluster raises while it cannot serve a slot for now (a primary down and not yet
 # replaced, a failover, a slot being migrated): the store says StoreUnavailable, the
