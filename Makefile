@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTHON ?= python3
 
-.PHONY: run test lint bench redis-server postgres system-deps clean
+.PHONY: run test test-cluster lint bench redis-server postgres system-deps clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ run: $(BIN)/.installed
 
 test: $(BIN)/.installed system-deps
 	$(BIN)/pytest
+
+# The integration tier (the store contract suite with it) on a local Redis Cluster: three
+# primaries and three replicas the fixtures start once (MIGHTY_TEST_CLUSTER=1,
+# tests/integration/conftest.py; services/redis_cluster.py). docs/store.md, "Redis Cluster".
+test-cluster: $(BIN)/.installed system-deps
+	MIGHTY_TEST_CLUSTER=1 $(BIN)/pytest tests/integration
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .

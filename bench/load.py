@@ -92,13 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-deflate", action="store_true",
                         help="guests refuse permessage-deflate (a browser offers it: the default does too)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--cluster", action="store_true",
+                        help="without REDIS_URL, a local Redis Cluster (3 primaries, 3 replicas)")
     args = parser.parse_args(argv)
     if not (1 <= args.tables <= 1000 and 1 <= args.gateways <= 16 and 1 <= args.clients <= 16
             and 0 < args.seconds <= 600):
         parser.error("--tables 1..1000, --gateways 1..16, --clients 1..16, --seconds up to 600")
     clients = min(args.clients, args.tables)
     with contextlib.ExitStack() as stack:
-        url = redis_url_for_run(stack)
+        url = redis_url_for_run(stack, cluster=args.cluster)
         namespace = f"bench-load-{secrets.token_hex(3)}"
         processes: dict[str, subprocess.Popen[bytes]] = {}
         ports = stack.enter_context(_service(url, namespace, args.gateways, processes))

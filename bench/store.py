@@ -47,6 +47,7 @@ from services.players import next_submission, seating
 from services.redis_runtime import redis_url_for_run
 from services.store.async_redis_store import AsyncRedisEventStore, connect_async
 from services.store.base import GENESIS, StoredEvent, chain_hashes
+from services.store.cluster import SyncClient
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
 
@@ -247,12 +248,12 @@ def run_raw(store: RedisEventStore, calls: list[list[Any]], concurrency: int) ->
     return in_threads(concurrency, work)
 
 
-def delete_namespace(client: redis.Redis, namespace: str) -> None:
+def delete_namespace(client: SyncClient, namespace: str) -> None:
     for key in client.scan_iter(match=f"{namespace}:*", count=1000):
         client.delete(key)
 
 
-def server_info(client: redis.Redis) -> dict[str, Any]:
+def server_info(client: SyncClient) -> dict[str, Any]:
     try:
         info: Any = client.info("server")
     except redis.ResponseError:  # the embedded fake has no INFO

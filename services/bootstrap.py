@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 import redis
-import redis.asyncio as aioredis
 import structlog
 
 from domain.table import Submission, TableEvent, TableState
@@ -41,8 +40,9 @@ from services.projection.worker import Worker
 from services.redis_runtime import RunRedis, redis_for_run
 from services.settings import Settings, SettingsError
 from services.store.async_redis_store import AsyncRedisEventStore, connect_async
+from services.store.cluster import AsyncClient, SyncClient, is_cluster
 from services.store.keys import KeySpace
-from services.store.redis_store import connect
+from services.store.redis_store import connect, store_error
 
 if TYPE_CHECKING:
     from services.archive.worker import ArchiveWorker
@@ -66,7 +66,7 @@ class Wiring:
     """What a process runs on, built from one ``Settings``."""
 
     settings: Settings
-    client: redis.Redis
+    client: SyncClient  # one node's, or a cluster's (REDIS_URL redis+cluster://)
     space: KeySpace
     # the Redis event store whose reads fall through to the archive for archived tables
     store: ArchivedEventStore
@@ -104,12 +104,13 @@ def key_space(settings: Settings) -> KeySpace:
     return KeySpace(settings.partitions, namespace=settings.namespace)
 
 
-def wire(client: redis.Redis, settings: Settings) -> Wiring:
+def wire(client: SyncClient, settings: Settings) -> Wiring:
     """The parts on an existing client."""
     space = key_space(settings)
     archive = (PostgresArchive(settings.archive_url, namespace=space.namespace)
                if settings.archive_url else None)  # connects on first use
-    store = ArchivedEventStore(client, keys=space, idempotency_s=settings.idempotency_s, archive=archive)
+    store = ArchivedEventStore(client, keys=space, idempotency_s=settings.idempotency_s, archive=archive,
+                               wait_replicas=settings.wait_replicas, wait_timeout_ms=settings.replica_timeout_ms)
     return Wiring(settings, client, space, store, table_handler(store), Readers(client, space), archive)
 
 
@@ -117,10 +118,16 @@ def bootstrap(settings: Settings) -> Wiring:
     """The parts on the store ``settings.redis_url`` names; ``NoStoreConfigured`` without one.
 
     Connecting is lazy (redis-py connects on the first command), so a Redis that is down
-    shows up as ``StoreUnavailable`` on first use, which the CLI reports as exit 4."""
+    shows up as ``StoreUnavailable`` on first use, which the CLI reports as exit 4. A
+    cluster's client asks for the slot map at once: a cluster that cannot be reached
+    raises ``StoreUnavailable`` here."""
     if not settings.redis_url:
         raise NoStoreConfigured()
-    return wire(connect(settings.redis_url), settings)
+    try:
+        client = connect(settings.redis_url)
+    except redis.RedisError as error:
+        raise store_error(error) from error
+    return wire(client, settings)
 
 
 @dataclass
@@ -129,7 +136,7 @@ class AsyncWiring:
     same key space and idempotency window as ``Wiring``, on an asyncio client."""
 
     settings: Settings
-    client: aioredis.Redis
+    client: AsyncClient
     space: KeySpace
     store: AsyncRedisEventStore
     handler: AsyncCommandHandler[TableState, Submission, TableEvent]
@@ -142,14 +149,15 @@ class AsyncWiring:
             self.archive.close()
 
 
-def wire_async(client: aioredis.Redis, settings: Settings) -> AsyncWiring:
+def wire_async(client: AsyncClient, settings: Settings) -> AsyncWiring:
     """The asyncio parts on an existing asyncio client."""
     space = key_space(settings)
     archive = (PostgresArchive(settings.archive_url, namespace=space.namespace)
                if settings.archive_url else None)  # connects on first use
     # reads fall through to PostgreSQL for an archived table, as Wiring's store's do
     store = AsyncArchivedEventStore(client, keys=space, idempotency_s=settings.idempotency_s,
-                                    archive=archive)
+                                    archive=archive, wait_replicas=settings.wait_replicas,
+                                    wait_timeout_ms=settings.replica_timeout_ms)
     handler: AsyncCommandHandler[TableState, Submission, TableEvent] = AsyncCommandHandler(
         store, TableDecider()
     )
@@ -164,7 +172,7 @@ def bootstrap_async(settings: Settings) -> AsyncWiring:
     return wire_async(connect_async(settings.redis_url), settings)
 
 
-def wire_gateway(async_client: aioredis.Redis, settings: Settings) -> RedisBackend:
+def wire_gateway(async_client: AsyncClient, settings: Settings) -> RedisBackend:
     """The gateway's backend (``services/gateway/backend.py``) on an existing asyncio
     client: the async command path and readers of ``wire_async``, on the same key space
     and idempotency window every other process gets."""
@@ -181,26 +189,57 @@ def bootstrap_gateway(settings: Settings) -> RedisBackend:
     return wire_gateway(connect_async(settings.redis_url), settings)
 
 
-def run_redis(settings: Settings, stack: contextlib.ExitStack) -> tuple[Settings, RunRedis]:
+def run_redis(settings: Settings, stack: contextlib.ExitStack, *, cluster: bool = False
+              ) -> tuple[Settings, RunRedis]:
     """For a command that may start its own Redis: the settings with ``redis_url`` filled
     in (``REDIS_URL`` when given, else a private redis-server on the settings' durability
-    profile, else an embedded fake Redis), and which of the three it is. What is started
-    stops when ``stack`` closes."""
-    redis_ = redis_for_run(stack, settings.redis_url, appendfsync=settings.durability)
+    profile, or with ``cluster`` a local cluster of six nodes, else an embedded fake
+    Redis), and which it is. What is started stops when ``stack`` closes.
+
+    The ``replicated`` profile needs replicas: it is refused on a Redis this command
+    would start alone (use ``cluster``, or give ``REDIS_URL``)."""
+    if settings.durability == "replicated" and not settings.redis_url and not cluster:
+        raise SettingsError("the replicated durability profile needs a Redis with replicas: "
+                            "add --cluster (a local cluster) or set REDIS_URL")
+    redis_ = redis_for_run(stack, settings.redis_url, appendfsync=settings.fsync, cluster=cluster)
     return msgspec.structs.replace(settings, redis_url=redis_.url), redis_
 
 
-def check_durability(client: redis.Redis, settings: Settings) -> str | None:
-    """Warn (log) when the Redis fsyncs less often than the durability profile asks; the
-    Redis's ``appendfsync`` (None when it will not say: CONFIG disabled, or no AOF)."""
+def check_durability(client: SyncClient, settings: Settings) -> str | None:
+    """Warn (log) when the Redis fsyncs less often than the durability profile asks, or
+    (``replicated``) a primary has no replica; the Redis's ``appendfsync`` (None when it
+    will not say: CONFIG disabled, or no AOF). On a cluster every node is asked, and the
+    weakest answer counts."""
+    clients: list[Any]
+    if is_cluster(client):
+        cluster: Any = client
+        clients = [cluster.get_redis_connection(node) for node in cluster.get_nodes()]
+    else:
+        clients = [client]
+    profiles = [profile for profile in (_node_durability(node, settings) for node in clients) if profile]
+    if not profiles:
+        return None
+    weakest = min(profiles, key=lambda profile: _STRENGTH.get(profile, -1))
+    wanted = settings.fsync
+    if weakest != wanted and not (weakest == "always" and wanted == "everysec"):
+        log.warning("redis durability differs from the profile", wanted=settings.durability, redis=weakest)
+    return weakest
+
+
+_STRENGTH = {"no-aof": 0, "no": 1, "everysec": 2, "always": 3}
+
+
+def _node_durability(client: Any, settings: Settings) -> str | None:
     try:
         appendonly = client.config_get("appendonly").get("appendonly")
         fsync = client.config_get("appendfsync").get("appendfsync")
+        if settings.durability == "replicated":
+            replication = client.info("replication")
+            if replication.get("role") == "master" and int(replication.get("connected_slaves", 0)) < 1:
+                log.warning("replicated durability: a primary has no replica; every append will be refused",
+                            port=client.connection_pool.connection_kwargs.get("port"))
     except (redis.RedisError, AttributeError):  # refused, or down: the worker rides that out
         return None
     if appendonly is None or fsync is None:
         return None
-    profile = "no-aof" if appendonly in ("no", b"no") else (fsync.decode() if isinstance(fsync, bytes) else str(fsync))
-    if profile != settings.durability and not (profile == "always" and settings.durability == "everysec"):
-        log.warning("redis durability differs from the profile", wanted=settings.durability, redis=profile)
-    return profile
+    return "no-aof" if appendonly in ("no", b"no") else (fsync.decode() if isinstance(fsync, bytes) else str(fsync))

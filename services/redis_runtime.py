@@ -221,25 +221,37 @@ def start_embedded_redis(stack: contextlib.ExitStack) -> str:
     return f"redis://{host!s}:{port}/0"
 
 
-RedisKind = Literal["given", "private", "embedded"]
+RedisKind = Literal["given", "private", "cluster", "embedded"]
 
 
 @dataclass(frozen=True)
 class RunRedis:
     """The Redis a run uses: ``given`` (a URL it was told), ``private`` (a redis-server it
-    started, gone when it ends) or ``embedded`` (fakeredis in the process, no durability)."""
+    started, gone when it ends), ``cluster`` (a local cluster of six redis-servers it
+    started, services/redis_cluster.py) or ``embedded`` (fakeredis in the process, no
+    durability)."""
 
     url: str
     kind: RedisKind
 
 
 def redis_for_run(stack: contextlib.ExitStack, url: str | None = None,
-                  appendfsync: str = "everysec") -> RunRedis:
-    """``url`` when given; else a private redis-server (fsync ``appendfsync``); else an
-    embedded fake Redis. Whatever is started is stopped (and its temp dir removed) when
-    ``stack`` closes."""
+                  appendfsync: str = "everysec", cluster: bool = False) -> RunRedis:
+    """``url`` when given; else a private redis-server (fsync ``appendfsync``), or with
+    ``cluster`` a local cluster (three primaries, three replicas); else an embedded fake
+    Redis. Whatever is started is stopped (and its temp dir removed) when ``stack``
+    closes."""
     if url:
         return RunRedis(url, "given")
+    if cluster:
+        if not shutil.which("redis-server") or not shutil.which("redis-cli"):
+            raise RedisStartError("a local cluster needs redis-server and redis-cli on the PATH")
+        from services.redis_cluster import start_local_cluster
+
+        dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-cluster-")))
+        local = start_local_cluster(dir, appendfsync=appendfsync)
+        stack.callback(local.stop)
+        return RunRedis(local.url, "cluster")
     if shutil.which("redis-server"):
         dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-redis-")))
         server = start_private_redis(dir, appendfsync=appendfsync)
@@ -249,7 +261,7 @@ def redis_for_run(stack: contextlib.ExitStack, url: str | None = None,
     return RunRedis(start_embedded_redis(stack), "embedded")
 
 
-def redis_url_for_run(stack: contextlib.ExitStack) -> str:
-    """``REDIS_URL`` when set; else a private redis-server; else an embedded fake Redis
-    (``redis_for_run``; the benchmarks use this)."""
-    return redis_for_run(stack, settings_from().redis_url).url
+def redis_url_for_run(stack: contextlib.ExitStack, cluster: bool = False) -> str:
+    """``REDIS_URL`` when set; else a private redis-server (``cluster``: a local cluster);
+    else an embedded fake Redis (``redis_for_run``; the benchmarks use this)."""
+    return redis_for_run(stack, settings_from().redis_url, cluster=cluster).url

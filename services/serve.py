@@ -60,13 +60,14 @@ def url_of(settings: Settings) -> str:
     return f"http://{host}:{settings.port}/"
 
 
-def run_serve(settings: Settings, say: Callable[[str], None]) -> int:
-    """Run the service until SIGINT or SIGTERM; 0 when stopped so, 1 when a part failed."""
+def run_serve(settings: Settings, say: Callable[[str], None], *, cluster: bool = False) -> int:
+    """Run the service until SIGINT or SIGTERM; 0 when stopped so, 1 when a part failed.
+    ``cluster``: without ``REDIS_URL``, on a local Redis Cluster rather than one redis-server."""
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     with contextlib.ExitStack() as stack:
-        settings, redis_ = run_redis(settings, stack)
+        settings, redis_ = run_redis(settings, stack, cluster=cluster)
         say(f"store: {redis_.kind} Redis at {redis_.url} (namespace {settings.namespace})")
         children = stack.enter_context(_started(settings))
         url = url_of(settings)

@@ -4,10 +4,11 @@ A flag wins over its variable, a variable over the default:
 
 | flag | variable | default |
 |---|---|---|
-| ``--redis-url`` | ``REDIS_URL`` | none: a command that needs a store refuses to guess |
+| ``--redis-url`` | ``REDIS_URL`` | none: a command that needs a store refuses to guess; ``redis+cluster://h:p,h:p`` names a cluster |
 | ``--namespace`` | ``MIGHTY_NAMESPACE`` | ``mighty`` |
 | ``--partitions`` | ``MIGHTY_PARTITIONS`` | 16 (fixed for the life of the data, docs/store.md) |
-| ``--durability`` | ``MIGHTY_DURABILITY`` | ``everysec`` (or ``always``: deploy/redis-always.conf) |
+| ``--durability`` | ``MIGHTY_DURABILITY`` | ``everysec`` (or ``always``: deploy/redis-always.conf; or ``replicated``: a replica acknowledges each append, docs/reliability.md) |
+| | ``MIGHTY_REPLICA_TIMEOUT_MS`` | 500: how long ``replicated`` waits for a replica before refusing (``unavailable``) |
 | | ``MIGHTY_IDEMPOTENCY_S`` | 86400: how long a command id is remembered (0: for ever) |
 | ``--archive-url`` | ``MIGHTY_ARCHIVE_URL`` | none: archived tables cannot be read (docs/archive.md) |
 | ``--archive-after-s`` | ``MIGHTY_ARCHIVE_AFTER_S`` | 3600: how long a table stays in Redis once closed |
@@ -42,18 +43,20 @@ from typing import Final, Literal
 
 import msgspec
 
+from services.store.cluster import BadClusterUrl, is_cluster_url, parse_cluster_url
 from services.store.keys import (
     DEFAULT_IDEMPOTENCY_S,
     DEFAULT_NAMESPACE,
     DEFAULT_PARTITIONS,
     MAX_PARTITIONS,
 )
+from services.store.redis_store import DEFAULT_WAIT_TIMEOUT_MS
 
-Durability = Literal["everysec", "always"]
+Durability = Literal["everysec", "always", "replicated"]
 LogFormat = Literal["json", "console"]
 
 DEFAULT_ARCHIVE_AFTER_S: Final = 3600.0  # a closed table stays in Redis this long
-DURABILITY_PROFILES: Final[tuple[Durability, ...]] = ("everysec", "always")
+DURABILITY_PROFILES: Final[tuple[Durability, ...]] = ("everysec", "always", "replicated")
 LOG_FORMATS: Final[tuple[LogFormat, ...]] = ("json", "console")
 _NAMESPACE: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
@@ -63,6 +66,7 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "namespace": "MIGHTY_NAMESPACE",
     "partitions": "MIGHTY_PARTITIONS",
     "durability": "MIGHTY_DURABILITY",
+    "replica_timeout_ms": "MIGHTY_REPLICA_TIMEOUT_MS",
     "idempotency_s": "MIGHTY_IDEMPOTENCY_S",
     "archive_url": "MIGHTY_ARCHIVE_URL",
     "archive_after_s": "MIGHTY_ARCHIVE_AFTER_S",
@@ -96,6 +100,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     namespace: str = DEFAULT_NAMESPACE
     partitions: int = DEFAULT_PARTITIONS
     durability: Durability = "everysec"
+    replica_timeout_ms: int = DEFAULT_WAIT_TIMEOUT_MS  # the replicated profile's WAIT
     idempotency_s: float = DEFAULT_IDEMPOTENCY_S
     archive_url: str | None = None  # PostgreSQL, where closed tables are archived
     archive_after_s: float = DEFAULT_ARCHIVE_AFTER_S
@@ -121,6 +126,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_NAMESPACE": self.namespace,
             "MIGHTY_PARTITIONS": str(self.partitions),
             "MIGHTY_DURABILITY": self.durability,
+            "MIGHTY_REPLICA_TIMEOUT_MS": str(self.replica_timeout_ms),
             "MIGHTY_IDEMPOTENCY_S": repr(self.idempotency_s),
             "MIGHTY_ARCHIVE_AFTER_S": repr(self.archive_after_s),
             "MIGHTY_LOG_LEVEL": self.log_level,
@@ -145,6 +151,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             env["MIGHTY_WEB_DIR"] = self.web_dir
         return env
 
+    @property
+    def fsync(self) -> str:
+        """The ``appendfsync`` a Redis this process starts gets for the profile
+        (``replicated`` fsyncs every second on each node, and waits for a replica)."""
+        return "always" if self.durability == "always" else "everysec"
+
+    @property
+    def wait_replicas(self) -> int:
+        """How many replicas must acknowledge an append (the replicated profile: 1)."""
+        return 1 if self.durability == "replicated" else 0
+
     def store_flags(self) -> list[str]:
         """The flags that point another ``mighty`` command at the same store."""
         flags = ["--redis-url", self.redis_url or "", "--namespace", self.namespace]
@@ -168,9 +185,10 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_durability_option(parser: argparse.ArgumentParser) -> None:
-    """For a command that starts a Redis of its own (demo; serve later)."""
+    """For a command that starts a Redis of its own (demo, serve)."""
     parser.add_argument("--durability", default=None, choices=DURABILITY_PROFILES,
-                        help="fsync profile of a Redis this command starts (default: $MIGHTY_DURABILITY or everysec)")
+                        help="durability profile: the fsync of a Redis this command starts, and replicated: "
+                             "wait for a replica (default: $MIGHTY_DURABILITY or everysec)")
 
 
 def settings_from(args: argparse.Namespace | None = None,
@@ -196,8 +214,14 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
 
     values: dict[str, object] = {}
     if "redis_url" in raw:
-        if not re.match(r"(rediss?|unix)://", raw["redis_url"]):
-            raise bad("redis_url", "a Redis URL starts with redis://, rediss:// or unix://")
+        if is_cluster_url(raw["redis_url"]):
+            try:
+                parse_cluster_url(raw["redis_url"])
+            except BadClusterUrl as error:
+                raise bad("redis_url", str(error)) from None
+        elif not re.match(r"(rediss?|unix)://", raw["redis_url"]):
+            raise bad("redis_url", "a Redis URL starts with redis://, rediss://, unix://, "
+                                   "or redis+cluster:// for a cluster")
         values["redis_url"] = raw["redis_url"]
     if "namespace" in raw:
         if not _NAMESPACE.fullmatch(raw["namespace"]):
@@ -241,7 +265,8 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
         if raw["log_level"].upper() not in logging.getLevelNamesMapping():
             raise bad("log_level", "the log level is one of debug, info, warning, error, critical")
         values["log_level"] = raw["log_level"].lower()
-    for name, least in (("port", 1), ("token_ttl_s", 1), ("rate_commands", 1), ("rate_window_s", 1)):
+    for name, least in (("port", 1), ("token_ttl_s", 1), ("rate_commands", 1), ("rate_window_s", 1),
+                        ("replica_timeout_ms", 1)):
         if name in raw:
             text = raw[name]
             if not text.isdigit() or int(text) < least or (name == "port" and int(text) > 65535):

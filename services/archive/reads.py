@@ -22,14 +22,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Final
 
-import redis
-import redis.asyncio as aioredis
-
 from services.archive.errors import ArchiveUnavailable
 from services.archive.keys import ArchiveKeys, IndexEntry, decode_entry
 from services.archive.postgres import PostgresArchive
 from services.store.async_redis_store import AsyncRedisEventStore
 from services.store.base import Head, StoredEvent
+from services.store.cluster import AsyncClient, SyncClient
 from services.store.keys import KeySpace
 from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_errors
 
@@ -47,7 +45,7 @@ def _no_archive(table_id: str) -> ArchiveUnavailable:
 
 
 class ArchivedEventStore(RedisEventStore):
-    def __init__(self, client: redis.Redis, *, keys: KeySpace | None = None,
+    def __init__(self, client: SyncClient, *, keys: KeySpace | None = None,
                  archive: PostgresArchive | None = None, **options: Any) -> None:
         super().__init__(client, keys=keys, **options)
         self.archive = archive
@@ -98,7 +96,7 @@ class AsyncArchivedEventStore(AsyncRedisEventStore):
     """``ArchivedEventStore`` for asyncio: appends as ``AsyncRedisEventStore``'s, reads that
     fall through to PostgreSQL for an archived table (in a thread)."""
 
-    def __init__(self, client: aioredis.Redis, *, keys: KeySpace | None = None,
+    def __init__(self, client: AsyncClient, *, keys: KeySpace | None = None,
                  archive: PostgresArchive | None = None, **options: Any) -> None:
         super().__init__(client, keys=keys, **options)
         self.archive = archive

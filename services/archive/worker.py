@@ -52,6 +52,7 @@ from services.archive.summary import NotArchivable, summarize
 from services.projection.keys import ProjectionKeys
 from services.projection.store import id_key
 from services.store.base import EMPTY_HEAD, Head, StoredEvent, verify_chain
+from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient, scan_partition
 from services.store.errors import StoreCorrupt, StoreUnavailable
 from services.store.redis_store import RedisEventStore
 
@@ -88,7 +89,7 @@ class ArchiveWorker:
                  lock_ms: int = 60_000, worker_id: str | None = None, kinds: Iterable[str] = KINDS,
                  after_copy: Callable[[str], None] | None = None) -> None:
         self.store = store
-        self.client: redis.Redis = store.client
+        self.client: SyncClient = store.client
         self.archive = archive
         self.keys = store.archive_keys
         self.space = store.keys
@@ -117,7 +118,8 @@ class ArchiveWorker:
                 report = self.run_once()
                 if report.archived or report.kept:
                     self.log.info("archive pass", **report.as_dict())
-            except (ArchiveUnavailable, StoreUnavailable, redis.ConnectionError, redis.TimeoutError) as error:
+            except (ArchiveUnavailable, StoreUnavailable, redis.ConnectionError, redis.TimeoutError,
+                    *CLUSTER_UNAVAILABLE) as error:
                 self.log.warning("archive pass stopped", error=str(error))
             stop.wait(interval_s)
 
@@ -138,7 +140,7 @@ class ArchiveWorker:
     def _table_ids(self, partition: int) -> list[str]:
         prefix = f"{self.space.namespace}:{self.space.tag(partition)}:t:"
         found = []
-        for key in self.client.scan_iter(match=prefix + "*:meta", count=1000):
+        for key in scan_partition(self.client, self.space.feed(partition), prefix + "*:meta"):
             table_id = key.decode()[len(prefix):-len(":meta")]
             if self.space.partition_of(table_id) == partition:
                 found.append(table_id)

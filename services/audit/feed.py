@@ -15,10 +15,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-import redis
-
 from services.projection.store import BadFeedEntry, feed_entries
 from services.store.base import FeedEntry, StoredEvent
+from services.store.cluster import SyncClient
 from services.store.errors import BadTableId
 from services.store.keys import KeySpace, check_table_id
 
@@ -35,7 +34,7 @@ class FeedFinding:
     problem: str
 
 
-def partition_feed(client: redis.Redis, space: KeySpace, partition: int) -> Iterator[FeedEntry]:
+def partition_feed(client: SyncClient, space: KeySpace, partition: int) -> Iterator[FeedEntry]:
     """Every entry the partition's feed holds now, oldest first (an unreadable one as a
     ``BadFeedEntry``)."""
     start = "-"

@@ -6,9 +6,12 @@ Woken like the bot worker, by the turn announcements of the views worker
 (``projections/turns.py``). A turn with a time gets a deadline when a timer worker first
 sees it: the Redis server's clock plus the table's ``turn_seconds``, set once per table
 version by a script (``SCHEDULE``), so several timer workers and a restarted one agree on
-it. Deadlines live in the sorted set ``<ns>:timers`` (member: the table) and the
-document ``<ns>:deadline:<table>`` (the turn, its deadline as ISO 8601 UTC and in ms),
-which the gateway reads to show a view's ``deadline``. Between announcements the worker
+it. Deadlines live in the sorted set ``<ns>:{timers}`` (member: the table) and the
+document ``<ns>:{timers}:deadline:<table>`` (the turn, its deadline as ISO 8601 UTC and
+in ms), which the gateway reads to show a view's ``deadline``. Both carry the hash tag
+``{timers}``: the scripts below touch the set and a document together, so on a cluster
+they must share a slot (every timer lives on one primary; a timer is written once per
+timed turn). Between announcements the worker
 waits no longer than the next deadline, then plays each due turn from the seat's stored
 view, with the id ``timeout-<version>-<seat>``; a turn played meanwhile is refused
 (``not_your_turn``) or found past, and its timer dropped.
@@ -31,6 +34,7 @@ from projections.turns import AWAY_LEVEL, Turn
 from services.bots.worker import SeatReader, TurnListener, turn_seed
 from services.commands.steps import service_steps
 from services.commands.tables import TableHandler
+from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient
 from services.store.errors import StoreUnavailable, VersionConflict
 from services.store.keys import KeySpace
 
@@ -80,11 +84,11 @@ _encode = msgspec.json.Encoder().encode
 
 
 def deadline_key(space: KeySpace, table_id: str) -> str:
-    return f"{space.namespace}:deadline:{table_id}"
+    return f"{space.namespace}:{{timers}}:deadline:{table_id}"
 
 
 def timers_key(space: KeySpace) -> str:
-    return f"{space.namespace}:timers"
+    return f"{space.namespace}:{{timers}}"
 
 
 def iso_of_ms(ms: int) -> str:
@@ -102,7 +106,7 @@ def deadline_of(stored: bytes | None, version: int, seat: int | None) -> str | N
 
 
 class TimerWorker(TurnListener, SeatReader):
-    def __init__(self, client: redis.Redis, space: KeySpace, handler: TableHandler, *, poll_s: float = 1.0) -> None:
+    def __init__(self, client: SyncClient, space: KeySpace, handler: TableHandler, *, poll_s: float = 1.0) -> None:
         self.client: Any = client
         self.space = space
         self.handler = handler
@@ -122,7 +126,7 @@ class TimerWorker(TurnListener, SeatReader):
         try:
             self._schedule(keys=[deadline_key(self.space, turn.table_id), timers_key(self.space)],
                            args=[_encode(turn), turn.version, turn.turn_seconds, turn.table_id])
-        except redis.RedisError as error:
+        except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
             log.warning("timer_not_scheduled", table=turn.table_id, error=str(error))
 
     def wait_s(self) -> float:
@@ -131,7 +135,7 @@ class TimerWorker(TurnListener, SeatReader):
     def idle(self) -> None:
         try:
             now, due, next_ms = self._due(keys=[timers_key(self.space)])
-        except redis.RedisError as error:
+        except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
             log.warning("timers_unreadable", error=str(error))
             self._wait_s = self.poll_s
             return
@@ -148,7 +152,7 @@ class TimerWorker(TurnListener, SeatReader):
         turn = _decode_scheduled(bytes(stored)).turn
         try:
             self._time_out(turn)
-        except (StoreUnavailable, VersionConflict, redis.RedisError) as error:
+        except (StoreUnavailable, VersionConflict, redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
             log.warning("timeout_failed", table=table_id, error=str(error))
             return  # kept: tried again at the next pass
         except MightyError as refused:  # the seat acted just in time, or the table closed

@@ -42,6 +42,7 @@ from services.commands.steps import service_steps
 from services.commands.tables import TableHandler
 from services.projection.keys import ProjectionKeys
 from services.projection.read import view as read_view
+from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient, next_sharded_message
 from services.store.errors import StoreUnavailable, VersionConflict
 from services.store.keys import KeySpace
 
@@ -117,7 +118,7 @@ class TurnListener:
                     self.handle(decode_turn(bytes(data)))
             ends = None if max_seconds is None else time.monotonic() + max_seconds
             while not stop.is_set() and (ends is None or time.monotonic() < ends):
-                message = pubsub.get_sharded_message(timeout=self.wait_s())
+                message = next_sharded_message(pubsub, self.wait_s())
                 self.idle()
                 if message is None or message.get("type") != "smessage":
                     continue
@@ -135,7 +136,7 @@ class TurnListener:
         confirmed = 0
         deadline = time.monotonic() + timeout_s
         while confirmed < count and time.monotonic() < deadline:
-            message = pubsub.get_sharded_message(timeout=self.poll_s)
+            message = next_sharded_message(pubsub, self.poll_s)
             if message is not None and message.get("type") == "ssubscribe":
                 confirmed += 1
         if confirmed < count:
@@ -188,7 +189,7 @@ class SeatReader:
 class BotWorker(TurnListener, SeatReader):
     """One bot worker process's loop over the turns of every partition."""
 
-    def __init__(self, client: redis.Redis, space: KeySpace, handler: TableHandler, *,
+    def __init__(self, client: SyncClient, space: KeySpace, handler: TableHandler, *,
                  poll_s: float = 1.0, budget: Budget | None = None) -> None:
         self.client = client  # bytes replies
         self.space = space
@@ -217,7 +218,7 @@ class BotWorker(TurnListener, SeatReader):
             if level is None or turn.seat is None:
                 return  # a person's turn
             self._play(turn, turn.seat, level)
-        except (StoreUnavailable, VersionConflict, redis.RedisError) as error:
+        except (StoreUnavailable, VersionConflict, redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
             log.warning("bot_turn_failed", table=turn.table_id, version=turn.version, error=str(error))
             self._done.pop(turn.table_id, None)  # a later announcement may retry it
         except MightyError as refused:  # another worker, a person or a timer moved first

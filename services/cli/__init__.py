@@ -41,6 +41,7 @@ from services.cli.common import (
     EXIT_USAGE,
 )
 from services.settings import SettingsError
+from services.store.cluster import CLUSTER_UNAVAILABLE
 from services.store.errors import StoreUnavailable
 
 __all__ = ["EXIT_BROKEN_FILE", "EXIT_BROKEN_PIPE", "EXIT_OK", "EXIT_REJECTED", "EXIT_UNAVAILABLE", "EXIT_USAGE",
@@ -73,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:  # no store named, a bad MIGHTY_* value
         sys.stderr.write(f"mighty {name}: {error.message}\n")
         return EXIT_USAGE
-    except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError) as error:
+    except (StoreUnavailable, redis.ConnectionError, redis.TimeoutError, *CLUSTER_UNAVAILABLE) as error:
         message = error.message if isinstance(error, StoreUnavailable) else f"Redis is unreachable: {error}"
         setting = "MIGHTY_ARCHIVE_URL" if isinstance(error, ArchiveUnavailable) else "REDIS_URL"
         sys.stderr.write(f"mighty {name}: {message} (is {setting} right?)\n")

@@ -14,10 +14,15 @@ import sys
 import threading
 from collections.abc import Callable
 
+import structlog
+
 from projections import KINDS
-from services.bootstrap import check_durability
+from services.bootstrap import Wiring, check_durability
 from services.cli.common import EXIT_OK, wired, write_json_line
 from services.settings import add_store_options
+from services.store.errors import StoreUnavailable
+
+log = structlog.get_logger("mighty.workers")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,15 +52,43 @@ BOTS = "bots"
 TIMERS = "timers"
 
 
+def _stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
+
+
+def _wired_once_reachable(args: argparse.Namespace, stop: threading.Event) -> Wiring | None:
+    """The wiring, waiting (with a growing pause, at most 2 s) while the store cannot be
+    reached: a cluster's client asks a node for the slot map as it is built, so a worker
+    started while the cluster is down would otherwise exit. None when stopped first.
+    Logged as the worker loop logs an outage (once, then once it is over)."""
+    failures = 0
+    while not stop.is_set():
+        try:
+            wiring = wired(args)
+        except StoreUnavailable as error:
+            failures += 1
+            if failures == 1:
+                log.warning("redis unreachable", error=error.message)
+            stop.wait(min(2.0, 0.05 * 2.0 ** min(failures - 1, 6)))
+            continue
+        if failures:
+            log.warning("redis reachable again", failures=failures)
+        return wiring
+    return None
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     if args.kind == ARCHIVE:
         return cmd_archive(args)
     if args.kind in (BOTS, TIMERS):
         return cmd_bots(args)
-    wiring = wired(args)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = _stop_on_signals()
+    wiring = _wired_once_reachable(args, stop)
+    if wiring is None:
+        return EXIT_OK
     check_durability(wiring.client, wiring.settings)
     worker = wiring.worker(args.kind, worker_id=args.id, batch=args.batch, block_ms=args.block_ms,
                            lease_ms=args.lease_ms, publish=not args.no_publish, linger_ms=args.linger_ms,
@@ -69,26 +102,26 @@ def cmd_bots(args: argparse.Namespace) -> int:
     from services.bots.timers import TimerWorker
     from services.bots.worker import BotWorker
 
-    wiring = wired(args)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = _stop_on_signals()
+    wiring = _wired_once_reachable(args, stop)
+    if wiring is None:
+        return EXIT_OK
     kind = BotWorker if args.kind == BOTS else TimerWorker
     kind(wiring.client, wiring.space, wiring.handler).serve(stop)  # rides out a Redis outage
     return EXIT_OK
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
-    wiring = wired(args)
-    worker = wiring.archive_worker(worker_id=args.id)
     if args.once:
+        worker = wired(args).archive_worker(worker_id=args.id)
         worker.archive.migrate()
         write_json_line(worker.run_once().as_dict())
         return EXIT_OK
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    worker.run(stop, interval_s=args.interval_s)
+    stop = _stop_on_signals()
+    wiring = _wired_once_reachable(args, stop)
+    if wiring is None:
+        return EXIT_OK
+    wiring.archive_worker(worker_id=args.id).run(stop, interval_s=args.interval_s)
     return EXIT_OK
 
 

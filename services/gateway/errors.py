@@ -12,6 +12,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 
 from domain.errors import MightyError, RuleError
+from services.store.cluster import CLUSTER_UNAVAILABLE
 from services.store.errors import StoreError, StoreUnavailable, VersionConflict
 
 log = structlog.get_logger("mighty.gateway")
@@ -59,7 +60,7 @@ def as_api_error(error: Exception) -> ApiError:
         return ApiError(code, error.message, status=STATUS_OF.get(code, 422 if code != "store_corrupt" else 500))
     if isinstance(error, RuleError | MightyError):
         return ApiError(error.code, error.message)  # rules codes: 422; lobby conflicts: their own
-    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+    if isinstance(error, (redis.ConnectionError, redis.TimeoutError, *CLUSTER_UNAVAILABLE)):
         return ApiError("unavailable", f"The store cannot be reached: {error}. Retry with the same command id.")
     raise TypeError(error)
 
@@ -106,6 +107,10 @@ EXCEPTION_HANDLERS: Final = {
     MightyError: on_refusal,
     redis.ConnectionError: on_refusal,
     redis.TimeoutError: on_refusal,
+    # a cluster failing over, or a slot without a primary for now
+    redis.exceptions.SlotNotCoveredError: on_refusal,
+    redis.exceptions.ClusterDownError: on_refusal,
+    redis.exceptions.TryAgainError: on_refusal,
     HTTPException: on_http_error,
     Exception: on_unexpected,
 }

@@ -40,11 +40,12 @@ import asyncio
 import contextlib
 import math
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import Any, Final
 
 import redis
 import redis.asyncio as aioredis
+import redis.asyncio.cluster as aiocluster
 import structlog
 
 log = structlog.get_logger("mighty.fanout")
@@ -425,9 +426,11 @@ class FanoutHub:
         inbox_limit: int = DEFAULT_INBOX,
         keepalive_s: float = DEFAULT_KEEPALIVE_S,
         confirm_timeout_s: float = DEFAULT_CONFIRM_S,
+        prepare: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._connect = connect
         self._shard_of = shard_of
+        self._prepare = prepare  # awaited before a channel is routed (a cluster's slot map)
         self._links: dict[Hashable, Link] = {}
         self._routes: dict[bytes, Link] = {}  # channel -> the link its followers are on
         self.inbox_limit = inbox_limit
@@ -435,10 +438,15 @@ class FanoutHub:
         self.confirm_timeout_s = confirm_timeout_s
 
     @classmethod
-    def on(cls, client: aioredis.Redis, **options: Any) -> FanoutHub:
+    def on(cls, client: aioredis.Redis | aiocluster.RedisCluster, **options: Any) -> FanoutHub:
         """A hub on the Redis of an asyncio client: one connection of the client's
         settings (address, auth, parser), made apart from its pool so the pool's
-        connections stay for commands."""
+        connections stay for commands. On a cluster client, one connection per node,
+        each channel on the node that serves its hash slot (the client's slot map)."""
+        if isinstance(client, aiocluster.RedisCluster):
+            cluster = client
+            return cls(lambda shard: _node_connection(cluster, shard),
+                       lambda channel: _node_of(cluster, channel), prepare=_slot_map(cluster), **options)
         pool: Any = client.connection_pool
         return cls(lambda shard: pool.make_connection(), **options)
 
@@ -456,6 +464,8 @@ class FanoutHub:
         """A new follower of ``channel``: returns once the server has confirmed the
         channel's subscription (``TimeoutError`` after ``confirm_timeout_s``)."""
         key = channel.encode() if isinstance(channel, str) else channel
+        if self._prepare is not None and key not in self._routes:
+            await self._prepare()
         inbox = Inbox(self.inbox_limit)
         link = self._routes.get(key) or self.link(self._shard_of(key))
         self._routes[key] = link
@@ -493,3 +503,27 @@ class FanoutHub:
         links, self._links, self._routes = list(self._links.values()), {}, {}
         for link in links:
             await link.aclose()
+
+
+def _slot_map(client: aiocluster.RedisCluster) -> Callable[[], Awaitable[None]]:
+    async def prepare() -> None:
+        if getattr(client, "_initialize", False):  # the slot map is not in yet
+            await client.initialize()
+    return prepare
+
+
+def _node_of(client: aiocluster.RedisCluster, channel: bytes) -> str:
+    """The name (host:port) of the node serving ``channel``'s hash slot."""
+    node = client.get_node_from_key(channel.decode())
+    if node is None:
+        raise ConnectionError(f"no node serves the slot of {channel!r}")
+    name: str = node.name
+    return name
+
+
+def _node_connection(client: aiocluster.RedisCluster, name: Hashable) -> Any:
+    """A connection of its own to the node ``name``, with the client's settings for it."""
+    node: Any = client.get_node(node_name=str(name))
+    if node is None:
+        raise ConnectionError(f"the cluster has no node {name}")
+    return node.connection_class(**node.connection_kwargs)

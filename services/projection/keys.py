@@ -12,8 +12,10 @@ checkpoint and the acknowledgements touches one cluster slot:
     mighty:{p07}:view:<table>:<reader>, mighty:{p07}:ledger:..., mighty:{p07}:dir
                                    the documents (projections/docs.py names them)
 
-Only the list of live workers is not per partition: ``mighty:workers:<kind>``, a sorted
-set of worker ids by heartbeat, read to share the partitions fairly.
+Only the list of live workers is not per partition: ``mighty:{workers}:<kind>``, a sorted
+set of worker ids by heartbeat, read to share the partitions fairly, and each worker's
+``mighty:{workers}:<kind>:stats:<id>``. They carry a hash tag of their own, ``{workers}``:
+on a cluster they all live in one slot, whatever the namespace or kind.
 """
 
 from __future__ import annotations
@@ -66,10 +68,10 @@ class ProjectionKeys:
         return f"{self.prefix(partition)}t:"
 
     def workers(self) -> str:
-        return f"{self.space.namespace}:workers:{self.kind}"
+        return f"{self.space.namespace}:{{workers}}:{self.kind}"
 
     def stats(self, worker_id: str) -> str:
-        return f"{self.space.namespace}:workers:{self.kind}:stats:{worker_id}"
+        return f"{self.space.namespace}:{{workers}}:{self.kind}:stats:{worker_id}"
 
     def doc_patterns(self, partition: int) -> list[str]:
         """SCAN patterns that find every document of this kind in a partition."""

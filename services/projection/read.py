@@ -8,8 +8,6 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 import msgspec
-import redis
-import redis.asyncio as aioredis
 
 from projections.directory import DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.ledger import (
@@ -27,6 +25,7 @@ from services.projection.keys import ProjectionKeys
 from services.projection.notify import follow_async
 from services.projection.store import START, ProjectionStore, id_key
 from services.projection.worker import behind
+from services.store.cluster import AsyncClient, SyncClient
 from services.store.keys import KeySpace
 
 
@@ -69,7 +68,7 @@ def _view_doc(space: KeySpace, table_id: str, reader: str) -> str:
     return _keys(space, "views").doc(space.partition_of(table_id), view_name(table_id, reader))
 
 
-def player_ledgers(client: redis.Redis, space: KeySpace) -> list[PlayerLedger]:
+def player_ledgers(client: SyncClient, space: KeySpace) -> list[PlayerLedger]:
     """Every player's ledger over all tables: the sum of each partition's contribution."""
     pipe = client.pipeline(transaction=False)
     for doc in _players_docs(space):
@@ -77,12 +76,12 @@ def player_ledgers(client: redis.Redis, space: KeySpace) -> list[PlayerLedger]:
     return _players(pipe.execute())
 
 
-def table_ledger(client: redis.Redis, space: KeySpace, table_id: str) -> AnyTableLedger | None:
+def table_ledger(client: SyncClient, space: KeySpace, table_id: str) -> AnyTableLedger | None:
     data = client.get(_table_ledger_doc(space, table_id))
     return None if data is None else decode_table(bytes(data))  # type: ignore[arg-type]
 
 
-def lobby(client: redis.Redis, space: KeySpace) -> list[DirectoryEntry]:
+def lobby(client: SyncClient, space: KeySpace) -> list[DirectoryEntry]:
     """Every table that is not closed, by table id."""
     pipe = client.pipeline(transaction=False)
     for doc in _directory_docs(space):
@@ -90,7 +89,7 @@ def lobby(client: redis.Redis, space: KeySpace) -> list[DirectoryEntry]:
     return _lobby(pipe.execute())
 
 
-def view(client: redis.Redis, space: KeySpace, table_id: str, reader: str) -> bytes | None:
+def view(client: SyncClient, space: KeySpace, table_id: str, reader: str) -> bytes | None:
     data = client.get(_view_doc(space, table_id, reader))
     return None if data is None else bytes(data)  # type: ignore[arg-type]
 
@@ -100,7 +99,7 @@ class AsyncReader:
     and decodings as the functions above. ``reader`` is a seat number as a string, or
     ``"spectator"`` (``projections.views.SPECTATOR``)."""
 
-    def __init__(self, client: aioredis.Redis, space: KeySpace, hub: FanoutHub | None = None) -> None:
+    def __init__(self, client: AsyncClient, space: KeySpace, hub: FanoutHub | None = None) -> None:
         self.client = client
         self.space = space
         self._hub = hub
@@ -151,10 +150,11 @@ class AsyncReader:
     def follow(self, table_id: str, reader: str, cursor: int = 0) -> AsyncGenerator[bytes, None]:
         """``reader``'s view each time it is newer than ``cursor`` (see ``notify``), on
         the reader's hub."""
-        return follow_async(self.client, self.space, table_id, reader, cursor, self.hub)
+        client: Any = self.client  # one node's or a cluster's: the hub routes by node
+        return follow_async(client, self.space, table_id, reader, cursor, self.hub)
 
 
-def feed_positions(client: redis.Redis, space: KeySpace) -> dict[int, str]:
+def feed_positions(client: SyncClient, space: KeySpace) -> dict[int, str]:
     """The last entry id of every partition's feed: a position to wait for."""
     pipe = client.pipeline(transaction=False)
     for partition in range(space.partitions):
@@ -162,13 +162,13 @@ def feed_positions(client: redis.Redis, space: KeySpace) -> dict[int, str]:
     return {p: (found[0][0].decode() if found else START) for p, found in enumerate(pipe.execute())}
 
 
-def caught_up(client: redis.Redis, space: KeySpace, kind: str, positions: dict[int, str]) -> bool:
+def caught_up(client: SyncClient, space: KeySpace, kind: str, positions: dict[int, str]) -> bool:
     store = ProjectionStore(client, _keys(space, kind))
     return all(id_key(store.checkpoint(p).id) >= id_key(at) for p, at in positions.items())
 
 
 def wait_until(
-    client: redis.Redis,
+    client: SyncClient,
     space: KeySpace,
     kind: str,
     positions: dict[int, str] | None = None,
@@ -199,7 +199,7 @@ class PartitionLag(msgspec.Struct, frozen=True):
     dead_letters: int = 0  # feed entries this kind passed over (mighty projections dead-letters)
 
 
-def lag(client: redis.Redis, space: KeySpace, kind: str) -> list[PartitionLag]:
+def lag(client: SyncClient, space: KeySpace, kind: str) -> list[PartitionLag]:
     """How far each partition's stored projection is behind its feed."""
     store = ProjectionStore(client, _keys(space, kind))
     checkpoints = {p: store.checkpoint(p) for p in range(space.partitions)}
@@ -212,7 +212,7 @@ class Readers:
     """The reads above bound to one client and key space: what ``services.bootstrap``
     hands a process that reads the projections (the CLI, the demo, a gateway)."""
 
-    def __init__(self, client: redis.Redis, space: KeySpace) -> None:
+    def __init__(self, client: SyncClient, space: KeySpace) -> None:
         self.client, self.space = client, space
 
     def player_ledgers(self) -> list[PlayerLedger]:

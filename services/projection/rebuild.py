@@ -46,6 +46,7 @@ from services.archive.reads import KINDS_KEPT_ARCHIVED, ArchivedEventStore
 from services.audit.feed import FeedFinding, check_partition_feed, partition_feed
 from services.projection.store import Checkpoint, ProjectionStore
 from services.store.base import StoredEvent
+from services.store.cluster import scan_partition
 from services.store.redis_store import RedisEventStore
 
 log = structlog.get_logger("mighty.workers")
@@ -66,7 +67,7 @@ def table_ids(store: ProjectionStore, partition: int) -> list[str]:
     first event), sorted."""
     prefix = store.keys.table_prefix(partition)
     found = set()
-    for key in store.client.scan_iter(match=prefix + "*:meta", count=1000):
+    for key in scan_partition(store.client, store.keys.feed(partition), prefix + "*:meta"):
         table_id = key.decode()[len(prefix):-len(":meta")]
         if store.keys.space.partition_of(table_id) == partition:
             found.add(table_id)

@@ -6,6 +6,7 @@ reads as the algorithm and this module as the protocol.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -17,9 +18,15 @@ from projections.docs import DocKey, Docs
 from projections.turns import TURNS_DOC
 from services.projection.keys import ProjectionKeys
 from services.store.base import FeedEntry
+from services.store.cluster import SyncClient, evalsha_many, is_cluster, scan_partition
 
 APPLY_SCRIPT: Final = resources.files("services.projection").joinpath("apply.lua").read_text()
 START: Final = "0-0"
+# On a cluster a worker's partitions are on several nodes and a blocking XREADGROUP reads
+# one slot: it polls instead, each partition's feed without blocking (one pipeline),
+# pausing after an empty round from the first figure, doubling up to the second
+# (docs/workers.md).
+CLUSTER_POLL_S: Final = (0.002, 0.05)
 
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -129,15 +136,17 @@ def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
 
 
 class ProjectionStore:
-    def __init__(self, client: redis.Redis, keys: ProjectionKeys) -> None:
+    def __init__(self, client: SyncClient, keys: ProjectionKeys) -> None:
         # Any: redis-py's annotations do not know the client decodes nothing (bytes replies).
         self.client: Any = client
         self.keys = keys
-        self._apply = client.register_script(APPLY_SCRIPT)
-        self._renew = client.register_script(_RENEW)
-        self._acquire = client.register_script(_ACQUIRE)
-        self._release = client.register_script(_RELEASE)
-        self._trim = client.register_script(_TRIM)
+        self.cluster = is_cluster(client)
+        self._quiet_s = CLUSTER_POLL_S[0]  # the cluster's poll pause (``_poll_new``)
+        self._apply = self.client.register_script(APPLY_SCRIPT)
+        self._renew = self.client.register_script(_RENEW)
+        self._acquire = self.client.register_script(_ACQUIRE)
+        self._release = self.client.register_script(_RELEASE)
+        self._trim = self.client.register_script(_TRIM)
 
     # ---------------------------------------------------------------- checkpoint
 
@@ -148,12 +157,10 @@ class ProjectionStore:
         return Checkpoint(found.decode(), int(count or 0))
 
     def apply(self, batches: Sequence[Batch], token: str, publish: bool) -> list[Applied]:
-        """Run the apply script for each batch (each atomic on its own), all in one round trip."""
-        pipe = self.client.pipeline(transaction=False)
-        for batch in batches:
-            keys, args = self._script_call(batch, token, publish)
-            self._apply(keys=keys, args=args, client=pipe)
-        return [_applied(reply) for reply in pipe.execute()]
+        """Run the apply script for each batch (each atomic on its own, its keys in one
+        slot), all in one round trip (on a cluster: one per node, at once)."""
+        calls = [self._script_call(batch, token, publish) for batch in batches]
+        return [_applied(reply) for reply in evalsha_many(self.client, APPLY_SCRIPT, self._apply.sha, calls)]
 
     def _script_call(self, batch: Batch, token: str, publish: bool) -> tuple[list[str], list[Any]]:
         p = batch.partition
@@ -198,11 +205,9 @@ class ProjectionStore:
     def trim(self, partitions: Sequence[int], kinds: Sequence[str]) -> list[int]:
         """Drop the feed entries every kind's checkpoint has passed (one round trip);
         answers the entries dropped per partition."""
-        pipe = self.client.pipeline(transaction=False)
-        for p in partitions:
-            self._trim(keys=[self.keys.feed(p), *(self.keys.checkpoint_of(p, kind) for kind in kinds)],
-                       client=pipe)
-        return [int(n) for n in pipe.execute()]
+        calls: list[tuple[list[str], list[Any]]] = [
+            ([self.keys.feed(p), *(self.keys.checkpoint_of(p, kind) for kind in kinds)], []) for p in partitions]
+        return [int(n) for n in evalsha_many(self.client, _TRIM, self._trim.sha, calls)]
 
     def feed_position(self, partition: int) -> Checkpoint:
         """The feed's last id and how many entries it was ever given (trimmed or not):
@@ -233,10 +238,8 @@ class ProjectionStore:
 
     def renew(self, partitions: Sequence[int], token: str, ttl_ms: int) -> list[bool]:
         """Extend this worker's leases (one round trip); False where it holds one no more."""
-        pipe = self.client.pipeline(transaction=False)
-        for partition in partitions:
-            self._renew(keys=[self.keys.lease(partition)], args=[token, ttl_ms], client=pipe)
-        return [bool(kept) for kept in pipe.execute()]
+        calls = [([self.keys.lease(partition)], [token, ttl_ms]) for partition in partitions]
+        return [bool(kept) for kept in evalsha_many(self.client, _RENEW, self._renew.sha, calls)]
 
     def release(self, partition: int, token: str) -> None:
         self._release(keys=[self.keys.lease(partition)], args=[token])
@@ -293,10 +296,36 @@ class ProjectionStore:
     def read_new(
         self, partitions: Sequence[int], consumer: str, count: int, block_ms: int
     ) -> list[tuple[int, list[FeedEntry]]]:
+        """What is new in the partitions' feeds for this kind's group: one XREADGROUP
+        blocking up to ``block_ms`` for them all; on a cluster, where one XREADGROUP reads
+        one slot, a poll of each feed (``_poll_new``)."""
+        if self.cluster:
+            return self._poll_new(partitions, consumer, count, block_ms)
         streams = {self.keys.feed(p): ">" for p in partitions}
         reply = self.client.xreadgroup(self.keys.group, consumer, streams, count=count, block=block_ms)
         by_feed = {self.keys.feed(p): p for p in partitions}
         return [(by_feed[name.decode()], feed_entries(entries)) for name, entries in reply or []]
+
+    def _poll_new(
+        self, partitions: Sequence[int], consumer: str, count: int, block_ms: int
+    ) -> list[tuple[int, list[FeedEntry]]]:
+        """Non-blocking XREADGROUPs of every partition in one pipeline (one round trip per
+        node); when nothing came, a pause before answering, which doubles while the
+        feeds stay quiet (from 2 ms to ``block_ms``, at most 50 ms) and is back at its
+        least once entries come: a quiet worker asks each node some 20 times a second, a
+        busy one without pausing."""
+        pipe = self.client.pipeline(transaction=False)
+        for partition in partitions:
+            pipe.xreadgroup(self.keys.group, consumer, {self.keys.feed(partition): ">"}, count=count)
+        found = [(partition, feed_entries(reply[0][1]))
+                 for partition, reply in zip(partitions, pipe.execute(), strict=True) if reply and reply[0][1]]
+        least, most = CLUSTER_POLL_S
+        if found:
+            self._quiet_s = least
+            return found
+        time.sleep(self._quiet_s)
+        self._quiet_s = min(self._quiet_s * 2, max(least, min(most, block_ms / 1000)))
+        return []
 
     def drop_idle_consumers(self, partition: int, keep: str, idle_ms: int) -> None:
         """Forget consumers of dead workers once they hold nothing."""
@@ -316,7 +345,7 @@ class ProjectionStore:
         found: dict[DocKey, bytes] = {}
         prefix = self.keys.prefix(partition)
         for pattern in self.keys.doc_patterns(partition):
-            for key in self.client.scan_iter(match=pattern, count=1000):
+            for key in scan_partition(self.client, self.keys.feed(partition), pattern):
                 name = key.decode()[len(prefix):]
                 if self.client.type(key) == b"hash":
                     for field, data in self.client.hgetall(key).items():

@@ -39,6 +39,7 @@ from services.projection.store import (
     id_ms,
 )
 from services.store.base import EventStore, FeedEntry
+from services.store.cluster import CLUSTER_UNAVAILABLE
 from services.store.errors import StoreUnavailable
 
 log = structlog.get_logger("mighty.workers")
@@ -46,7 +47,7 @@ log = structlog.get_logger("mighty.workers")
 # What a Redis that is down, restarting or loading its data raises (BusyLoadingError is
 # a ConnectionError) once the client's own retries are spent; StoreUnavailable is the same
 # thing said by the event store, which a views worker reads tables' streams through.
-UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, StoreUnavailable)
+UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, StoreUnavailable, *CLUSTER_UNAVAILABLE)
 # What stops the loop for a moment rather than dead-lettering an entry: the store's
 # trouble, never the entry's.
 _NOT_THE_ENTRY = (*UNREACHABLE, redis.RedisError)
@@ -81,7 +82,7 @@ class _Partition:
 
 @dataclass
 class Stats:
-    """What a worker reports (``mighty:workers:<kind>:stats:<id>``)."""
+    """What a worker reports (``mighty:{workers}:<kind>:stats:<id>``)."""
 
     worker: str
     kind: str
@@ -427,8 +428,11 @@ def behind(store: ProjectionStore, checkpoints: dict[int, Checkpoint]) -> dict[i
         pipe.xinfo_stream(store.keys.feed(partition))
         start = "-" if checkpoint.id == "0-0" else f"({checkpoint.id}"
         pipe.xrange(store.keys.feed(partition), start, "+", count=1)
-    pipe.time()
+    if not store.cluster:
+        pipe.time()
     replies = pipe.execute(raise_on_error=False)
+    if store.cluster:  # TIME is no pipeline's on a cluster (it has no key): asked after
+        replies.append(store.client.time())
     if isinstance(replies[-1], Exception):
         raise replies[-1]
     now_s, now_us = replies[-1]

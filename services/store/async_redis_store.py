@@ -13,11 +13,21 @@ server answers NOSCRIPT, the script is loaded, and the EVALSHAs that were refuse
 sent again. A connection error sends again what is still unanswered, then fails it with
 ``StoreUnavailable`` once the client's retries are spent; retrying is safe because the
 script answers a command id it has seen with its first outcome.
+
+On Redis Cluster a queue is split by node (the primary of each append's slot) and each
+node's share goes as one pipeline on one of its connections, all nodes at once; what a
+node redirects (MOVED, ASK), refuses for now (a failover, TRYAGAIN) or could not be
+sent to is sent again on the new slot map, for a few seconds (``CLUSTER_ATTEMPTS``).
+With the ``replicated`` durability profile each pipeline ends with an INCR of a
+partition's fence and one WAIT (WAITAOF when the server has it) that covers every append
+of it: an append no replica acknowledged in time fails with ``NotReplicated``
+(services/store/redis_store.py, docs/reliability.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import math
 from collections.abc import Iterator, Sequence
@@ -26,6 +36,7 @@ from typing import Any, Final
 
 import redis
 import redis.asyncio as aioredis
+import redis.asyncio.cluster as aiocluster
 import redis.utils
 from hiredis import pack_command
 from redis._parsers import hiredis as _hiredis_parser
@@ -34,9 +45,19 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.connection import HiredisRespSerializer
 
 from services.store.base import Appended, FeedEntry, Head, StoredEvent
-from services.store.keys import KeySpace, check_command_id
+from services.store.cluster import (
+    CLUSTER_UNAVAILABLE,
+    AsyncClient,
+    connect_cluster_async,
+    is_cluster_url,
+    scan_partition_async,
+)
+from services.store.errors import NotReplicated
+from services.store.keys import KeySpace, check_command_id, fence_of
 from services.store.redis_store import (
     APPEND_SCRIPT,
+    CLUSTER_ATTEMPTS,
+    DEFAULT_WAIT_TIMEOUT_MS,
     StreamRead,
     append_call,
     appended,
@@ -53,6 +74,7 @@ from services.store.redis_store import (
 # pipelines let Redis start sooner but cost the client more CPU per append (a write and
 # a wake-up each): 16 a pipeline cost ~15% more than 256 (docs/performance.md).
 DEFAULT_BATCH: Final = 256
+CLUSTER_CONNECTIONS: Final = 256  # per node, at least, for an asyncio cluster client
 
 
 def connect_async(
@@ -61,14 +83,21 @@ def connect_async(
     retries: int = 6,
     socket_timeout: float = 5.0,
     max_connections: int = 16,
-) -> aioredis.Redis:
+) -> AsyncClient:
     """An asyncio client for the store, set up as ``connect`` sets up the sync one
-    (bytes replies, RESP2 pinned, retries with backoff).
+    (bytes replies, RESP2 pinned, retries with backoff); a cluster's
+    (``redis.asyncio.cluster.RedisCluster``, ``max_connections`` per node) for a
+    ``redis+cluster://`` URL.
 
     Its pool *waits* for a free connection (up to ``socket_timeout``) rather than failing
     when ``max_connections`` are in use: a gateway has far more requests in flight than
     it should open connections, and appends share a connection per pipeline anyway.
     """
+    if is_cluster_url(url):
+        # per node; a cluster node's pool does not wait for a free connection, it refuses
+        # (MaxConnectionsError, an outage to the callers): room for a gateway's reads
+        return connect_cluster_async(url, retries=retries, socket_timeout=socket_timeout,
+                                     max_connections=max(max_connections, CLUSTER_CONNECTIONS))
     retry = Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
@@ -107,11 +136,15 @@ def _packing_with_hiredis(connection_class: type[Any]) -> type[Any]:
 def _redis_errors() -> Iterator[None]:
     try:
         yield
-    except redis.RedisError as error:
+    except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
         raise store_error(error) from error
 
 
 _Pending = tuple[list[str], list[Any], "asyncio.Future[Any]"]
+# What a cluster node answers (or raises) that sends an append again on a fresh slot map.
+_RESEND = (redis.exceptions.MovedError, redis.exceptions.AskError, redis.exceptions.TryAgainError,
+           redis.exceptions.ClusterDownError, redis.exceptions.MasterDownError)
+_UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.SlotNotCoveredError, OSError)
 
 
 class AsyncRedisEventStore:
@@ -119,17 +152,24 @@ class AsyncRedisEventStore:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: AsyncClient,
         *,
         keys: KeySpace | None = None,
         script: str = APPEND_SCRIPT,
         idempotency_s: float | None = None,
         batch: int = DEFAULT_BATCH,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = DEFAULT_WAIT_TIMEOUT_MS,
     ) -> None:
-        self.client = client
+        self.client: Any = client
         self.keys = keys or KeySpace()
         # command ids are forgotten after this window, as RedisEventStore's; 0: never
         self.idempotency_ms = idempotency_ms(idempotency_s)
+        # the replicated durability profile, as RedisEventStore's
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
+        self.waitaof: bool | None = None
+        self._cluster = isinstance(client, aiocluster.RedisCluster)
         self._script = script
         self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers
         self.batch = batch
@@ -185,10 +225,13 @@ class AsyncRedisEventStore:
 
     async def _send(self, batch: list[_Pending]) -> None:
         try:
-            unknown = await self._on_a_connection(batch)
-            if unknown:  # NOSCRIPT: a restarted or flushed server; load, send those again
-                self._sha = await self._load_script()
-                await self._on_a_connection(unknown)
+            if self._cluster:
+                await self._on_the_nodes(batch)
+            else:
+                unknown = await self._on_a_connection(batch)
+                if unknown:  # NOSCRIPT: a restarted or flushed server; load, send those again
+                    self._sha = await self._load_script()
+                    await self._on_a_connection(unknown)
         except BaseException as error:
             for _, _, future in batch:
                 if future.done():
@@ -217,38 +260,185 @@ class AsyncRedisEventStore:
         finally:
             await pool.release(connection)
 
-    async def _exchange(self, connection: Any, batch: list[_Pending]) -> list[_Pending]:
+    async def _on_the_nodes(self, batch: list[_Pending]) -> None:
+        """The cluster's ``_on_a_connection``: each node's share of ``batch`` as one
+        pipeline on one of its connections, every node at once; what comes back
+        redirected, refused for now, or unsent goes again on a fresh slot map."""
+        cluster = self.client
+        await cluster.initialize()  # the slot map, once (a no-op after the first)
+        todo = batch
+        asked: dict[int, tuple[str, int]] = {}  # id(future) -> the node an ASK named
+        last: BaseException | None = None
+        for attempt in range(CLUSTER_ATTEMPTS):
+            groups: dict[tuple[str, bool], tuple[Any, list[_Pending]]] = {}
+            for item in todo:
+                if item[2].done():
+                    continue
+                target = asked.get(id(item[2]))
+                node = cluster.get_node(host=target[0], port=target[1]) if target else None
+                asking = node is not None
+                node = node or cluster.get_node_from_key(item[0][0])
+                groups.setdefault((node.name, asking), (node, []))[1].append(item)
+            if not groups:
+                return
+            shares = list(groups.items())
+            results = await asyncio.gather(
+                *(self._on_a_node(node, items, asking) for (_, asking), (node, items) in shares),
+                return_exceptions=True)
+            todo, asked, unknown, refresh = [], {}, False, False
+            for ((_, _asking), (_node, items)), result in zip(shares, results, strict=True):
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                if isinstance(result, _UNREACHABLE):
+                    last, refresh = result, True
+                    todo.extend(items)  # what is unanswered of them (done ones are skipped)
+                    continue
+                if isinstance(result, BaseException):
+                    raise result
+                for item, error in result:
+                    if isinstance(error, redis.exceptions.NoScriptError):
+                        unknown = True
+                    elif isinstance(error, redis.exceptions.AskError):
+                        asked[id(item[2])] = (error.host, int(error.port))
+                    else:
+                        last, refresh = error, True
+                        if isinstance(error, redis.exceptions.MovedError):
+                            await cluster.nodes_manager.move_slot(error)
+                    todo.append(item)
+            if not todo:
+                return
+            if unknown:  # a node without the script (a promoted replica): load it everywhere
+                self._sha = await self._load_script()
+            if refresh:
+                await asyncio.sleep(min(0.5, 0.02 * 2 ** attempt))
+                with contextlib.suppress(redis.RedisError, OSError):
+                    await cluster.nodes_manager.initialize()
+        error = last if isinstance(last, redis.RedisError) else redis.ConnectionError(str(last))
+        for _, _, future in todo:
+            if not future.done():
+                future.set_exception(_typed(error))
+
+    async def _on_a_node(self, node: Any, batch: list[_Pending], asking: bool) -> list[tuple[_Pending, Exception]]:
+        """One node's share on one of its connections (``_exchange``); the appends to
+        send again, with why."""
+        connection = node.acquire_connection()
+        try:
+            await node.disconnect_if_needed(connection)  # marked by a slot-map refresh
+            resend: list[tuple[_Pending, Exception]] = await self._exchange(
+                connection, batch, asking=asking, cluster=True)
+            return resend
+        except AttributeError as error:
+            # redis-py closes every node's connections, in use or not, when it gives up
+            # on its slot map (RedisCluster.aclose, after repeated MOVED answers): a
+            # connection closed under us mid-send has no writer any more. An outage.
+            await connection.disconnect(nowait=True)
+            raise redis.ConnectionError(f"the connection was closed under the append: {error}") from error
+        except BaseException:
+            await connection.disconnect(nowait=True)
+            raise
+        finally:
+            node.release(connection)
+
+    async def _exchange(self, connection: Any, batch: list[_Pending], *, asking: bool = False,
+                        cluster: bool = False) -> Any:
+        """Send ``batch``'s EVALSHAs as one pipeline on ``connection`` and read the
+        replies, waking each caller as its reply is read (with ``wait_replicas``: once
+        the WAIT's is). Answers the appends to send again: on one node those NOSCRIPT
+        refused; on a cluster (``cluster``) also those redirected or refused for now,
+        each with its error."""
         todo = [item for item in batch if not item[2].done()]
+        if not todo:
+            return []
         sha = self._sha
-        packed = [pack_command(("EVALSHA", sha, len(keys), *keys, *args)) for keys, args, _ in todo]
-        unknown: list[_Pending] = []
+        packed = []
+        for keys, args, _ in todo:
+            if asking:  # ASKING holds for the one command after it
+                packed.append(pack_command(("ASKING",)))
+            packed.append(pack_command(("EVALSHA", sha, len(keys), *keys, *args)))
+        waiting = self.wait_replicas > 0
+        if waiting:
+            fence: tuple[Any, ...] = ("INCR", fence_of(todo[0][0][0]))
+            packed.append(pack_command(fence))
+            wait = self._wait_command()
+            packed.append(pack_command(wait))
+        resend: list[tuple[_Pending, Exception]] = []
+        held: list[tuple[_Pending, Any]] = []  # replicated: replies kept until the WAIT's
         try:
             async with asyncio.timeout(connection.socket_timeout or None):
                 await connection.send_packed_command(packed, check_health=False)
                 replies = _HiredisReplies.of(connection)  # after: sending may (re)connect
-                for item in todo:
+
+                async def read() -> Any:
                     if replies is None:
                         try:  # math.inf: no timeout of its own, the batch has one
-                            reply = await connection.read_response(timeout=math.inf)
+                            return await connection.read_response(timeout=math.inf)
                         except redis.ResponseError as refused:
-                            reply = refused
-                    else:
+                            return refused
+                    reply = replies.gets()
+                    while reply is replies.not_enough_data:
+                        await replies.read_more()
                         reply = replies.gets()
-                        while reply is replies.not_enough_data:
-                            await replies.read_more()
-                            reply = replies.gets()
+                    return reply
+
+                for item in todo:
+                    if asking:
+                        await read()  # ASKING's +OK
+                    reply = await read()
                     future = item[2]
                     if isinstance(reply, redis.ResponseError):
-                        if isinstance(reply, redis.exceptions.NoScriptError):
-                            unknown.append(item)
+                        if isinstance(reply, redis.exceptions.NoScriptError) or (cluster and isinstance(reply, _RESEND)):
+                            resend.append((item, reply))
                         elif not future.done():
                             future.set_exception(_typed(reply))
+                    elif waiting:
+                        held.append((item, reply))
                     elif not future.done():  # done: its caller was cancelled
                         future.set_result(reply)
+                if waiting:
+                    await read()  # the fence's INCR
+                    waited = await read()
+                    if isinstance(waited, redis.ResponseError) and wait[0] == "WAITAOF" \
+                            and "unknown command" in str(waited).lower():
+                        self.waitaof = False  # WAITAOF came with Redis 7.2: WAIT, on the same connection
+                        await connection.send_packed_command([pack_command(self._wait_command())],
+                                                             check_health=False)
+                        waited = await read()
+                    self._settle_replicated(held, waited)
         except TimeoutError:
             await connection.disconnect(nowait=True)  # replies may still be on the way
             raise redis.TimeoutError("Timeout reading the append replies from Redis") from None
-        return unknown
+        if cluster:
+            return resend
+        return [item for item, _ in resend]
+
+    def _wait_command(self) -> tuple[Any, ...]:
+        if self.waitaof is False:
+            return ("WAIT", self.wait_replicas, self.wait_timeout_ms)
+        return ("WAITAOF", 0, self.wait_replicas, self.wait_timeout_ms)
+
+    def _settle_replicated(self, held: list[tuple[_Pending, Any]], waited: Any) -> None:
+        """Wake the callers of a pipeline's appends once its WAIT answered: those that
+        wrote (or had written: duplicates) fail with ``NotReplicated`` unless enough
+        replicas acknowledged; the refusals are answered as they are."""
+        acknowledged: int | None = None
+        if isinstance(waited, list):  # WAITAOF: [local fsyncs, replica fsyncs]
+            self.waitaof = True
+            acknowledged = int(waited[1])
+        elif isinstance(waited, int):
+            acknowledged = waited
+        for (_, _, future), reply in held:
+            if future.done():
+                continue
+            wrote = isinstance(reply, list) and reply[:1] in ([b"ok"], [b"dup"])
+            if not wrote:
+                future.set_result(reply)
+            elif acknowledged is None:
+                future.set_exception(_typed(waited) if isinstance(waited, BaseException)
+                                     else redis.ResponseError(f"unexpected WAIT reply {waited!r}"))
+            elif acknowledged < self.wait_replicas:
+                future.set_exception(NotReplicated(self.wait_timeout_ms, acknowledged))
+            else:
+                future.set_result(reply)
 
     async def _load_script(self) -> str:
         sha = await self.client.script_load(self._script)
@@ -272,7 +462,7 @@ class AsyncRedisEventStore:
         with _redis_errors():
             for partition in range(self.keys.partitions):
                 prefix, pattern = meta_pattern(self.keys, partition)
-                async for key in self.client.scan_iter(match=pattern, count=1000):
+                async for key in scan_partition_async(self.client, self.keys.feed(partition), pattern):
                     found.update(table_of_meta(self.keys, partition, prefix, key))
         return sorted(found)
 
@@ -347,7 +537,7 @@ class _HiredisReplies:
 def _typed(error: BaseException) -> BaseException:
     """A store error for a Redis error (one per caller: an exception raised in several
     tasks would share one traceback); anything else as it is."""
-    if not isinstance(error, redis.RedisError):
+    if not isinstance(error, (redis.RedisError, *CLUSTER_UNAVAILABLE)):
         return error
     typed = store_error(error)
     typed.__cause__ = error

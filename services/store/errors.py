@@ -32,6 +32,20 @@ class StoreUnavailable(StoreError):
     code = "store_unavailable"
 
 
+class NotReplicated(StoreUnavailable):
+    """The ``replicated`` durability profile: the append is stored on the primary, but no
+    replica acknowledged it in time, so it is not acknowledged (a failover now could
+    lose it). Retrying with the same command id is safe: the store answers the first
+    outcome and waits for a replica again (docs/reliability.md)."""
+
+    def __init__(self, waited_ms: int, replicas: int = 0) -> None:
+        super().__init__(
+            f"the command is stored on the primary but {replicas} replica(s) acknowledged it within "
+            f"{waited_ms} ms; it is not acknowledged: retry with the same command id (it is not applied twice)")
+        self.waited_ms = waited_ms
+        self.replicas = replicas
+
+
 class BadTableId(StoreError):
     code = "bad_table_id"
 

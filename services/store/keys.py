@@ -52,6 +52,13 @@ def partition_of(table_id: str, partitions: int) -> int:
     return zlib.crc32(table_id.encode("ascii")) % partitions
 
 
+def fence_of(key: str) -> str:
+    """The fence counter of the partition whose hash tag ``key`` carries (its first
+    ``{...}``: a namespace holds no braces)."""
+    end = key.index("}") + 1
+    return key[:end] + ":fence"
+
+
 def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -99,6 +106,12 @@ class KeySpace:
 
     def feed(self, partition: int) -> str:
         return f"{self.namespace}:{self.tag(partition)}:feed"
+
+    def fence(self, partition: int) -> str:
+        """A counter the ``replicated`` durability profile increments after each append,
+        so the WAIT that follows covers the append even when it was a duplicate (which
+        writes nothing of its own; docs/reliability.md)."""
+        return fence_of(self.feed(partition))
 
     def table(self, table_id: str) -> TableKeys:
         keys = self._tables.get(table_id) if isinstance(table_id, str) else None

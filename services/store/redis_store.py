@@ -5,17 +5,27 @@ is built, reloaded once if Redis answers NOSCRIPT (a restart or SCRIPT FLUSH emp
 script cache). Connection errors surface as ``StoreUnavailable`` once the client's own
 retries are spent; an append retried by the client is safe because the script refuses a
 command id it has already seen and answers with the first outcome.
+
+On Redis Cluster (``redis+cluster://``, services/store/cluster.py) an append goes to the
+primary of its table's slot, on a connection of that node's pool; a MOVED answer (the
+slot moved: a failover or a resharding) updates the slot map and sends it again, an
+ASK answer sends it to the node named, with ASKING first. With the ``replicated``
+durability profile (``wait_replicas``) the append is followed, on the same connection,
+by an INCR of its partition's fence and a WAIT for a replica (WAITAOF when the server
+has it): an append no replica acknowledged in time raises ``NotReplicated``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from importlib import resources
 from typing import Any, Final
 
 import redis
+import redis.cluster
 from hiredis import pack_command
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
@@ -29,18 +39,37 @@ from services.store.base import (
     check_append,
     event_hash,
 )
+from services.store.cluster import (
+    CLUSTER_UNAVAILABLE,
+    SyncClient,
+    connect_cluster,
+    is_cluster_url,
+    scan_partition,
+)
 from services.store.errors import (
     BadAppend,
     ChainMismatch,
+    NotReplicated,
     StoreCorrupt,
     StoreError,
     StoreUnavailable,
     VersionConflict,
 )
-from services.store.keys import DEFAULT_IDEMPOTENCY_S, KeySpace, check_command_id
+from services.store.keys import DEFAULT_IDEMPOTENCY_S, KeySpace, check_command_id, fence_of
 
 APPEND_SCRIPT: Final = resources.files("services.store").joinpath("append.lua").read_text()
 READ_CHUNK: Final = 1000
+DEFAULT_WAIT_TIMEOUT_MS: Final = 500  # the replicated profile's WAIT (MIGHTY_REPLICA_TIMEOUT_MS)
+# Tries of an append on a cluster whose slot map is changing (a failover takes a few
+# seconds: the replica must see its primary fail, be elected, and be announced).
+CLUSTER_ATTEMPTS: Final = 12
+_CLUSTER_RETRIABLE = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.ClusterDownError,
+                      redis.exceptions.TryAgainError, redis.exceptions.SlotNotCoveredError,
+                      redis.exceptions.MasterDownError)
+# What a cluster answers while it moves slots or fails over: nothing was refused for good.
+_CLUSTER_UNAVAILABLE = (redis.exceptions.ClusterDownError, redis.exceptions.TryAgainError,
+                        redis.exceptions.SlotNotCoveredError, redis.exceptions.MasterDownError,
+                        redis.exceptions.MovedError, redis.exceptions.AskError)
 
 
 def connect(
@@ -49,14 +78,18 @@ def connect(
     retries: int = 6,
     socket_timeout: float = 5.0,
     max_connections: int | None = None,
-) -> redis.Redis:
-    """A client for the store: bytes replies, RESP2, retries with backoff.
+) -> SyncClient:
+    """A client for the store: bytes replies, RESP2, retries with backoff; a cluster's
+    (``redis.cluster.RedisCluster``) when ``url`` is a ``redis+cluster://`` URL.
 
     ``protocol=2`` is pinned on purpose: redis-py 8 speaks RESP3 by default, which changes
     the Python shapes of some replies (XREAD, XINFO, script replies holding maps), and
     fakeredis's TCP server and older servers answer RESP2 until told otherwise. The
     adapter parses RESP2 replies, so the wire format is fixed here, not left to a default.
     """
+    if is_cluster_url(url):
+        return connect_cluster(url, retries=retries, socket_timeout=socket_timeout,
+                               max_connections=max_connections)
     retry = Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
     return redis.Redis.from_url(
         url,
@@ -71,10 +104,12 @@ def connect(
     )
 
 
-def store_error(error: redis.RedisError) -> StoreError:
+def store_error(error: Exception) -> StoreError:
     """The typed store error for a redis-py error."""
     if isinstance(error, redis.ConnectionError | redis.TimeoutError):
         return StoreUnavailable(f"Redis is unreachable: {error}")
+    if isinstance(error, (*_CLUSTER_UNAVAILABLE, *CLUSTER_UNAVAILABLE)):
+        return StoreUnavailable(f"the Redis cluster cannot serve the keys now (failing over?): {error}")
     if isinstance(error, redis.exceptions.ReadOnlyError):
         return StoreUnavailable(f"Redis refused the write (read-only replica): {error}")
     if isinstance(error, redis.exceptions.OutOfMemoryError) or str(error).startswith("OOM"):
@@ -86,29 +121,38 @@ def store_error(error: redis.RedisError) -> StoreError:
 def _redis_errors() -> Iterator[None]:
     try:
         yield
-    except redis.RedisError as error:
+    except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
         raise store_error(error) from error
 
 
 class RedisEventStore:
-    """``EventStore`` on Redis; thread-safe as far as the redis-py client is."""
+    """``EventStore`` on Redis; thread-safe as far as the redis-py client is.
+
+    ``wait_replicas`` (the ``replicated`` durability profile: 1) is how many replicas
+    must acknowledge an append, within ``wait_timeout_ms``, before it is acknowledged."""
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: SyncClient,
         *,
         keys: KeySpace | None = None,
         script: str = APPEND_SCRIPT,
         idempotency_s: float | None = None,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = DEFAULT_WAIT_TIMEOUT_MS,
     ) -> None:
-        self.client = client
+        self.client: Any = client
         self.keys = keys or KeySpace()
         # command ids are forgotten after this window (docs/store.md, "Idempotency"); 0: never
         self.idempotency_ms = idempotency_ms(idempotency_s)
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
+        self.waitaof: bool | None = None  # whether the server has WAITAOF (None: not known yet)
+        self._cluster = isinstance(client, redis.cluster.RedisCluster)
         self._script = script
         self._sha: str = hashlib.sha1(script.encode()).hexdigest()  # what SCRIPT LOAD answers
         # preload; a Redis that is down now gets it on the first NOSCRIPT instead
-        with suppress(redis.ConnectionError, redis.TimeoutError):
+        with suppress(redis.ConnectionError, redis.TimeoutError, redis.exceptions.ClusterError):
             self._sha = self._load_script()
 
     @property
@@ -117,7 +161,7 @@ class RedisEventStore:
         return self._sha
 
     def _load_script(self) -> str:
-        sha = self.client.script_load(self._script)
+        sha = self.client.script_load(self._script)  # on a cluster: every primary
         return sha.decode() if isinstance(sha, bytes) else str(sha)
 
     def append(
@@ -133,7 +177,7 @@ class RedisEventStore:
                                  self.idempotency_ms)
         try:
             reply = self._evalsha(keys, args)
-        except redis.RedisError as error:
+        except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
             raise store_error(error) from error
         return appended(reply, expected, outcome)
 
@@ -150,25 +194,99 @@ class RedisEventStore:
             return self._call(keys, args)
 
     def _call(self, keys: list[str], args: list[Any]) -> Any:
+        if self._cluster:
+            return self._cluster_call(keys, args)
+        return self._on_pool(self.client.connection_pool, keys, args)
+
+    def _on_pool(self, pool: Any, keys: list[str], args: list[Any], asking: bool = False) -> Any:
         """One EVALSHA on a pooled connection, retried on a connection error as the
         client retries a command, sent by hand: redis-py's command path (its bookkeeping
         for observability, maintenance notifications, callbacks) cost ~14 µs of CPU per
         call more than packing with hiredis and reading the reply (docs/performance.md).
         What happens on the wire is the same."""
-        pool: Any = self.client.connection_pool
         connection = pool.get_connection()
         try:
             return connection.retry.call_with_retry(
-                lambda: self._send(connection, keys, args),
+                lambda: self._send(connection, keys, args, asking),
                 lambda error: connection.disconnect(),
             )
         finally:
             pool.release(connection)
 
-    def _send(self, connection: Any, keys: list[str], args: list[Any]) -> Any:
-        command = ("EVALSHA", self._sha, len(keys), *keys, *args)
-        connection.send_packed_command([pack_command(command)], check_health=False)
-        return connection.read_response()
+    def _cluster_call(self, keys: list[str], args: list[Any]) -> Any:
+        """``_on_pool`` on the pool of the primary holding the keys' slot, following the
+        cluster's redirections: MOVED (the slot has a new primary) updates the slot map,
+        ASK (the slot is being migrated) sends to the node named, after ASKING; a node
+        that is down or a cluster that is failing over is retried with a backoff, the
+        slot map asked for again, for a few seconds, then ``StoreUnavailable``."""
+        cluster = self.client
+        asked: tuple[str, int] | None = None
+        last: Exception | None = None
+        for attempt in range(CLUSTER_ATTEMPTS):
+            try:
+                if asked is not None:
+                    node = cluster.nodes_manager.get_node(host=asked[0], port=asked[1]) \
+                        or cluster.nodes_manager.get_node_from_slot(cluster.keyslot(keys[0]))
+                else:
+                    node = cluster.get_node_from_key(keys[0])
+                pool = cluster.get_redis_connection(node).connection_pool
+                return self._on_pool(pool, keys, args, asking=asked is not None)
+            except redis.exceptions.AskError as error:
+                asked = (error.host, int(error.port))
+            except redis.exceptions.MovedError as error:
+                asked, last = None, error
+                cluster.nodes_manager.move_slot(error)
+            except _CLUSTER_RETRIABLE as error:
+                asked, last = None, error
+                time.sleep(min(0.5, 0.02 * 2 ** attempt))
+                with suppress(redis.RedisError):
+                    cluster.nodes_manager.initialize()
+        assert last is not None
+        raise last
+
+    def _send(self, connection: Any, keys: list[str], args: list[Any], asking: bool = False) -> Any:
+        commands: list[tuple[Any, ...]] = [("ASKING",)] if asking else []
+        commands.append(("EVALSHA", self._sha, len(keys), *keys, *args))
+        if self.wait_replicas:
+            commands.append(("INCR", fence_of(keys[0])))
+            commands.append(self._wait_command())
+        if len(commands) == 1:  # the common case: one command, one reply
+            connection.send_packed_command([pack_command(commands[0])], check_health=False)
+            return connection.read_response()
+        connection.send_packed_command([pack_command(command) for command in commands], check_health=False)
+        replies = _read_replies(connection, len(commands))
+        reply = replies[1 if asking else 0]
+        if isinstance(reply, Exception):
+            raise reply
+        if self.wait_replicas:
+            waited = replies[-1]
+            if isinstance(waited, redis.ResponseError) and commands[-1][0] == "WAITAOF" and _unknown_command(waited):
+                self.waitaof = False  # WAITAOF came with Redis 7.2: WAIT, on the same connection
+                connection.send_packed_command([pack_command(self._wait_command())], check_health=False)
+                waited = _read_replies(connection, 1)[0]
+            self._check_replicated(reply, waited)
+        return reply
+
+    def _wait_command(self) -> tuple[Any, ...]:
+        if self.waitaof is False:
+            return ("WAIT", self.wait_replicas, self.wait_timeout_ms)
+        # a replica's AOF fsynced (numlocal 0: the primary's own fsync is its profile's)
+        return ("WAITAOF", 0, self.wait_replicas, self.wait_timeout_ms)
+
+    def _check_replicated(self, reply: Any, waited: Any) -> None:
+        """Raise ``NotReplicated`` when the append wrote (or had written: a duplicate)
+        events and fewer than ``wait_replicas`` replicas acknowledged them."""
+        if not isinstance(reply, list) or reply[:1] not in ([b"ok"], [b"dup"]):
+            return  # a refusal wrote nothing: nothing to wait for
+        if isinstance(waited, Exception):
+            raise waited
+        if isinstance(waited, list):  # WAITAOF: [local fsyncs, replica fsyncs]
+            self.waitaof = True
+            acknowledged = int(waited[1])
+        else:
+            acknowledged = int(waited)
+        if acknowledged < self.wait_replicas:
+            raise NotReplicated(self.wait_timeout_ms, acknowledged)
 
     def read(
         self, table_id: str, after_version: int = 0, to_version: int | None = None
@@ -191,7 +309,7 @@ class RedisEventStore:
         with _redis_errors():
             for partition in range(self.keys.partitions):
                 prefix, pattern = meta_pattern(self.keys, partition)
-                for key in self.client.scan_iter(match=pattern, count=1000):
+                for key in scan_partition(self.client, self.keys.feed(partition), pattern):
                     found.update(table_of_meta(self.keys, partition, prefix, key))
         return sorted(found)
 
@@ -219,6 +337,22 @@ class RedisEventStore:
 
 
 # What both Redis stores (this one and ``AsyncRedisEventStore``) share, I/O aside.
+
+
+def _read_replies(connection: Any, count: int) -> list[Any]:
+    """``count`` replies, an error reply as its exception in its place (read them all:
+    the connection stays in step)."""
+    replies: list[Any] = []
+    for _ in range(count):
+        try:
+            replies.append(connection.read_response())
+        except redis.ResponseError as refused:
+            replies.append(refused)
+    return replies
+
+
+def _unknown_command(error: redis.ResponseError) -> bool:
+    return "unknown command" in str(error).lower()
 
 
 def idempotency_ms(window_s: float | None) -> int:

@@ -3,21 +3,36 @@
 Each server runs on a free port of 127.0.0.1 in the test's temp dir and is stopped after
 the test. A machine without redis-server fails these tests (CI installs it): they must
 not silently turn into skips.
+
+With ``MIGHTY_TEST_CLUSTER=1`` (``make test-cluster``) ``redis_server`` is instead a local
+Redis Cluster (services/redis_cluster.py: three primaries, three replicas), started once
+per session and emptied before each test (every key unlinked, every node's script cache
+flushed, as a fresh server's), so the same tests run against the cluster clients. Its
+``kill``, ``start``, ``stop`` and ``restart`` act on every node. A test about one
+redis-server process itself (its port, its pid: ``@pytest.mark.single_node``) and the
+servers ``redis_factory`` starts with options of their own stay single redis-servers.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
 import structlog
+from redis.cluster import RedisCluster
 
+from services.redis_cluster import LocalCluster, start_local_cluster
 from services.redis_runtime import PrivateRedis, start_private_redis
 from services.store import connect
 from tests.integration.postgres import archive_url, postgres_server  # noqa: F401 (the archive's fixtures)
+
+CLUSTER = os.environ.get("MIGHTY_TEST_CLUSTER", "") == "1"
 
 
 @pytest.fixture(autouse=True)
@@ -32,9 +47,85 @@ def _require_redis_server() -> None:
         pytest.fail("redis-server is not on the PATH: install it (make redis-server)")
 
 
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
+class ClusterServer:
+    """``redis_server`` on the local cluster: its URL, and what a test does to "the
+    server" done to every node (a crash of all six, a restart from their AOFs)."""
+
+    def __init__(self, cluster: LocalCluster) -> None:
+        self.cluster = cluster
+
+    @property
+    def url(self) -> str:
+        return self.cluster.url
+
+    def running(self) -> bool:
+        return self.cluster.running()
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        self.cluster.kill(sig)
+
+    def stop(self) -> None:
+        self.cluster.stop()
+
+    def start(self) -> None:
+        self.cluster.start()
+
+    def restart(self) -> None:
+        self.cluster.restart()
+
+
+@pytest.fixture(scope="session")
+def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     _require_redis_server()
+    cluster = start_local_cluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def config_set_everywhere(client: Any, name: str, value: object) -> None:
+    """CONFIG SET on the server, or on every node of a cluster (a cluster client sends
+    CONFIG SET to one node unless told otherwise)."""
+    if isinstance(client, RedisCluster):
+        client.config_set(name, value, target_nodes=RedisCluster.ALL_NODES)
+    else:
+        client.config_set(name, value)
+
+
+def empty_cluster(cluster: LocalCluster) -> None:
+    """Every key of every primary unlinked (the replicas follow), every node's script
+    cache flushed: the cluster as fresh as a new server, without FLUSHALL."""
+    if not cluster.running():
+        cluster.start()
+    cluster.wait_until_ok()
+    roles = cluster.roles()
+    for node in cluster.nodes:
+        client = redis.Redis(host="127.0.0.1", port=node.port, protocol=2)
+        try:
+            if roles.get(node.port) == "master":
+                keys = list(client.scan_iter(count=1000))
+                for start in range(0, len(keys), 500):
+                    pipe = client.pipeline(transaction=False)
+                    for key in keys[start:start + 500]:
+                        pipe.unlink(key)
+                    pipe.execute()
+            client.script_flush()
+            client.config_set("maxmemory", 0)
+        finally:
+            client.close()
+
+
+@pytest.fixture
+def redis_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    _require_redis_server()
+    if CLUSTER and request.node.get_closest_marker("single_node") is None:
+        cluster: LocalCluster = request.getfixturevalue("local_cluster")
+        empty_cluster(cluster)
+        yield ClusterServer(cluster)
+        if not cluster.running():  # a test stopped it: the next one finds it up
+            cluster.start()
+        return
     server = start_private_redis(tmp_path / "redis", appendonly=True, appendfsync="everysec")
     try:
         yield server
@@ -43,7 +134,7 @@ def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
 
 
 @pytest.fixture
-def redis_client(redis_server: PrivateRedis) -> Iterator[redis.Redis]:
+def redis_client(redis_server: PrivateRedis) -> Iterator[Any]:
     client = connect(redis_server.url)
     try:
         yield client

@@ -39,6 +39,8 @@ from tests.integration.workers.support import workers
 from tests.unit.test_projections import assert_reader_may_see, secret_salts
 
 pytestmark = pytest.mark.integration
+# follow_async (services/projection/notify.py) listens on one node's Pub/Sub: on the local
+# cluster these run on one redis-server until the gateway's shared follow hub replaces it.
 SPACE = KeySpace(16)
 
 
@@ -222,6 +224,7 @@ class _Spy:
         return await self.client.get(key)
 
 
+@pytest.mark.single_node("the spy wraps one node's client and asks that node for its subscriptions")
 def test_an_async_follower_reads_the_stored_view_only_once_its_subscription_is_confirmed(
     redis_server: Any, redis_client: Any
 ) -> None:

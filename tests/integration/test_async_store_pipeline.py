@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from redis.asyncio.cluster import RedisCluster
 
 from services.store import EMPTY_HEAD, AsyncRedisEventStore, KeySpace, StoreCorrupt, connect_async
 from services.store.async_redis_store import _HiredisReplies
@@ -21,9 +22,17 @@ def test_replies_of_a_real_connection_are_read_straight_from_hiredis(redis_serve
     them, the store still works (through read_response) but this says it got slower."""
 
     async def scenario() -> bool:
-        client = connect_async(redis_server.url)
+        client: Any = connect_async(redis_server.url)
         try:
             await client.ping()
+            if isinstance(client, RedisCluster):  # a node's connection, as the cluster path takes it
+                node = client.get_primaries()[0]
+                connection = node.acquire_connection()
+                try:
+                    await connection.connect()
+                    return _HiredisReplies.of(connection) is not None
+                finally:
+                    node.release(connection)
             connection = await client.connection_pool.get_connection()
             try:
                 return _HiredisReplies.of(connection) is not None

@@ -27,6 +27,9 @@ from tests.integration.workers.support import wait_for, wait_ready, workers
 from tests.unit.gateway_helpers import a_legal_command
 
 pytestmark = pytest.mark.integration
+# The WebSocket stream follows a view through follow_async (services/projection/notify.py),
+# which listens on one node's Pub/Sub: on the local cluster these run on one redis-server
+# until the gateway's shared follow hub replaces it.
 SPACE = KeySpace()  # the workers' and the gateway's default partitions
 
 

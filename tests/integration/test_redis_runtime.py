@@ -16,6 +16,7 @@ from services.store import connect
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.single_node
 def test_restart_keeps_the_data_and_the_port(redis_server: PrivateRedis) -> None:
     client = connect(redis_server.url)
     client.set("k", "v")
@@ -26,6 +27,7 @@ def test_restart_keeps_the_data_and_the_port(redis_server: PrivateRedis) -> None
     assert client.get("k") == b"v"  # the same client reconnects
 
 
+@pytest.mark.single_node
 def test_sigkill_ends_the_process_at_once(redis_server: PrivateRedis) -> None:
     redis_server.kill(signal.SIGKILL)
     assert not redis_server.running()

@@ -1,5 +1,6 @@
 """``mighty serve`` as a process: the gateway and every worker, on a private Redis of its
-own; a guest plays against bots through the API; SIGINT stops every child."""
+own (under ``MIGHTY_TEST_CLUSTER=1``: ``mighty serve --cluster``, a local cluster of its
+own); a guest plays against bots through the API; SIGINT stops every child."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from tests.integration.conftest import CLUSTER
 
 
 def free_port() -> int:
@@ -45,7 +48,8 @@ def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # serve starts its own
     env["MIGHTY_LOG_LEVEL"] = "warning"
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "--port", str(port)],
+    cluster = ["--cluster"] if CLUSTER else []
+    process = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "--port", str(port), *cluster],
                                stdout=log, stderr=log, env=env, cwd=tmp_path)
     try:
         yield process, f"http://127.0.0.1:{port}"

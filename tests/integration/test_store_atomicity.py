@@ -26,6 +26,7 @@ from services.store import (
 )
 from services.store.redis_store import APPEND_SCRIPT
 from tests.counter import Add, CounterDecider, Note, Open
+from tests.integration.conftest import config_set_everywhere
 from tests.store_contract import redis_snapshot
 
 pytestmark = pytest.mark.integration
@@ -36,13 +37,13 @@ def test_a_server_out_of_memory_refuses_the_whole_append(redis_client: redis.Red
     handler = CommandHandler(store, CounterDecider())
     handler.handle("t1", Open(2), command_id="open")
     before = redis_snapshot(redis_client, store, "t1")
-    redis_client.config_set("maxmemory", 1)  # noeviction: every write is refused now
+    config_set_everywhere(redis_client, "maxmemory", 1)  # noeviction: every write is refused now
     try:
         with pytest.raises(StoreUnavailable, match="memory"):
             handler.handle("t1", Note(0, "x" * 1000), command_id="c1")
         assert redis_snapshot(redis_client, store, "t1") == before
     finally:
-        redis_client.config_set("maxmemory", 0)
+        config_set_everywhere(redis_client, "maxmemory", 0)
     assert handler.handle("t1", Add(0, 1), command_id="c1").version == 2
 
 

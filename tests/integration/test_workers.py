@@ -35,6 +35,7 @@ from services.projection.read import (
 from services.projection.rebuild import rebuild
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
+from tests.integration.conftest import config_set_everywhere
 from tests.integration.workers.support import (
     Tables,
     applied,
@@ -153,17 +154,17 @@ def test_a_worker_rides_out_a_redis_that_refuses_writes(redis_server: Any, redis
     tables.open(ids("m", 4))
     tables.play(hands=1)  # a backlog the worker will fail to store
     log = tmp_path / "ledger.log"
-    redis_client.config_set("maxmemory", 1)  # noeviction: every write is refused now
+    config_set_everywhere(redis_client, "maxmemory", 1)  # noeviction: every write is refused now
     process = start_worker(redis_server.url, "ledger", logs=log)
     try:
         wait_for(lambda: "redis refused" in log.read_text(), what="the worker to meet the refusal")
         time.sleep(0.5)
         assert process.poll() is None, "the worker is still there"
         assert applied(redis_client, SPACE, "ledger") == 0
-        redis_client.config_set("maxmemory", 0)
+        config_set_everywhere(redis_client, "maxmemory", 0)
         wait_until(redis_client, SPACE, "ledger", timeout_s=60, check=lambda: _alive([process]))
     finally:
-        redis_client.config_set("maxmemory", 0)
+        config_set_everywhere(redis_client, "maxmemory", 0)
         process.terminate()
         process.wait(timeout=15)
     assert process.returncode == 0
