@@ -267,8 +267,19 @@ def test_replicated_refuses_while_a_shard_has_no_replica_and_accepts_once_one_is
         append_next(store, "alone", "c1")
     cluster.node(primary).start()  # back from its AOF and nodes.conf: the new primary's replica
     cluster.wait_until_ok()
-    assert shard_of(cluster, SPACE.table("alone").events) == (replica, primary)
-    retried = append_next(store, "alone", "c1")  # the same id: stored once, acknowledged now
+    deadline = time.monotonic() + 30
+    while shard_of(cluster, SPACE.table("alone").events) != (replica, primary):
+        assert time.monotonic() < deadline, "the old primary did not come back as the replica"
+        time.sleep(0.1)
+    # The same id, as a client retries an `unavailable`: refused while the returning
+    # replica is still syncing (a loaded machine takes seconds), then acknowledged, once.
+    while True:
+        try:
+            retried = append_next(store, "alone", "c1")
+            break
+        except NotReplicated:
+            assert time.monotonic() < deadline, "no replica acknowledged within 30 s of its return"
+            time.sleep(0.2)
     assert retried.duplicate
     append_next(store, "alone", "c2")
     assert [e.command_id for e in store.read("alone")] == ["c0", "c1", "c2"]
