@@ -509,7 +509,8 @@ def test_a_join_retried_after_a_gateway_died_before_the_start_starts_the_full_ta
 
 
 class _Stall:
-    """Makes the backend's table reads hang, as on a Redis that was stopped (SIGSTOP)."""
+    """Makes the backend's table reads and appends hang, as on a Redis that was stopped
+    (SIGSTOP)."""
 
     def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         import asyncio
@@ -519,14 +520,22 @@ class _Stall:
         monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2, raising=False)
         self.on = False
         backend = client.app.state.backend
-        real = backend.state
+        real_state, real_submit = backend.state, backend.submit
 
         async def state(table_id: str) -> Any:
             if self.on:
                 await asyncio.Event().wait()  # never answers
-            return await real(table_id)
+            return await real_state(table_id)
+
+        async def submit(*args: Any, **kwargs: Any) -> Any:
+            # a command at a playing table needs no read (its seat is in the cached
+            # state): its append is what waits on the stalled store
+            if self.on:
+                await asyncio.Event().wait()
+            return await real_submit(*args, **kwargs)
 
         monkeypatch.setattr(backend, "state", state)
+        monkeypatch.setattr(backend, "submit", submit)
 
 
 @pytest.mark.timeout(60)
