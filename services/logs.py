@@ -69,6 +69,19 @@ class IsoUtcStamper:
         return event_dict
 
 
+class CurrentStderr:
+    """``sys.stderr`` as it is when a line is written, not as it was when logging was
+    configured: loggers are cached on first use (``cache_logger_on_first_use``), so a
+    process whose stderr is replaced afterwards (a CLI command run in-process, under a
+    test's captured output) would keep writing to the old, perhaps closed, file."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(settings: Settings | None = None) -> None:
     """Configure structlog for ``settings`` (default: from the environment)."""
     settings = settings_from() if settings is None else settings
@@ -83,6 +96,6 @@ def configure_logging(settings: Settings | None = None) -> None:
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=CurrentStderr()),  # type: ignore[arg-type]  # write and flush are all it uses
         cache_logger_on_first_use=True,
     )
