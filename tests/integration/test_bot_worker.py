@@ -166,6 +166,7 @@ def test_a_seat_that_lets_its_turn_time_out_is_played_by_the_service_and_the_str
     assert len(ids) == len(set(ids))
 
 
+@pytest.mark.single_node("restarts the one redis-server process; a cluster's failover is tests/integration/test_cluster_durability.py")
 def test_the_bot_and_timer_workers_ride_out_a_redis_restart_and_play_on_afterwards(
     wiring: Wiring, redis_server: PrivateRedis, timed_workers: list[subprocess.Popen[bytes]]
 ) -> None:
