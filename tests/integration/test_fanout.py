@@ -17,7 +17,9 @@ from services.projection.fanout import FanoutHub, Inbox
 from services.projection.notify import channel_of, follow_async
 from services.store import KeySpace, connect_async
 
-pytestmark = pytest.mark.integration
+# The hub's mechanics on one redis-server (its one connection, killed, stalled, ACL-refused);
+# on a cluster the hub keeps one such link per node, followed by the gateway's tests there.
+pytestmark = [pytest.mark.integration, pytest.mark.single_node("the hub's link to one server: killed, stalled and refused by its ACL")]
 SPACE = KeySpace(16)
 
 
