@@ -213,12 +213,12 @@ async def join(backend: Backend, table_id: str, player: str, seat: int | None) -
     raise ApiError("table_full", f"Every seat of table {table_id} is taken.")
 
 
-async def leave(backend: Backend, table_id: str, player: str) -> None:
-    """Before the start the seat is freed; after it the seat is marked away, and the
-    service's bot plays it until the player joins again."""
-    # Seats do not change while a table plays: a cached playing state that seats the
-    # player names the seat without a read (if the cache is behind, the append conflicts
-    # and the handler decides again on the caught-up state, which checks the seat too).
+async def _seat_of(backend: Backend, table_id: str, player: str) -> tuple[TableState, int]:
+    """The table's state and the seat ``player`` holds there (``not_your_seat`` if none).
+
+    Seats do not change while a table plays: a cached playing state that seats the
+    player names the seat without a read (if the cache is behind, the append conflicts
+    and the handler decides again on the caught-up state, which checks the seat too)."""
     cached = backend.cached(table_id)
     if cached is not None and cached[0].status == "playing" and player in cached[0].seats:
         state = cached[0]
@@ -227,7 +227,13 @@ async def leave(backend: Backend, table_id: str, player: str) -> None:
     _exists(state, table_id)
     if player not in state.seats:
         raise ApiError("not_your_seat", f"You hold no seat at table {table_id}.")
-    seat = state.seats.index(player)
+    return state, state.seats.index(player)
+
+
+async def leave(backend: Backend, table_id: str, player: str) -> None:
+    """Before the start the seat is freed; after it the seat is marked away, and the
+    service's bot plays it until the player joins again."""
+    state, seat = await _seat_of(backend, table_id, player)
     if state.status == "closed":
         raise ApiError("table_closed", f"Table {table_id} is finished.")
     if state.status == "open":
@@ -260,18 +266,7 @@ async def play(backend: Backend, table_id: str, player: str, client_id: str, com
     store's command id is the player's id with the client's, so two players' ids never
     meet; the same id again answers as the first time and changes nothing but the
     service's steps it made due, if they are still untaken."""
-    # Seats do not change while a table plays: a cached playing state that seats the
-    # player names the seat without a read (if the cache is behind, the append conflicts
-    # and the handler decides again on the caught-up state, which checks the seat too).
-    cached = backend.cached(table_id)
-    if cached is not None and cached[0].status == "playing" and player in cached[0].seats:
-        state = cached[0]
-    else:
-        state, _ = await backend.state(table_id)
-    _exists(state, table_id)
-    if player not in state.seats:
-        raise ApiError("not_your_seat", f"You hold no seat at table {table_id}.")
-    seat = state.seats.index(player)
+    state, seat = await _seat_of(backend, table_id, player)
     if noted is not None:
         noted["seat"] = seat  # for the command's log line
     given = command.get("seat", seat)
