@@ -24,8 +24,14 @@ _encoder = msgspec.json.Encoder(enc_hook=repr)  # anything msgspec can't encode 
 def render_json(logger: Any, method_name: str, event_dict: Any) -> str:
     """The line as JSON, by msgspec (a few µs less than the json module on every
     command's line), called as the processor itself: ``JSONRenderer(serializer=...)``
-    gave the same text through two more calls."""
+    gave the same text through two more calls. A line of ``log.exception`` (or with
+    ``exc_info``) carries the traceback as ``exception``, as ``format_exc_info`` writes it."""
+    if "exc_info" in event_dict:
+        event_dict = _format_exc_info(logger, method_name, event_dict)
     return _encoder.encode(event_dict).decode()
+
+
+_format_exc_info = structlog.processors.format_exc_info
 
 
 _LEVEL_OF = {"warn": "warning", "exception": "error"}  # structlog's map_method_name

@@ -56,3 +56,18 @@ def test_a_json_line_is_what_structlogs_own_processors_write(method: str) -> Non
         return [(k, "<time>" if k == "timestamp" else v) for k, v in json.loads(event).items()]
 
     assert line(logs.json_processors()) == line(theirs)
+
+
+def test_a_json_line_of_an_exception_carries_its_traceback() -> None:
+    """``log.exception`` in a service writes what failed, not ``"exc_info": true``."""
+    try:
+        raise LookupError("the table's shard moved")
+    except LookupError:
+        event: object = {"table": "t1", "event": "stream_failed", "exc_info": True}
+        for processor in logs.json_processors():
+            event = processor(None, "exception", event)  # type: ignore[operator]
+    assert isinstance(event, str)
+    written = json.loads(event)
+    assert "exc_info" not in written
+    assert "LookupError: the table's shard moved" in written["exception"]
+    assert "Traceback" in written["exception"]
