@@ -56,6 +56,7 @@ _LOST = (redis.ConnectionError, redis.TimeoutError, OSError, EOFError)
 DEFAULT_INBOX: Final = 64  # messages a follower may fall behind before it re-reads instead
 DEFAULT_KEEPALIVE_S: Final = 15.0
 DEFAULT_CONFIRM_S: Final = 10.0
+_REROUTE_TRIES: Final = 20  # slot maps asked for after a channel's node unsubscribed it (≈ 15 s)
 
 
 class Inbox:
@@ -114,13 +115,14 @@ class Inbox:
 class _Channel:
     """A channel's followers on a link, and what the link last asked of the server for it."""
 
-    __slots__ = ("followers", "in_flight", "ready", "wanted")
+    __slots__ = ("adopted", "followers", "in_flight", "ready", "wanted")
 
     def __init__(self, ready: asyncio.Future[None]) -> None:
         self.followers: set[Inbox] = set()
         self.wanted = False  # the last command sent (or to send on connect) was SSUBSCRIBE
         self.ready = ready  # resolved by the confirmation of the last SSUBSCRIBE
         self.in_flight = 0  # commands sent for this channel and not answered yet
+        self.adopted = False  # taken over from another link: its followers re-read once subscribed
 
 
 # What a link waits a reply for, in the order sent: ("sub", channel, its future, re-read
@@ -132,9 +134,10 @@ class Link:
     """One Pub/Sub connection and the channels subscribed on it. Made by a ``FanoutHub``;
     its tasks start on the first subscription and stop at ``aclose``."""
 
-    def __init__(self, hub: FanoutHub, connection: Any) -> None:
+    def __init__(self, hub: FanoutHub, connection: Any, shard: Hashable = None) -> None:
         self._hub = hub
         self._conn = connection
+        self.shard = shard
         self._channels: dict[bytes, _Channel] = {}
         self._sent: deque[_Sent] = deque()
         self._outbox: list[bytes] = []
@@ -250,6 +253,7 @@ class Link:
                 await self._drop()
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
+                await self._hub._relocate(self)
 
     async def _connect(self) -> None:
         async with self._io:
@@ -263,7 +267,8 @@ class Link:
         self._connected = True
         for channel, state in self._channels.items():
             if state.followers and state.wanted:
-                self._send_sub(channel, state, resync=self.connects > 1)
+                self._send_sub(channel, state, resync=self.connects > 1 or state.adopted)
+                state.adopted = False
         self._outbox_ready.set()
 
     async def _drop(self) -> None:
@@ -359,25 +364,44 @@ class Link:
             return
         followers = list(state.followers)
         del self._channels[channel]
-        self._hub._reroute(channel, followers)
+        self._hub._reroute_later(channel, followers, self.shard)
 
     def _forget_if_idle(self, channel: bytes, state: _Channel) -> None:
         if not state.followers and state.in_flight == 0 and not state.wanted:
             self._channels.pop(channel, None)
 
-    def adopt(self, channel: bytes, followers: list[Inbox]) -> None:
+    def adopt(self, channel: bytes, followers: list[Inbox], ready: asyncio.Future[None] | None = None) -> None:
         """Take over followers of a channel another link (or this one) lost: subscribe
-        it here, and have them re-read once it is confirmed."""
+        it here, and have them re-read once it is confirmed. ``ready``: the confirmation
+        the followers were waiting for on the other link, resolved by this one's."""
         self._start()
         state = self._channels.get(channel)
         if state is None:
-            state = self._channels[channel] = _Channel(asyncio.get_running_loop().create_future())
-        state.followers.update(followers)
-        if state.ready.done():
+            if ready is None or ready.done():
+                ready = asyncio.get_running_loop().create_future()
+            state = self._channels[channel] = _Channel(ready)
+        elif state.ready.done():
             state.ready = asyncio.get_running_loop().create_future()
+        if ready is not None and ready is not state.ready and not ready.done():
+            state.ready.add_done_callback(lambda done: _settle_like(ready, done))
+        state.followers.update(followers)
         state.wanted = True
         if self._connected:
             self._send_sub(channel, state, resync=True)
+        else:  # subscribed on connecting: its followers re-read then all the same
+            state.adopted = True
+
+    def give_up(self, keep: Callable[[bytes], bool]) -> dict[bytes, tuple[list[Inbox], asyncio.Future[None]]]:
+        """Hand over every channel ``keep`` says no longer belongs here (a cluster's
+        failover moved its slot to another node): its followers, and the confirmation
+        some of them may still wait for, which the link taking them over resolves. Called
+        while this link is not connected (nothing to unsubscribe)."""
+        moved: dict[bytes, tuple[list[Inbox], asyncio.Future[None]]] = {}
+        for channel, state in list(self._channels.items()):
+            if state.followers and not keep(channel):
+                moved[channel] = (list(state.followers), state.ready)
+                del self._channels[channel]
+        return moved
 
     # ---------------------------------------------------------------- keepalive
 
@@ -427,10 +451,13 @@ class FanoutHub:
         keepalive_s: float = DEFAULT_KEEPALIVE_S,
         confirm_timeout_s: float = DEFAULT_CONFIRM_S,
         prepare: Callable[[], Awaitable[None]] | None = None,
+        refresh: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._connect = connect
         self._shard_of = shard_of
         self._prepare = prepare  # awaited before a channel is routed (a cluster's slot map)
+        self._refresh = refresh  # asks for the slot map again (a cluster's failover moved slots)
+        self._pending: set[asyncio.Task[None]] = set()
         self._links: dict[Hashable, Link] = {}
         self._routes: dict[bytes, Link] = {}  # channel -> the link its followers are on
         self.inbox_limit = inbox_limit
@@ -446,14 +473,15 @@ class FanoutHub:
         if isinstance(client, aiocluster.RedisCluster):
             cluster = client
             return cls(lambda shard: _node_connection(cluster, shard),
-                       lambda channel: _node_of(cluster, channel), prepare=_slot_map(cluster), **options)
+                       lambda channel: _node_of(cluster, channel), prepare=_slot_map(cluster),
+                       refresh=_slot_map_again(cluster), **options)
         pool: Any = client.connection_pool
         return cls(lambda shard: pool.make_connection(), **options)
 
     def link(self, shard: Hashable = None) -> Link:
         found = self._links.get(shard)
         if found is None:
-            found = self._links[shard] = Link(self, self._connect(shard))
+            found = self._links[shard] = Link(self, self._connect(shard), shard)
         return found
 
     @property
@@ -494,12 +522,72 @@ class FanoutHub:
         finally:
             self.unsubscribe(channel, inbox)
 
-    def _reroute(self, channel: bytes, followers: list[Inbox]) -> None:
+    def _reroute(self, channel: bytes, followers: list[Inbox], ready: asyncio.Future[None] | None = None) -> None:
         link = self.link(self._shard_of(channel))
         self._routes[channel] = link
-        link.adopt(channel, followers)
+        link.adopt(channel, followers, ready)
+
+    def _reroute_later(self, channel: bytes, followers: list[Inbox], gone: Hashable) -> None:
+        """The server unsubscribed ``channel``: the node ``gone`` no longer serves its
+        slot (a failover, a slot migrated). The slot map is asked for again until it names
+        another node (a node that has not heard of the change yet answers the old map),
+        then the channel is routed there; without a refresh (one Redis), at once."""
+        if self._routes.get(channel) is not None and self._routes[channel].shard == gone:
+            del self._routes[channel]
+        if self._refresh is None:
+            self._reroute(channel, followers)
+            return
+
+        async def refreshed() -> None:
+            pause = 0.05
+            for _ in range(_REROUTE_TRIES):
+                if await self._refreshed() and self._serves(channel) not in (gone, None):
+                    break
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 1.0)
+            self._reroute(channel, followers)
+
+        task = asyncio.get_running_loop().create_task(refreshed())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    def _serves(self, channel: bytes) -> Hashable:
+        """The shard serving ``channel`` on the slot map as it is; None when none does."""
+        try:
+            return self._shard_of(channel)
+        except (*_LOST, redis.RedisError):
+            return None
+
+    async def _refreshed(self) -> bool:
+        """Ask for the slot map again; False when no node answers it (a failover still
+        under way: the caller tries again later)."""
+        if self._refresh is None:
+            return False
+        try:
+            await self._refresh()
+        except (*_LOST, redis.RedisError) as error:
+            log.info("fanout_slot_map_unavailable", error=str(error))
+            return False
+        return True
+
+    async def _relocate(self, link: Link) -> None:
+        """``link`` lost its connection: on a cluster its node may have failed over. The
+        slot map is asked for again, and every channel of the link whose slot another node
+        serves now moves to that node's link (its followers re-read once subscribed
+        there); the rest wait for the link to reconnect."""
+        if not await self._refreshed():
+            return
+
+        def stays(channel: bytes) -> bool:  # no node serves the slot yet: ask again after the next try
+            return self._serves(channel) in (link.shard, None)
+
+        for channel, (followers, ready) in link.give_up(stays).items():
+            log.info("fanout_channel_moved", channel=channel.decode(errors="replace"), node=str(self._shard_of(channel)))
+            self._reroute(channel, followers, ready)
 
     async def aclose(self) -> None:
+        for task in list(self._pending):
+            task.cancel()
         links, self._links, self._routes = list(self._links.values()), {}, {}
         for link in links:
             await link.aclose()
@@ -510,6 +598,24 @@ def _slot_map(client: aiocluster.RedisCluster) -> Callable[[], Awaitable[None]]:
         if getattr(client, "_initialize", False):  # the slot map is not in yet
             await client.initialize()
     return prepare
+
+
+def _slot_map_again(client: aiocluster.RedisCluster) -> Callable[[], Awaitable[None]]:
+    async def refresh() -> None:
+        await client.nodes_manager.initialize()
+    return refresh
+
+
+def _settle_like(waiting: asyncio.Future[None], done: asyncio.Future[None]) -> None:
+    """Resolve ``waiting`` as ``done`` was (a confirmation handed over to another link's)."""
+    if waiting.done():
+        return
+    if done.cancelled():
+        waiting.cancel()
+    elif (error := done.exception()) is not None:
+        waiting.set_exception(error)
+    else:
+        waiting.set_result(None)
 
 
 def _node_of(client: aiocluster.RedisCluster, channel: bytes) -> str:
