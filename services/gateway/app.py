@@ -318,7 +318,10 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
             raise _too_slow() from None
     except Exception as error:
         try:
-            outcome = f"refused:{as_api_error(error).code}"
+            refused = as_api_error(error)
+            outcome = f"refused:{refused.code}"
+            if refused.status >= 500 and refused.code != "unavailable":  # the service's fault, not the player's
+                log.error("command_failed", table=table_id, player=player, code=refused.code, message=refused.message)
         except TypeError:
             outcome = "error"
         raise

@@ -196,7 +196,24 @@ class _SlotMapFirst(aiocluster.RedisCluster):
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         if self._initialize:
             await self.initialize()
-        return await super().execute_command(*args, **kwargs)
+        try:
+            return await super().execute_command(*args, **kwargs)
+        except RuntimeError as error:
+            if not _closed_under_it(error):
+                raise
+            raise redis.ConnectionError(f"the connection was closed under the command (a failover?): "
+                                        f"{str(error)[:120]}") from error
+
+
+def _closed_under_it(error: RuntimeError) -> bool:
+    """On a connection error the asyncio cluster client closes every node's connections,
+    those other commands are using too; under uvloop, such a command's next write raises
+    ``RuntimeError: unable to perform operation on <TCPTransport closed=True ...>; the
+    handler is closed`` where asyncio's own loop raises a connection error. Said as the
+    ``redis.ConnectionError`` it is (an outage a caller retries); any other RuntimeError
+    as it was."""
+    text = str(error)
+    return "closed=True" in text or "handler is closed" in text
 
 
 def _sync_node(host: str, port: int) -> redis.cluster.ClusterNode:

@@ -112,6 +112,11 @@ def store_error(error: Exception) -> StoreError:
         return StoreUnavailable(f"the Redis cluster cannot serve the keys now (failing over?): {error}")
     if isinstance(error, redis.exceptions.ReadOnlyError):
         return StoreUnavailable(f"Redis refused the write (read-only replica): {error}")
+    if str(error).startswith("UNBLOCKED"):
+        # a blocking call (the replicated profile's WAIT) cut short by the node becoming a
+        # replica mid-failover: whether a replica has the append is unknown, so it is not
+        # acknowledged; its retry (the same command id) is answered as the first time
+        return StoreUnavailable(f"Redis failed over while the command waited: {error}")
     if isinstance(error, redis.exceptions.OutOfMemoryError) or str(error).startswith("OOM"):
         return StoreUnavailable(f"Redis is out of memory and refused the write: {error}")
     return StoreCorrupt(f"Redis refused the command: {error}")
