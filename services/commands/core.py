@@ -265,10 +265,25 @@ class CommandCore(Generic[S, C, E]):
         return None if snapshot is None else (snapshot.state, snapshot.head.version)
 
     def state_of(self, table_id: str) -> Steps[tuple[S, int]]:
-        """The table's current state and version, caught up from the store."""
+        """The table's current state and version, caught up from the store. A cached
+        state the store has nothing newer for is checked against the store's head: the
+        store may hold less than this process saw (``_unless_behind``)."""
         cached = self.cache.get(check_table_id(table_id))
         snapshot = yield from self._catch_up(table_id, cached or self._empty(table_id))
+        if cached is not None and snapshot is cached:
+            snapshot = yield from self._unless_behind(table_id, snapshot)
         return snapshot.state, snapshot.head.version
+
+    def _unless_behind(self, table_id: str, snapshot: Snapshot[S]) -> Steps[Snapshot[S]]:
+        """``snapshot``, unless the store's head is behind it or elsewhere at its version:
+        writes this process saw were lost since (a failover to a replica that did not
+        have them, a Redis restarted on an AOF without its last second, a primary that
+        ran commands after it had been replaced). Then the table is read again from
+        the store: a state, a refusal or a view is never given from lost writes."""
+        head: Head = yield ReadHead(table_id)
+        if head.version > snapshot.head.version or head == snapshot.head:
+            return snapshot  # newer (a read will catch up), or the same
+        return (yield from self._reload(table_id, snapshot, "store behind cache", stored=head.version))
 
     def handle(self, table_id: str, command: C, command_id: str) -> Steps[CommandResult[E]]:
         """Decide and append ``command``; raise the refusal or store error, never write it."""
@@ -334,8 +349,11 @@ class CommandCore(Generic[S, C, E]):
             try:
                 events = self.decider.decide(snapshot.state, command)
             except MightyError as refusal:
-                if not current:
-                    snapshot, current = (yield from self._catch_up(table_id, snapshot)), True
+                if not current:  # refused on the cached state: believed only once caught up
+                    caught = yield from self._catch_up(table_id, snapshot)
+                    if caught is snapshot:  # nothing newer: unless the store holds less than it
+                        caught = yield from self._unless_behind(table_id, snapshot)
+                    snapshot, current = caught, True
                     continue
                 return (yield from self._duplicate_or_raise(table_id, command, command_id, refusal))
             if not events:

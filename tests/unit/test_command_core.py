@@ -75,6 +75,36 @@ def test_a_refusal_on_a_stale_cache_reads_before_it_is_believed() -> None:
     assert result.version == 3
 
 
+def _a_store_that_lost_the_last_write() -> tuple[CommandCore[Any, Any, Any], InMemoryEventStore]:
+    """A core that saw ``Open`` and ``Play(0)`` (seat 1 to play), and a store that holds
+    only the ``Open``: what a failover to a replica without the last append leaves."""
+    seen, core = InMemoryEventStore(), CommandCore(CounterDecider())
+    drive(core.handle("t1", Open(2), "c1"), seen, [])
+    drive(core.handle("t1", Play(0), "p0"), seen, [])
+    kept = InMemoryEventStore()
+    drive(CommandCore(CounterDecider()).handle("t1", Open(2), "c1"), kept, [])
+    return core, kept
+
+
+def test_a_refusal_decided_on_writes_the_store_lost_is_decided_again_on_what_it_holds() -> None:
+    core, kept = _a_store_that_lost_the_last_write()
+    steps: list[str] = []
+    result = drive(core.handle("t1", Play(0), "p0-again"), kept, steps)  # "not your turn" on the lost write
+    assert steps == ["Read", "ReadHead", "Warn", "Read", "Append"]  # caught up, behind: reloaded
+    assert result.version == 2
+
+
+def test_the_state_of_a_table_the_store_holds_less_of_is_the_stores() -> None:
+    core, kept = _a_store_that_lost_the_last_write()
+    steps: list[str] = []
+    state, version = drive(core.state_of("t1"), kept, steps)
+    assert (version, state.turn) == (1, 0)
+    assert steps == ["Read", "ReadHead", "Warn", "Read"]
+    again: list[str] = []
+    assert drive(core.state_of("t1"), kept, again)[1] == 1
+    assert again == ["Read", "ReadHead"]  # the same head: the cached state stands
+
+
 def test_conflicts_wait_growing_jittered_back_offs_decided_by_the_core() -> None:
     """The waits are data: with a seeded jitter they are known before any I/O."""
     seeded = random.Random(7)
