@@ -473,10 +473,69 @@ class AsyncRedisEventStore:
         return parse_head(reply)
 
     async def outcome_of(self, table_id: str, command_id: str) -> bytes | None:
+        """As the sync store's: with ``wait_replicas``, given only once a replica holds
+        what the primary held when it was read (``_fenced``)."""
         key = self.keys.table(table_id).commands
+        field = check_command_id(command_id)
         with _redis_errors():
-            found: Any = await self.client.hget(key, check_command_id(command_id))
+            if self.wait_replicas:
+                found: Any = await self._fenced(key, ("HGET", key, field))
+            else:
+                found = await self.client.hget(key, field)
         return None if found is None else bytes(found)
+
+    async def _fenced(self, key: str, command: tuple[Any, ...]) -> Any:
+        """``command``, the fence's INCR and the WAIT, in order on one connection of the
+        primary serving ``key``'s slot; ``NotReplicated`` when too few replicas
+        acknowledged (the sync store's ``_fenced``)."""
+        for _ in range(2):
+            commands = [command, ("INCR", fence_of(key)), self._wait_command()]
+            if self._cluster:
+                replies = await self._on_the_primary(key, commands)
+            else:
+                pipe: Any = self.client.pipeline(transaction=False)
+                for each in commands:
+                    pipe.execute_command(*each)
+                replies = await pipe.execute(raise_on_error=False)
+            reply, _, waited = replies
+            if isinstance(waited, redis.ResponseError) and self.waitaof is not False \
+                    and "unknown command" in str(waited).lower():
+                self.waitaof = False  # WAITAOF came with Redis 7.2: WAIT
+                continue
+            break
+        if isinstance(reply, Exception):
+            raise reply
+        if isinstance(waited, Exception):
+            raise waited
+        acknowledged = int(waited[1]) if isinstance(waited, list) else int(waited)
+        if isinstance(waited, list):
+            self.waitaof = True
+        if acknowledged < self.wait_replicas:
+            raise NotReplicated(self.wait_timeout_ms, acknowledged)
+        return reply
+
+    async def _on_the_primary(self, key: str, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """``commands`` in order on one connection of the node serving ``key``'s slot,
+        their replies (an error reply as its exception, not raised)."""
+        cluster = self.client
+        await cluster.initialize()
+        node = cluster.get_node_from_key(key)
+        connection = node.acquire_connection()
+        try:
+            await node.disconnect_if_needed(connection)
+            await connection.send_packed_command(connection.pack_commands(commands), check_health=True)
+            replies: list[Any] = []
+            for _ in commands:
+                try:
+                    replies.append(await connection.read_response())
+                except redis.ResponseError as error:
+                    replies.append(error)
+            return replies
+        except BaseException:
+            await connection.disconnect(nowait=True)
+            raise
+        finally:
+            node.release(connection)
 
     def partition_of(self, table_id: str) -> int:
         return self.keys.partition_of(table_id)

@@ -325,10 +325,41 @@ class RedisEventStore:
         return parse_head(reply)
 
     def outcome_of(self, table_id: str, command_id: str) -> bytes | None:
+        """The command's stored outcome (None: unknown). With ``wait_replicas`` it is
+        given only once a replica holds everything the primary held when it was read
+        (``fenced_read``): a duplicate is answered, or a refusal stands, only on a state
+        that survives a failover."""
         key = self.keys.table(table_id).commands
+        field = check_command_id(command_id)
         with _redis_errors():
-            found: Any = self.client.hget(key, check_command_id(command_id))
+            if self.wait_replicas:
+                found: Any = self._fenced(key, ("HGET", key, field))
+            else:
+                found = self.client.hget(key, field)
         return None if found is None else bytes(found)
+
+    def _fenced(self, key: str, command: tuple[Any, ...]) -> Any:
+        """``command`` on the primary of ``key``'s slot, then the partition's fence INCR
+        and the replicated profile's WAIT, in one pipeline on one connection; its reply,
+        or ``NotReplicated`` when fewer replicas than ``wait_replicas`` acknowledged.
+        A redirect or a node down is the outage it is (the caller retries)."""
+        client: Any = self.client
+        if self._cluster:
+            client = client.get_redis_connection(client.get_node_from_key(key))
+        for _ in range(2):
+            pipe = client.pipeline(transaction=False)
+            pipe.execute_command(*command)
+            pipe.execute_command("INCR", fence_of(key))
+            pipe.execute_command(*self._wait_command())
+            reply, _, waited = pipe.execute(raise_on_error=False)
+            if isinstance(waited, redis.ResponseError) and self.waitaof is not False and _unknown_command(waited):
+                self.waitaof = False  # WAITAOF came with Redis 7.2: WAIT
+                continue
+            break
+        if isinstance(reply, Exception):
+            raise reply
+        self._check_replicated([b"ok"], waited)
+        return reply
 
     def partition_of(self, table_id: str) -> int:
         return self.keys.partition_of(table_id)

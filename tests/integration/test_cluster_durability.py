@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import redis
 
-from services.commands.handler import CommandHandler
+from services.commands.handler import AsyncCommandHandler, CommandHandler
 from services.redis_cluster import LocalCluster, start_local_cluster
 from services.store import (
     EMPTY_HEAD,
@@ -34,11 +34,10 @@ from services.store import (
     connect,
     connect_async,
 )
-from services.store.cluster import slot_of
 from services.store.errors import NotReplicated, StoreUnavailable
 from services.store.keys import KeySpace
 from services.store.redis_store import READ_CHUNK
-from tests.counter import Add, CounterDecider, Open
+from tests.counter import Add, CounterDecider, Open, Play
 
 pytestmark = pytest.mark.integration
 SPACE = KeySpace(16, namespace="durable")
@@ -58,21 +57,6 @@ def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
         started.stop()
 
 
-def shard_of(cluster: LocalCluster, key: str) -> tuple[int, int]:
-    """The ports of the primary holding ``key``'s slot and of its replica, as the
-    primary itself says (a node that is not the primary may lag behind a failover)."""
-    slot = slot_of(key)
-    for node in (n for n in cluster.nodes if n.running()):
-        client = redis.Redis(host="127.0.0.1", port=node.port, protocol=2)
-        try:
-            for start, end, primary, *replicas in client.execute_command("CLUSTER SLOTS"):
-                if int(start) <= slot <= int(end) and int(primary[1]) == node.port and replicas:
-                    return int(primary[1]), int(replicas[0][1])
-        finally:
-            client.close()
-    raise AssertionError(f"no primary with a replica says it holds slot {slot}")
-
-
 def replica_events(port: int, table_id: str) -> int:
     """How many events of the table a replica holds (read on the replica itself)."""
     client = redis.Redis(host="127.0.0.1", port=port, protocol=2)
@@ -88,17 +72,6 @@ def append_next(store: RedisEventStore, table_id: str, command_id: str) -> Any:
                         command_id=command_id, outcome=b"{}")
 
 
-def await_promotion(cluster: LocalCluster, replica: int, timeout_s: float = 30.0) -> None:
-    """Until ``replica`` is a primary and every running node says the cluster is ok."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if cluster.roles().get(replica) == "master":
-            cluster.wait_until_ok(timeout_s=timeout_s)
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"replica {replica} was not promoted in {timeout_s} s")
-
-
 def cut_replica_link(primary: int) -> None:
     """The primary drops its replica's connection (the replica, stopped, cannot come
     back for it): what the primary writes now reaches no replica."""
@@ -112,12 +85,12 @@ def cut_replica_link(primary: int) -> None:
 def test_a_replicated_append_is_on_the_replica_when_it_is_acknowledged(cluster: LocalCluster) -> None:
     store = RedisEventStore(connect(cluster.url), keys=SPACE, wait_replicas=1, wait_timeout_ms=TIMEOUT_MS)
     tables = [f"t{n}" for n in range(12)]  # over several partitions, so several primaries
-    assert len({shard_of(cluster, SPACE.table(t).events) for t in tables}) == 3
+    assert len({cluster.shard_of(SPACE.table(t).events) for t in tables}) == 3
     for table_id in tables:
         for n in range(3):
             append_next(store, table_id, f"{table_id}-c{n}")
         # acknowledged: the replica has it now, not "soon"
-        assert replica_events(shard_of(cluster, SPACE.table(table_id).events)[1], table_id) == 3
+        assert replica_events(cluster.shard_of(SPACE.table(table_id).events)[1], table_id) == 3
 
 
 def test_with_its_replica_quiet_a_replicated_append_is_refused_and_its_retry_applied_once(
@@ -125,7 +98,7 @@ def test_with_its_replica_quiet_a_replicated_append_is_refused_and_its_retry_app
 ) -> None:
     store = RedisEventStore(connect(cluster.url), keys=SPACE, wait_replicas=1, wait_timeout_ms=TIMEOUT_MS)
     append_next(store, "quiet", "c0")
-    _, replica = shard_of(cluster, SPACE.table("quiet").events)
+    _, replica = cluster.shard_of(SPACE.table("quiet").events)
     pid = cluster.node(replica).pid
     assert pid is not None
     os.kill(pid, signal.SIGSTOP)  # the replica stops acknowledging (a partition, a stall)
@@ -155,7 +128,7 @@ def test_through_the_handler_a_command_refused_unreplicated_is_applied_once_when
     store = RedisEventStore(connect(cluster.url), keys=SPACE, wait_replicas=1, wait_timeout_ms=TIMEOUT_MS)
     handler = CommandHandler(store, CounterDecider())
     handler.handle("counted", Open(2), command_id="open")
-    _, replica = shard_of(cluster, SPACE.table("counted").events)
+    _, replica = cluster.shard_of(SPACE.table("counted").events)
     pid = cluster.node(replica).pid
     assert pid is not None
     os.kill(pid, signal.SIGSTOP)
@@ -173,8 +146,8 @@ def test_through_the_handler_a_command_refused_unreplicated_is_applied_once_when
 
 def test_the_async_store_refuses_a_whole_pipeline_no_replica_acknowledged(cluster: LocalCluster) -> None:
     tables = [f"a{n}" for n in range(20)]
-    _, replica = shard_of(cluster, SPACE.table(tables[0]).events)
-    stalled = [t for t in tables if shard_of(cluster, SPACE.table(t).events)[1] == replica]
+    _, replica = cluster.shard_of(SPACE.table(tables[0]).events)
+    stalled = [t for t in tables if cluster.shard_of(SPACE.table(t).events)[1] == replica]
     pid = cluster.node(replica).pid
     assert pid is not None
 
@@ -210,7 +183,7 @@ def test_what_a_failover_takes_of_what_was_acknowledged(
     acknowledged = [f"c{n}" for n in range(5)]
     profile = RedisEventStore(connect(cluster.url), keys=SPACE, wait_timeout_ms=TIMEOUT_MS,
                               wait_replicas=1 if durability == "replicated" else 0)
-    primary, replica = shard_of(cluster, SPACE.table("doomed").events)
+    primary, replica = cluster.shard_of(SPACE.table("doomed").events)
     pid = cluster.node(replica).pid
     assert pid is not None
     os.kill(pid, signal.SIGSTOP)
@@ -224,7 +197,7 @@ def test_what_a_failover_takes_of_what_was_acknowledged(
         cluster.node(primary).kill(signal.SIGKILL)  # before the replica could catch up
     finally:
         os.kill(pid, signal.SIGCONT)
-    await_promotion(cluster, replica)
+    cluster.await_promotion(replica)
     kept = [e.command_id for e in RedisEventStore(connect(cluster.url), keys=SPACE).read("doomed")]
     lost = [c for c in acknowledged if c not in kept]
     assert len(lost) == acknowledged_then_lost, (acknowledged, kept)
@@ -239,7 +212,7 @@ def test_appends_carry_on_through_a_failover(cluster: LocalCluster) -> None:
     acknowledged = [f"c{n}" for n in range(5)]
     for command_id in acknowledged:
         append_next(replicated, "moving", command_id)
-    primary, replica = shard_of(cluster, SPACE.table("moving").events)
+    primary, replica = cluster.shard_of(SPACE.table("moving").events)
     store = RedisEventStore(connect(cluster.url), keys=SPACE)  # everysec: the shard has no replica left
     cluster.node(primary).kill(signal.SIGKILL)
     n, refused, deadline = 5, 0, time.monotonic() + 60
@@ -260,15 +233,15 @@ def test_replicated_refuses_while_a_shard_has_no_replica_and_accepts_once_one_is
 ) -> None:
     store = RedisEventStore(connect(cluster.url), keys=SPACE, wait_replicas=1, wait_timeout_ms=TIMEOUT_MS)
     append_next(store, "alone", "c0")
-    primary, replica = shard_of(cluster, SPACE.table("alone").events)
+    primary, replica = cluster.shard_of(SPACE.table("alone").events)
     cluster.node(primary).kill(signal.SIGKILL)
-    await_promotion(cluster, replica)
+    cluster.await_promotion(replica)
     with pytest.raises(NotReplicated):  # the promoted primary has no replica of its own
         append_next(store, "alone", "c1")
     cluster.node(primary).start()  # back from its AOF and nodes.conf: the new primary's replica
     cluster.wait_until_ok()
     deadline = time.monotonic() + 30
-    while shard_of(cluster, SPACE.table("alone").events) != (replica, primary):
+    while cluster.shard_of(SPACE.table("alone").events) != (replica, primary):
         assert time.monotonic() < deadline, "the old primary did not come back as the replica"
         time.sleep(0.1)
     # The same id, as a client retries an `unavailable`: refused while the returning
@@ -283,3 +256,44 @@ def test_replicated_refuses_while_a_shard_has_no_replica_and_accepts_once_one_is
     assert retried.duplicate
     append_next(store, "alone", "c2")
     assert [e.command_id for e in store.read("alone")] == ["c0", "c1", "c2"]
+
+
+def test_a_retry_is_not_acknowledged_from_the_outcome_record_while_no_replica_has_it(
+    cluster: LocalCluster,
+) -> None:
+    """The first try of a command wrote and no replica acknowledged it (``unavailable``);
+    its retries, which find the command's outcome record (a duplicate) or the table moved
+    on by it (a conflict, then a refusal by the rules and the record), are refused as
+    ``unavailable`` too, through the sync and the async store, until a replica has it:
+    a command is never acknowledged from a write a failover could still lose."""
+    store = RedisEventStore(connect(cluster.url), keys=SPACE, wait_replicas=1, wait_timeout_ms=TIMEOUT_MS)
+    handler = CommandHandler(store, CounterDecider())
+    handler.handle("fenced", Open(2), command_id="open")
+    _, replica = cluster.shard_of(SPACE.table("fenced").events)
+    pid = cluster.node(replica).pid
+    assert pid is not None
+
+    async def async_retry() -> Any:
+        client = connect_async(cluster.url)
+        try:
+            astore = AsyncRedisEventStore(client, keys=SPACE, wait_replicas=1, wait_timeout_ms=TIMEOUT_MS)
+            return await AsyncCommandHandler(astore, CounterDecider()).handle("fenced", Play(0), command_id="play")
+        finally:
+            await client.aclose()
+
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        cut_replica_link(cluster.shard_of(SPACE.table("fenced").events)[0])
+        with pytest.raises(StoreUnavailable):
+            handler.handle("fenced", Play(0), command_id="play")
+        with pytest.raises(StoreUnavailable):
+            handler.handle("fenced", Play(0), command_id="play")  # the record found: not believed yet
+        with pytest.raises(StoreUnavailable):
+            CommandHandler(store, CounterDecider()).handle("fenced", Play(0), command_id="play")  # fresh cache
+        with pytest.raises(StoreUnavailable):
+            asyncio.run(async_retry())
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    cluster.wait_until_ok()
+    retried = handler.handle("fenced", Play(0), command_id="play")
+    assert retried.duplicate and retried.version == 2
