@@ -167,6 +167,44 @@ class LocalCluster:
     def node(self, port: int) -> PrivateRedis:
         return next(node for node in self.nodes if node.port == port)
 
+    def shard_of(self, key: str) -> tuple[int, int]:
+        """The ports of the primary serving ``key``'s hash slot and of its replica, as the
+        primary itself says (a node that is not the primary may lag behind a failover)."""
+        from services.store.cluster import slot_of
+
+        slot = slot_of(key)
+        for node in (n for n in self.nodes if n.running()):
+            client: Any = redis.Redis(host="127.0.0.1", port=node.port, protocol=2, socket_timeout=1.0)
+            try:
+                for start, end, primary, *replicas in client.execute_command("CLUSTER SLOTS"):
+                    if int(start) <= slot <= int(end) and int(primary[1]) == node.port and replicas:
+                        return int(primary[1]), int(replicas[0][1])
+            except (redis.ConnectionError, redis.TimeoutError):
+                continue  # stopped (SIGSTOP): another node answers
+            finally:
+                client.close()
+        raise RedisStartError(f"no primary with a replica says it serves slot {slot}")
+
+    def await_promotion(self, replica: int, timeout_s: float = 30.0) -> None:
+        """Until ``replica`` is a primary and every running node says the cluster is ok."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.roles().get(replica) == "master":
+                self.wait_until_ok(timeout_s=max(1.0, deadline - time.monotonic()))
+                return
+            time.sleep(0.1)
+        raise RedisStartError(f"replica {replica} was not promoted in {timeout_s} s")
+
+    def fail_over(self, replica: int, timeout_s: float = 30.0) -> None:
+        """A manual failover (``CLUSTER FAILOVER`` sent to ``replica``: its primary stops
+        taking writes, the replica catches up, then takes the slots over), waited for."""
+        client: Any = redis.Redis(host="127.0.0.1", port=replica, protocol=2, socket_timeout=5.0)
+        try:
+            client.execute_command("CLUSTER FAILOVER")
+        finally:
+            client.close()
+        self.await_promotion(replica, timeout_s)
+
     def stop(self) -> None:
         for node in self.nodes:
             node.stop()

@@ -58,6 +58,7 @@ class Journal:
     progress: list[float] = field(default_factory=list)  # monotonic times of the views and acks received
     views_at: list[float] = field(default_factory=list)  # monotonic times of the view frames
     repeats: int = 0  # view frames not newer than the last one seen
+    acted_again: int = 0  # new commands sent after a refusal by the rules (``Seat._act_again``)
     pings: int = 0
     finished: bool = False
     last_view: dict[str, Any] | None = None
@@ -87,6 +88,7 @@ class Seat:
     _sent: dict[str, float] = field(default_factory=dict)  # id -> when last sent
     _retry_at: dict[str, float] = field(default_factory=dict)  # id -> when to send again
     _pinged: float = 0.0
+    _again: bool = False  # a command was refused by the rules: read the view and act again
     # A drill closes the gate to hold the client's next new command (it is sent once the
     # gate opens): so that a command meets the outage the drill is about to make.
     gate: asyncio.Event = field(default_factory=asyncio.Event)
@@ -158,6 +160,8 @@ class Seat:
                 raw = await asyncio.wait_for(ws.recv(), timeout=RETRY_S)
             except TimeoutError:
                 await self._resend_due(ws, http, base)
+                if self._again:
+                    await self._act_again(ws, http, base)
                 if time.monotonic() - max(heard, self._pinged) > PING_S:
                     # A stream whose pusher died with the store stays open and silent
                     # until the client sends a frame (docs/reliability.md, drill 3): the
@@ -175,6 +179,8 @@ class Seat:
             elif frame["type"] == "refused":
                 self._refused(frame.get("id"), frame["code"])
             await self._resend_due(ws, http, base)
+            if self._again:
+                await self._act_again(ws, http, base)
 
     async def _on_view(self, frame: dict[str, Any], ws: Any, http: httpx.AsyncClient, base: str) -> None:
         version = int(frame["version"])
@@ -237,6 +243,28 @@ class Seat:
                 self._retry_at[command_id] = time.monotonic() + RETRY_S
             else:
                 self.pending.pop(command_id)
+                self._again = True  # as a person would: look at the table again, act on what it shows
+
+    async def _act_again(self, ws: Any, http: httpx.AsyncClient, base: str) -> None:
+        """After a refusal by the rules: read the view as it is now and, if the turn is
+        still this seat's, send a new command (a new id) for it."""
+        self._again = False
+        try:
+            answer = await http.get(f"{base}/api/v1/tables/{self.table}/view",
+                                    headers={"Authorization": f"Bearer {self.token}"})
+        except httpx.TransportError:
+            self._again = True
+            return
+        if answer.status_code != 200:
+            self._again = True
+            return
+        view = answer.json()
+        if view.get("status") == "closed" or view.get("to_act") != self.seat or not view.get("legal"):
+            return
+        self.journal.acted_again += 1
+        command_id = f"c{view['version']}-again{self.journal.acted_again}"
+        self.pending[command_id] = choose(view, self.table, self.seat)
+        await self._send(ws, http, base, command_id)
 
 
 def _code_of(answer: httpx.Response) -> str:

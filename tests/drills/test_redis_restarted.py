@@ -33,6 +33,6 @@ def test_redis_restarted_mid_play_crashes_nothing_answers_unavailable_and_loses_
         await asyncio.to_thread(redis_.start)
         drill.ended()
 
-    found = run_outage_drill(tmp_path, redis_, outage)
+    found = run_outage_drill(tmp_path, redis_.url, outage)
     figures(durability=durability, signal=signal.Signals(sig).name, **found.figures())
     assert found.lost == 0

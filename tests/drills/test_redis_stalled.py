@@ -31,6 +31,6 @@ def test_redis_stopped_mid_play_crashes_nothing_answers_unavailable_and_play_res
         os.kill(redis_.pid, signal.SIGCONT)
         drill.ended()
 
-    found = run_outage_drill(tmp_path, redis_, outage)
+    found = run_outage_drill(tmp_path, redis_.url, outage)
     figures(stopped_s=STOPPED_S, **found.figures())
     assert found.lost == 0
