@@ -150,9 +150,12 @@ class PrivateRedis:
             self._process.wait(timeout=_START_TIMEOUT_S)
 
     def stop(self) -> None:
-        """A clean shutdown: SIGTERM makes Redis flush and fsync the AOF first."""
+        """A clean shutdown: SIGTERM makes Redis flush and fsync the AOF first (a server
+        left stopped, SIGSTOP, is continued first: stopped, it would not take it)."""
         if self._process is None:
             return
+        if self._process.poll() is None:
+            self._process.send_signal(signal.SIGCONT)
         try:
             self.kill(signal.SIGTERM)
         except subprocess.TimeoutExpired:

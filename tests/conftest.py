@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import structlog
+
+from services.redis_cluster import LocalCluster, start_local_cluster
 
 
 @pytest.fixture(autouse=True)
@@ -25,3 +28,14 @@ def _no_deployment_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
     for variable in ENVIRONMENT.values():
         monkeypatch.delenv(variable, raising=False)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+    """A local Redis Cluster of the test's own (services/redis_cluster.py: six nodes in
+    its temp dir), stopped after it (a node the test left stopped is continued first)."""
+    started = start_local_cluster(tmp_path / "cluster")
+    try:
+        yield started
+    finally:
+        started.stop()

@@ -66,8 +66,10 @@ from services.store.redis_store import (
     idempotency_ms,
     meta_pattern,
     parse_head,
+    replicas_acknowledged,
     store_error,
     table_of_meta,
+    waitaof_unknown,
 )
 
 # Appends per pipeline at most: once this many are queued they go at once. Smaller
@@ -397,8 +399,7 @@ class AsyncRedisEventStore:
                 if waiting:
                     await read()  # the fence's INCR
                     waited = await read()
-                    if isinstance(waited, redis.ResponseError) and wait[0] == "WAITAOF" \
-                            and "unknown command" in str(waited).lower():
+                    if wait[0] == "WAITAOF" and waitaof_unknown(waited):
                         self.waitaof = False  # WAITAOF came with Redis 7.2: WAIT, on the same connection
                         await connection.send_packed_command([pack_command(self._wait_command())],
                                                              check_health=False)
@@ -498,16 +499,13 @@ class AsyncRedisEventStore:
                     pipe.execute_command(*each)
                 replies = await pipe.execute(raise_on_error=False)
             reply, _, waited = replies
-            if isinstance(waited, redis.ResponseError) and self.waitaof is not False \
-                    and "unknown command" in str(waited).lower():
+            if self.waitaof is not False and waitaof_unknown(waited):
                 self.waitaof = False  # WAITAOF came with Redis 7.2: WAIT
                 continue
             break
         if isinstance(reply, Exception):
             raise reply
-        if isinstance(waited, Exception):
-            raise waited
-        acknowledged = int(waited[1]) if isinstance(waited, list) else int(waited)
+        acknowledged = replicas_acknowledged(waited)
         if isinstance(waited, list):
             self.waitaof = True
         if acknowledged < self.wait_replicas:

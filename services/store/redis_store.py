@@ -265,7 +265,7 @@ class RedisEventStore:
             raise reply
         if self.wait_replicas:
             waited = replies[-1]
-            if isinstance(waited, redis.ResponseError) and commands[-1][0] == "WAITAOF" and _unknown_command(waited):
+            if commands[-1][0] == "WAITAOF" and waitaof_unknown(waited):
                 self.waitaof = False  # WAITAOF came with Redis 7.2: WAIT, on the same connection
                 connection.send_packed_command([pack_command(self._wait_command())], check_health=False)
                 waited = _read_replies(connection, 1)[0]
@@ -283,13 +283,13 @@ class RedisEventStore:
         events and fewer than ``wait_replicas`` replicas acknowledged them."""
         if not isinstance(reply, list) or reply[:1] not in ([b"ok"], [b"dup"]):
             return  # a refusal wrote nothing: nothing to wait for
-        if isinstance(waited, Exception):
-            raise waited
-        if isinstance(waited, list):  # WAITAOF: [local fsyncs, replica fsyncs]
+        self._check_acknowledged(waited)
+
+    def _check_acknowledged(self, waited: Any) -> None:
+        """Raise ``NotReplicated`` when the WAIT (or WAITAOF) counted too few replicas."""
+        acknowledged = replicas_acknowledged(waited)
+        if isinstance(waited, list):
             self.waitaof = True
-            acknowledged = int(waited[1])
-        else:
-            acknowledged = int(waited)
         if acknowledged < self.wait_replicas:
             raise NotReplicated(self.wait_timeout_ms, acknowledged)
 
@@ -352,13 +352,13 @@ class RedisEventStore:
             pipe.execute_command("INCR", fence_of(key))
             pipe.execute_command(*self._wait_command())
             reply, _, waited = pipe.execute(raise_on_error=False)
-            if isinstance(waited, redis.ResponseError) and self.waitaof is not False and _unknown_command(waited):
+            if self.waitaof is not False and waitaof_unknown(waited):
                 self.waitaof = False  # WAITAOF came with Redis 7.2: WAIT
                 continue
             break
         if isinstance(reply, Exception):
             raise reply
-        self._check_replicated([b"ok"], waited)
+        self._check_acknowledged(waited)
         return reply
 
     def partition_of(self, table_id: str) -> int:
@@ -387,8 +387,17 @@ def _read_replies(connection: Any, count: int) -> list[Any]:
     return replies
 
 
-def _unknown_command(error: redis.ResponseError) -> bool:
-    return "unknown command" in str(error).lower()
+def waitaof_unknown(waited: Any) -> bool:
+    """Whether a WAITAOF was answered as unknown (it came with Redis 7.2): WAIT then."""
+    return isinstance(waited, redis.ResponseError) and "unknown command" in str(waited).lower()
+
+
+def replicas_acknowledged(waited: Any) -> int:
+    """How many replicas a WAIT (an int) or a WAITAOF ([local fsyncs, replica fsyncs])
+    reply counts; an error reply is raised."""
+    if isinstance(waited, Exception):
+        raise waited
+    return int(waited[1]) if isinstance(waited, list) else int(waited)
 
 
 def idempotency_ms(window_s: float | None) -> int:

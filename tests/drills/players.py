@@ -160,8 +160,6 @@ class Seat:
                 raw = await asyncio.wait_for(ws.recv(), timeout=RETRY_S)
             except TimeoutError:
                 await self._resend_due(ws, http, base)
-                if self._again:
-                    await self._act_again(ws, http, base)
                 if time.monotonic() - max(heard, self._pinged) > PING_S:
                     # A stream whose pusher died with the store stays open and silent
                     # until the client sends a frame (docs/reliability.md, drill 3): the
@@ -179,8 +177,6 @@ class Seat:
             elif frame["type"] == "refused":
                 self._refused(frame.get("id"), frame["code"])
             await self._resend_due(ws, http, base)
-            if self._again:
-                await self._act_again(ws, http, base)
 
     async def _on_view(self, frame: dict[str, Any], ws: Any, http: httpx.AsyncClient, base: str) -> None:
         version = int(frame["version"])
@@ -222,6 +218,10 @@ class Seat:
         self._refused(command_id, _code_of(answer))
 
     async def _resend_due(self, ws: Any, http: httpx.AsyncClient, base: str) -> None:
+        """Send again what is due (retries, unanswered socket commands), and act again
+        after a refusal by the rules."""
+        if self._again:
+            await self._act_again(ws, http, base)
         now = time.monotonic()
         for command_id in list(self.pending):
             due = self._retry_at.get(command_id)

@@ -32,16 +32,14 @@ pass on the promoted primaries.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from services.redis_cluster import LocalCluster, start_local_cluster
+from services.redis_cluster import LocalCluster
 from tests.drills.outage import Outage, run_outage_drill
 
 pytestmark = pytest.mark.timeout(240)
@@ -50,19 +48,6 @@ pytestmark = pytest.mark.timeout(240)
 # refused (it holds no seat at the table).
 ANSWERS_UP = frozenset({"200 ok", "403 not_your_seat"})
 STOPPED_S = 5.0  # longer than the node timeout (1 s): the cluster fails the node over
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
-    started = start_local_cluster(tmp_path / "cluster")
-    try:
-        yield started
-    finally:
-        for node in started.nodes:  # a drill that failed while a node was stopped
-            if node.pid is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(node.pid, signal.SIGCONT)
-        started.stop()
 
 
 def _shard(drill: Outage, cluster: LocalCluster) -> tuple[int, int]:

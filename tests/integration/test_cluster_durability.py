@@ -13,19 +13,16 @@ test): what the durability profiles acknowledge, and what a failover takes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
 
 from services.commands.handler import AsyncCommandHandler, CommandHandler
-from services.redis_cluster import LocalCluster, start_local_cluster
+from services.redis_cluster import LocalCluster
 from services.store import (
     EMPTY_HEAD,
     AsyncRedisEventStore,
@@ -42,19 +39,6 @@ from tests.counter import Add, CounterDecider, Open, Play
 pytestmark = pytest.mark.integration
 SPACE = KeySpace(16, namespace="durable")
 TIMEOUT_MS = 300
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
-    started = start_local_cluster(tmp_path / "cluster")
-    try:
-        yield started
-    finally:
-        for node in started.nodes:  # a test may leave a node stopped (SIGSTOP)
-            if node.pid is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(node.pid, signal.SIGCONT)
-        started.stop()
 
 
 def replica_events(port: int, table_id: str) -> int:

@@ -9,12 +9,9 @@ cluster of its own (services/redis_cluster.py)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal
 import time
-from collections.abc import AsyncGenerator, Iterator
-from pathlib import Path
+from collections.abc import AsyncGenerator
 
 import msgspec
 import pytest
@@ -22,24 +19,11 @@ import redis
 
 from services.projection.fanout import FanoutHub
 from services.projection.notify import channel_of, follow_async
-from services.redis_cluster import LocalCluster, start_local_cluster
+from services.redis_cluster import LocalCluster
 from services.store import KeySpace, connect, connect_async
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 SPACE = KeySpace(16, namespace="fanover")
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
-    started = start_local_cluster(tmp_path / "cluster")
-    try:
-        yield started
-    finally:
-        for node in started.nodes:
-            if node.pid is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(node.pid, signal.SIGCONT)
-        started.stop()
 
 
 def _doc(version: int) -> bytes:
