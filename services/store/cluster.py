@@ -28,7 +28,12 @@ What redis-py's cluster clients do not do for us, done here:
   NOSCRIPT (a replica promoted by a failover has an empty script cache);
 - SCAN of one partition: ``scan_partition`` asks only the node holding its slot;
 - a Pub/Sub wait over several nodes: ``next_sharded_message`` waits on every node's
-  connection at once (redis-py's waits for each node in turn).
+  connection at once (redis-py's waits for each node in turn);
+- the keys of a stream read or a script call: redis-py 8's sync client asks a node
+  (``COMMAND GETKEYS``, a round trip of its own) for the keys of every command whose
+  keys Redis flags as movable, XREADGROUP and, in a pipeline, EVALSHA among them, before
+  it can route it; ``command_keys`` reads them off the command (a worker's poll of
+  sixteen feeds was sixteen such round trips, and its apply as many, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ import redis
 import redis.asyncio as aioredis
 import redis.asyncio.cluster as aiocluster
 import redis.cluster
+from redis._parsers.commands import CommandsParser
 from redis.crc import key_slot
 
 CLUSTER_SCHEMES: Final = ("redis+cluster", "rediss+cluster")
@@ -150,6 +156,7 @@ def connect_cluster(url: str, *, retries: int, socket_timeout: float,
     except redis.exceptions.RedisClusterException as error:  # no node answered the slot map
         raise redis.ConnectionError(f"no node of the cluster {url_without_password(url)} answered: {error}") from error
     _unreachable_as_connection_error(client.nodes_manager)
+    client.commands_parser.__class__ = _StreamKeysKnown  # the pipelines share the parser
     return client
 
 
@@ -183,6 +190,61 @@ def _unreachable_as_connection_error(manager: Any) -> None:
 
 
 _GUARDED: dict[type, type] = {}
+
+
+class _StreamKeysKnown(CommandsParser):
+    """redis-py's parser of a cluster client's commands (its pipelines share it), finding
+    the keys of a stream read or a script call in the command (``command_keys``) instead
+    of asking the default node for them. (The asyncio cluster client asks no node: it
+    sends no stream reads, and routes a script call by its keys itself.)"""
+
+    def get_keys(self, redis_conn: Any, *args: Any) -> Any:
+        keys = command_keys(args)
+        if keys is not None:
+            return keys
+        return super().get_keys(redis_conn, *args)  # type: ignore[no-untyped-call]
+
+
+_STREAM_READS: Final = frozenset({"XREAD", "XREADGROUP"})
+_SCRIPT_CALLS: Final = frozenset({"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO"})
+# The options of a stream read before STREAMS, with how many arguments each takes.
+_STREAM_READ_OPTIONS: Final = {"GROUP": 2, "COUNT": 1, "BLOCK": 1, "NOACK": 0}
+
+
+def command_keys(args: Sequence[Any]) -> list[Any] | None:
+    """The keys of a command redis-py would ask a node for (Redis flags their places as
+    movable), for those read off the command here: a stream read (``XREAD``,
+    ``XREADGROUP``: the options, then ``STREAMS``, then the keys and as many ids) and a
+    script call (``EVALSHA`` sha numkeys keys... args...). None for any other command,
+    or one this cannot read: the node is asked then."""
+    if not args:
+        return None
+    name = _text(args[0]).upper()
+    if name in _SCRIPT_CALLS:
+        if len(args) < 3 or not _text(args[2]).isdigit() or 3 + int(_text(args[2])) > len(args):
+            return None
+        return list(args[3:3 + int(_text(args[2]))])
+    if name not in _STREAM_READS:
+        return None
+    at = 1
+    while at < len(args):
+        word = _text(args[at]).upper()
+        if word == "STREAMS":
+            rest = args[at + 1:]
+            if not rest or len(rest) % 2:
+                return None
+            return list(rest[:len(rest) // 2])
+        taken = _STREAM_READ_OPTIONS.get(word)
+        if taken is None:
+            return None
+        at += 1 + taken
+    return None
+
+
+def _text(arg: Any) -> str:
+    if isinstance(arg, bytes | bytearray | memoryview):
+        return bytes(arg).decode(errors="replace")
+    return str(arg)
 
 
 class _SlotMapFirst(aiocluster.RedisCluster):
