@@ -18,7 +18,8 @@ process seats its tables, then all start playing together.
 Prints one JSON object: commands_per_s, p50_ms, p99_ms, errors (refusals, socket and
 HTTP failures), tables, gateways, clients, commands, seconds, and the CPU seconds each
 process spent while the tables played (``cpu_s``: the views and directory workers, each
-gateway, Redis from ``INFO cpu``, the client processes together) with the same per
+gateway, Redis from ``INFO cpu``: on a cluster every node's, primaries and replicas,
+with ``redis_primaries`` and ``redis_replicas`` besides; the client processes together) with the same per
 player command in µs (``cpu_us_per_command``), the seconds each was runnable but waited
 for a CPU (``run_queue_s``, Linux schedstat: what other work on a shared machine costs
 the run) and the machine's 1-minute load average.
@@ -48,11 +49,12 @@ from typing import Any
 
 import httpx
 import msgspec
-import redis
 import websockets
 
 from services.cli.gateway import tune_gc
 from services.redis_runtime import free_port, redis_url_for_run
+from services.store import connect
+from services.store.cluster import is_cluster
 
 SEATS = 5
 
@@ -153,9 +155,11 @@ class _Cpu:
             with contextlib.suppress(OSError, ValueError, IndexError):
                 waited[name] = run_queue_s(process.pid)
         with contextlib.suppress(Exception):
-            info: Any = redis.Redis.from_url(self.url).info()
-            found["redis"] = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
-            waited["redis"] = run_queue_s(int(info["process_id"]))  # a Redis on this machine
+            for role, info in _redis_infos(self.url):
+                # one node, or every node of a cluster (its replicas too: they replay the writes)
+                for name in ("redis", f"redis_{role}") if role != "node" else ("redis",):
+                    found[name] = found.get(name, 0.0) + float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+                    waited[name] = waited.get(name, 0.0) + run_queue_s(int(info["process_id"]))  # on this machine
         return found, waited
 
     def start(self) -> None:
@@ -165,10 +169,26 @@ class _Cpu:
         now, waited = self._now()
         self.spent = {name: now[name] - self._at[name] for name in now if name in self._at}
         self.spent["client"] = clients_s
-        self.spent["total"] = sum(self.spent.values())
+        self.spent["total"] = sum(spent for name, spent in self.spent.items() if not name.startswith("redis_"))
         self.waited = {name: waited[name] - self._waited_at[name] for name in waited if name in self._waited_at}
         self.waited["client"] = clients_waited_s
-        self.waited["total"] = sum(self.waited.values())
+        self.waited["total"] = sum(spent for name, spent in self.waited.items() if not name.startswith("redis_"))
+
+
+def _redis_infos(url: str) -> list[tuple[str, dict[str, Any]]]:
+    """``INFO`` of the run's Redis, with each node's role: one server (``node``), or every
+    primary and replica of a cluster."""
+    client: Any = connect(url, retries=0)
+    try:
+        if not is_cluster(client):
+            return [("node", client.info())]
+        infos = []
+        for node in client.get_nodes():
+            info = client.info(target_nodes=node)
+            infos.append(("primaries" if info.get("role") == "master" else "replicas", info))
+        return infos
+    finally:
+        client.close()
 
 
 def run_queue_s(pid: int | str = "self") -> float:
