@@ -45,7 +45,7 @@ import time
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import httpx
 import msgspec
@@ -155,11 +155,12 @@ class _Cpu:
             with contextlib.suppress(OSError, ValueError, IndexError):
                 waited[name] = run_queue_s(process.pid)
         with contextlib.suppress(Exception):
-            for role, info in _redis_infos(self.url):
-                # one node, or every node of a cluster (its replicas too: they replay the writes)
-                for name in ("redis", f"redis_{role}") if role != "node" else ("redis",):
-                    found[name] = found.get(name, 0.0) + float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
-                    waited[name] = waited.get(name, 0.0) + run_queue_s(int(info["process_id"]))  # on this machine
+            for names, info in _redis_infos(self.url):
+                cpu_s = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+                queued_s = run_queue_s(int(info["process_id"]))  # a Redis on this machine
+                for name in names:
+                    found[name] = found.get(name, 0.0) + cpu_s
+                    waited[name] = waited.get(name, 0.0) + queued_s
         return found, waited
 
     def start(self) -> None:
@@ -169,24 +170,30 @@ class _Cpu:
         now, waited = self._now()
         self.spent = {name: now[name] - self._at[name] for name in now if name in self._at}
         self.spent["client"] = clients_s
-        self.spent["total"] = sum(spent for name, spent in self.spent.items() if not name.startswith("redis_"))
+        self.spent["total"] = _total(self.spent)
         self.waited = {name: waited[name] - self._waited_at[name] for name in waited if name in self._waited_at}
         self.waited["client"] = clients_waited_s
-        self.waited["total"] = sum(spent for name, spent in self.waited.items() if not name.startswith("redis_"))
+        self.waited["total"] = _total(self.waited)
 
 
-def _redis_infos(url: str) -> list[tuple[str, dict[str, Any]]]:
-    """``INFO`` of the run's Redis, with each node's role: one server (``node``), or every
-    primary and replica of a cluster."""
+# A cluster's Redis CPU split by role, besides the whole (``redis``): not added to the total.
+_REDIS_ROLES: Final = {"master": "redis_primaries", "slave": "redis_replicas"}
+
+
+def _total(seconds: dict[str, float]) -> float:
+    """Every process's seconds once (a role's share of Redis is in ``redis`` already)."""
+    return sum(spent for name, spent in seconds.items() if name not in _REDIS_ROLES.values())
+
+
+def _redis_infos(url: str) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """``INFO`` of each of the run's redis-servers (one node, or every primary and replica
+    of a cluster: the replicas replay the writes), with the figures it counts in."""
     client: Any = connect(url, retries=0)
     try:
         if not is_cluster(client):
-            return [("node", client.info())]
-        infos = []
-        for node in client.get_nodes():
-            info = client.info(target_nodes=node)
-            infos.append(("primaries" if info.get("role") == "master" else "replicas", info))
-        return infos
+            return [(("redis",), client.info())]
+        infos = [client.info(target_nodes=node) for node in client.get_nodes()]
+        return [(("redis", _REDIS_ROLES[str(info.get("role"))]), info) for info in infos]
     finally:
         client.close()
 

@@ -156,7 +156,7 @@ def connect_cluster(url: str, *, retries: int, socket_timeout: float,
     except redis.exceptions.RedisClusterException as error:  # no node answered the slot map
         raise redis.ConnectionError(f"no node of the cluster {url_without_password(url)} answered: {error}") from error
     _unreachable_as_connection_error(client.nodes_manager)
-    client.commands_parser.__class__ = _StreamKeysKnown  # the pipelines share the parser
+    client.commands_parser.__class__ = _KeysReadOffTheCommand  # the pipelines share the parser
     return client
 
 
@@ -192,7 +192,7 @@ def _unreachable_as_connection_error(manager: Any) -> None:
 _GUARDED: dict[type, type] = {}
 
 
-class _StreamKeysKnown(CommandsParser):
+class _KeysReadOffTheCommand(CommandsParser):
     """redis-py's parser of a cluster client's commands (its pipelines share it), finding
     the keys of a stream read or a script call in the command (``command_keys``) instead
     of asking the default node for them. (The asyncio cluster client asks no node: it
@@ -221,9 +221,10 @@ def command_keys(args: Sequence[Any]) -> list[Any] | None:
         return None
     name = _text(args[0]).upper()
     if name in _SCRIPT_CALLS:
-        if len(args) < 3 or not _text(args[2]).isdigit() or 3 + int(_text(args[2])) > len(args):
+        count = _text(args[2]) if len(args) >= 3 else ""
+        if not count.isdigit() or 3 + int(count) > len(args):
             return None
-        return list(args[3:3 + int(_text(args[2]))])
+        return list(args[3:3 + int(count)])
     if name not in _STREAM_READS:
         return None
     at = 1
