@@ -23,15 +23,21 @@ postgres:
 	@bash deploy/install-postgres.sh
 
 # What the browser and archive tests need besides Redis: Debian's Chromium (Playwright
-# drives it; no browser download) and PostgreSQL (the tests initdb their own).
+# drives it; no browser download), a CJK font (the table in Korean and Japanese, and its
+# screenshots: docs/i18n.md) and PostgreSQL (the tests initdb their own).
 system-deps: redis-server postgres
 	@command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || { \
 	  echo "installing chromium from Debian's packages"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	@[ -d /usr/share/fonts/opentype/noto ] && ls /usr/share/fonts/opentype/noto | grep -q CJK || { \
+	  echo "installing fonts-noto-cjk from Debian's packages"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
+# make run PORT=8001 HOST=0.0.0.0: where the gateway listens (else $MIGHTY_PORT, $MIGHTY_HOST, 8000 on 127.0.0.1)
 run: $(BIN)/.installed
-	$(BIN)/mighty serve
+	$(BIN)/mighty serve $(if $(PORT),--port $(PORT)) $(if $(HOST),--host $(HOST))
 
 test: $(BIN)/.installed system-deps
 	$(BIN)/pytest

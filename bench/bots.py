@@ -215,18 +215,41 @@ def summarize(variant: str, pairs: list[tuple[str, str]], results: dict[tuple[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mighty bench bots")
     parser.add_argument("--game", default="mighty-5", help="a Mighty variant or mitigati")
-    parser.add_argument("--hands", type=int, default=200, help="hands per pair (deals x seat rotations)")
+    parser.add_argument("--hands", type=int, default=None,
+                        help="hands per pair (deals x seat rotations; default 200); with --tables, per table (default 1)")
     parser.add_argument("--pairs", default="beginner:random,expert:beginner")
     parser.add_argument("--playouts", type=int, default=None, help="the expert's budget (default: the game's)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=1, help="processes (the machine has 2 cores)")
+    parser.add_argument("--workers", default="1",
+                        help="processes: the ladder's (the machine has 2 cores); with --tables the bot workers', "
+                             "a list to compare (1,2: 1, 2, 1, 2... workers, --rounds times)")
+    service = parser.add_argument_group("the service's bot workers (--tables)")
+    service.add_argument("--tables", type=int, default=None,
+                         help="measure the bot workers instead: this many tables of bots, --hands hands each")
+    service.add_argument("--level", default="expert", help="the bots' level at those tables")
+    service.add_argument("--rounds", type=int, default=1, help="times each --workers count runs, alternating")
+    service.add_argument("--timeout-s", type=float, default=1800.0, help="a run's limit")
     parser.add_argument("--json", action="store_true", help="print one JSON object (the only output)")
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="append each finished deal to FILE (JSON lines); deals already there are not played again")
     args = parser.parse_args(argv)
+    try:
+        workers = [int(w) for w in args.workers.split(",")]
+    except ValueError:
+        workers = []
+    if not workers or min(workers) < 1:
+        parser.error("--workers takes a count, or counts separated by commas")
     game = game_named(args.game)
     rules = game.make_rules(args.game, {})
     players = game.players(rules)
+    if args.tables is not None:
+        if args.level not in policies(game) or args.tables < 1 or args.rounds < 1:
+            parser.error(f"--tables and --rounds take a count, --level one of {', '.join(sorted(policies(game)))}")
+        return _service(args, workers)
+    if len(workers) > 1:
+        parser.error("the ladder takes one --workers count")
+    args.workers = workers[0]
+    args.hands = 200 if args.hands is None else args.hands
     pairs = [tuple(p.split(":", 1)) for p in args.pairs.split(",") if p]
     known = set(policies(game))
     for pair in pairs:
@@ -265,6 +288,26 @@ def main(argv: list[str] | None = None) -> int:
     report = summarize(args.game, [(a, b) for a, b in pairs], results, players)
     report["seconds"] = round(time.perf_counter() - started, 1)
     report["workers"] = args.workers
+    report["python"] = platform.python_version()
+    print(json.dumps(report))
+    return 0
+
+
+def _service(args: argparse.Namespace, workers: list[int]) -> int:
+    """``--tables``: the bot workers' throughput (``bench/_bot_tables.py``)."""
+    import contextlib
+    import os
+
+    from bench._bot_tables import Options, run_series
+    from services.logs import configure_logging
+    from services.redis_runtime import redis_url_for_run
+
+    os.environ.setdefault("MIGHTY_LOG_LEVEL", "warning")
+    configure_logging()
+    options = Options(game=args.game, level=args.level, tables=args.tables,
+                      hands=1 if args.hands is None else args.hands, playouts=args.playouts, timeout_s=args.timeout_s)
+    with contextlib.ExitStack() as stack:
+        report = run_series(redis_url_for_run(stack), workers, args.rounds, options)
     report["python"] = platform.python_version()
     print(json.dumps(report))
     return 0

@@ -59,6 +59,13 @@ from services.store.cluster import is_cluster
 SEATS = 5
 
 
+# many players and tables from one address (127.0.0.1): quotas out of the way
+LOOSE_QUOTAS = {"MIGHTY_PLAYERS_PER_ADDRESS": "1000000", "MIGHTY_TABLES_PER_ADDRESS": "1000000",
+                "MIGHTY_TABLES_PER_PLAYER": "1000000", "MIGHTY_QUICKPLAYS_PER_ADDRESS": "1000000",
+                "MIGHTY_QUICKPLAYS_PER_PLAYER": "1000000", "MIGHTY_SEATS_PER_PLAYER": "1000000",
+                "MIGHTY_SOCKETS_PER_ADDRESS": "1000000"}
+
+
 @dataclass
 class Stats:
     latencies_ms: list[float] = field(default_factory=list)
@@ -209,7 +216,7 @@ def run_queue_s(pid: int | str = "self") -> float:
 def _service(url: str, namespace: str, gateways: int,
              named: dict[str, subprocess.Popen[bytes]]) -> Iterator[list[int]]:
     env = {**os.environ, "REDIS_URL": url, "MIGHTY_NAMESPACE": namespace, "MIGHTY_LOG_LEVEL": "warning",
-           "MIGHTY_LOG_FORMAT": "json", "MIGHTY_RATE_COMMANDS": "1000", "MIGHTY_MAX_LAG_S": "30"}
+           "MIGHTY_LOG_FORMAT": "json", "MIGHTY_RATE_COMMANDS": "1000", "MIGHTY_MAX_LAG_S": "30", **LOOSE_QUOTAS}
     ports = [free_port() for _ in range(gateways)]
     commands = {kind: ["worker", kind] for kind in ("views", "directory")}
     commands |= {f"gateway{n}": ["gateway", "--port", str(port)] for n, port in enumerate(ports)}

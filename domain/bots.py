@@ -1,6 +1,6 @@
 """What every game's bots share: the levels, the budget, and the search.
 
-A bot is a pure function of a seat's view (what that seat may see, rules/mighty.md §8),
+A bot is a pure function of a seat's view (what that seat may see, docs/rules/mighty.md §8),
 the table's rule set (public), a seed (data, never a clock or a random source) and a
 budget; it returns one of the seat's legal commands. Three levels:
 
@@ -19,6 +19,7 @@ can cap the thinking by time without this package reading a clock.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Final, Generic, Protocol, TypeVar
 
@@ -27,6 +28,27 @@ import msgspec
 from domain.prng import Rng
 
 LEVELS: Final = ("random", "beginner", "expert")  # every game's ``POLICIES`` has these keys
+
+# A bot's display name: one list per level, at least as long as the largest table (8
+# seats), so the bots of one level at a table never share a name. Shown beside the level
+# (``Seat.bot``) by the clients: "Ada · beginner bot".
+BOT_NAMES: Final[dict[str, tuple[str, ...]]] = {
+    "random": ("Pip", "Dice", "Coin", "Whim", "Lotto", "Tumble", "Shuffle", "Fickle", "Chance", "Spinner"),
+    "beginner": ("Ada", "Bo", "Cleo", "Dot", "Eli", "Fern", "Gus", "Hana", "Ike", "June"),
+    "expert": ("Ace", "Sage", "Vega", "Orion", "Nova", "Atlas", "Rook", "Quill", "Lyra", "Kai"),
+}
+
+
+def bot_name(level: str, table_id: str, seat: int) -> str:
+    """The name of the bot of ``level`` at ``seat`` of ``table_id``: the same wherever it
+    is computed (no random source), and distinct from the names of the table's other bots
+    of that level (consecutive seats take consecutive names from an offset the table's id
+    gives). A level without a list is named after itself."""
+    names = BOT_NAMES.get(level)
+    if not names:
+        return f"{level} bot"
+    offset = int.from_bytes(hashlib.sha256(table_id.encode()).digest()[:4], "big")
+    return names[(offset + seat) % len(names)]
 
 C = TypeVar("C")
 W = TypeVar("W")

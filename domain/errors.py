@@ -1,4 +1,4 @@
-"""Refusals: a small exception tree with stable codes (rules/hand-file.md).
+"""Refusals: a small exception tree with stable codes (docs/hand-files.md).
 
 A refused command raises; it never returns an empty list or a ``False``. Each error
 carries a code clients can react to and a sentence a person understands.
@@ -113,7 +113,7 @@ class JokerSuitRequired(RuleError):
 
 
 class MustTrump(RuleError):
-    """Mitigati (mitigati-hand-file.md §10): void in the suit to follow, holding a trump."""
+    """Mitigati (docs/hand-files.md, "Mitigati files"): void in the suit to follow, holding a trump."""
 
     code = "must_trump"
 
@@ -163,7 +163,7 @@ PRIVATE_REFUSAL = "refused"  # the code another seat is given for any other refu
 
 
 def refusal_told_to_another_seat(error: RuleError, seat: int | None) -> tuple[str, str]:
-    """The code and message a seat other than the sender may be told (mighty.md §8): the
+    """The code and message a seat other than the sender may be told (docs/rules/mighty.md §8): the
     message may name the command's cards, and some codes reveal what the sender holds."""
     if error.code in PUBLIC_REFUSALS:
         return error.code, f"A command of seat {seat} was refused ({error.code})."

@@ -1,5 +1,5 @@
 """The ``Game`` protocol: what the table, the codec, the audit, the projections and the
-random players need of one game (DESIGN.md §2: one game = one decider).
+random players need of one game (docs/architecture.md, "Layers": one game = one decider).
 
 Nothing outside a game's own package (``domain/mighty/``, ``domain/mitigati/``) names
 its modules but ``domain/registry.py``, which lists the games. Everything that differs
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 import msgspec
 
 from domain.bots import Policy
+from domain.presentation import Presentation
 
 if TYPE_CHECKING:
     from typing import Self
@@ -72,7 +73,7 @@ class LedgerLine(Protocol):
 
 
 class TableLedger(Protocol):
-    """A table's score ledger document, of its game's shape (rules/mighty.md §6)."""
+    """A table's score ledger document, of its game's shape (docs/rules/mighty.md §6)."""
 
     @property
     def table_id(self) -> str: ...
@@ -130,10 +131,14 @@ class TableCreatedEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="ty
         def bots(self) -> dict[str, str]: ...  # seat (as a string) -> bot level
         @property
         def created(self) -> str: ...  # ISO 8601 UTC, given as data by the service
+        @property
+        def private(self) -> bool | msgspec.UnsetType: ...  # UNSET: a public table
+        @property
+        def invite_hash(self) -> str | msgspec.UnsetType: ...  # a private table's invite code's sha256
 
 
 class DealProof(NamedTuple):
-    """A deal event's public commitment and its secret salt (rules/mighty.md §2)."""
+    """A deal event's public commitment and its secret salt (docs/rules/mighty.md §2)."""
 
     hand_no: int
     commitment: str | None
@@ -215,6 +220,12 @@ class Game(Protocol[R, S, C, E, V, L]):
     def view_type(self) -> type[V]:
         """A seat's view of a hand (``seat_view``'s type): what a bot worker decodes a
         stored seat view into, so a bot reads what the seat sees and nothing more."""
+        ...
+
+    @property
+    def presentation(self) -> Presentation[S, C, V]:
+        """How a client is shown the game: its catalogue, labels, hand order
+        (``domain/presentation.py``; the game package's ``presentation.py``)."""
         ...
 
     # ------------------------------------------------------------ the table
@@ -309,7 +320,7 @@ class Game(Protocol[R, S, C, E, V, L]):
 
     def log_fields(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
         """An event's fields as ``mighty log`` prints them: what the hand keeps secret
-        (rules/mighty.md §8) shown as a count."""
+        (docs/rules/mighty.md §8) shown as a count."""
         ...
 
     def read_hand_file(self, data: bytes) -> HandFileRun:

@@ -1,5 +1,5 @@
-"""What the hand files of every game share (rules/hand-file.md,
-rules/mitigati-hand-file.md): the ``rules`` field that says whose file it is, the
+"""What the hand files of every game share (docs/hand-files.md,
+Mighty's and "Mitigati files"): the ``rules`` field that says whose file it is, the
 ``rejected`` object, and what ``mighty replay`` needs of a game's reader."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A small seeded pseudo-random generator for the bots (SplitMix64).
 
-The domain reads no random source (DESIGN.md §2): a bot receives its seed as data and
+The domain reads no random source (docs/architecture.md, "Layers"): a bot receives its seed as data and
 draws from this generator, so the same view and seed always give the same command, on
 any machine. SplitMix64 is a few integer operations per draw and passes BigCrush; the
 bots need speed and reproducibility, not secrecy.

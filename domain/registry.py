@@ -25,7 +25,7 @@ _BY_EVENT: Final[dict[type, AnyGame]] = {
 
 
 def variants() -> tuple[str, ...]:
-    """Every name ``CreateTable`` takes: Mighty's rule sets (mighty.md §7), then each other
+    """Every name ``CreateTable`` takes: Mighty's rule sets (docs/rules/mighty.md §7), then each other
     game's own name."""
     return (*MIGHTY_VARIANTS, *(name for name in GAMES if name != MIGHTY.name))
 

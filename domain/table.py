@@ -1,5 +1,5 @@
-"""The table aggregate (DESIGN.md §2): seats, rule set, the sequence of hands, dealer
-rotation (rules/mighty.md §2), start/leave/resign, and the hand decider inside it.
+"""The table aggregate (docs/architecture.md, "Layers"): seats, rule set, the sequence of hands, dealer
+rotation (docs/rules/mighty.md §2), start/leave/resign, and the hand decider inside it.
 
 Commands arrive wrapped in a ``Submission`` that names who sent them: a player's name,
 or ``None`` for the service itself (deals, timeouts, closing). A deal arrives as data —
@@ -9,10 +9,12 @@ the service shuffles with ``secrets``; this module only checks and records it.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
-from typing import Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
 import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from domain.errors import MalformedCommand, RuleSetError, TableError, WrongPhase
@@ -51,6 +53,11 @@ class CreateTable(_TableCommand, frozen=True, tag="create_table"):
     turn_seconds: Count = 0
     bots: Bots = {}
     created: Stamp = ""
+    # A private table (docs/api.md, "Private tables"): listed to nobody, joined with its
+    # invite code. The code is a secret the gateway makes and keeps to itself; the table
+    # records only its sha256 (hex), since its events are read by anyone once a hand ends.
+    private: bool = False
+    invite_hash: Annotated[str, msgspec.Meta(max_length=64)] = ""
 
 
 class JoinSeat(_TableCommand, frozen=True, tag="join"):
@@ -75,6 +82,10 @@ class Resign(_TableCommand, frozen=True, tag="resign"):
 
 
 class CloseTable(_TableCommand, frozen=True, tag="close"):
+    """The service closes a table at any time (``reason``: ``idle``, ...); a player only
+    one that has not started, and only its creator or its last person seated: the
+    table is then closed as ``cancelled``, whatever ``reason`` says."""
+
     reason: Name = "closed"
 
 
@@ -95,6 +106,9 @@ class TimeOutTurn(_TableCommand, frozen=True, tag="time_out"):
     seat: Seat
     move: Any  # the game's command; checked by the game's decide like any seat's
     reason: Name = "timeout"
+    # The seat goes away (``SeatAway``, reason ``timeouts``) at its ``away_after``-th
+    # timed-out turn in a row (0: never): the service's setting, recorded in the event.
+    away_after: Count = 0
 
 
 TableOnlyCommand = (CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable | SetAway
@@ -146,6 +160,9 @@ class PlayerResigned(_TableEvent, frozen=True, tag="player_resigned"):
 
 class TableClosed(_TableEvent, frozen=True, tag="table_closed"):
     reason: str
+    # the player who closed a table that had not started (``cancelled``); unset (left
+    # out of the bytes, as in every event stored before it was added): the service
+    closed_by: str | UnsetType = UNSET
 
 
 class SeatAway(_TableEvent, frozen=True, tag="seat_away"):
@@ -154,6 +171,11 @@ class SeatAway(_TableEvent, frozen=True, tag="seat_away"):
     seat: int
     player: str
     away: bool = True
+    # why, when the service decided it: ``timeouts`` (the seat let ``away_after`` turns
+    # in a row time out), ``acted`` (its player made a move while away); unset (left out
+    # of the bytes, as in every event stored before it was added): the player's own
+    # ``leave`` or ``join``
+    reason: str | UnsetType = UNSET
 
 
 class TurnTimedOut(_TableEvent, frozen=True, tag="turn_timed_out"):
@@ -162,10 +184,23 @@ class TurnTimedOut(_TableEvent, frozen=True, tag="turn_timed_out"):
 
     seat: int
     reason: str = "timeout"
+    # the rule in force: the seat goes away at this many timed-out turns in a row; unset
+    # (every event stored before it was added, and a service that sets no rule): never,
+    # and the turn is not counted
+    away_after: int | UnsetType = UNSET
+
+
+class TimeoutsReset(_TableEvent, frozen=True, tag="timeouts_reset"):
+    """The seat's player made a move of their own after timing out: the run of timed-out
+    turns that would send the seat away starts again from zero. Recorded before the move,
+    in the same append, only when the seat had a run."""
+
+    seat: int
+    player: str
 
 
 TableOnlyEvent = (PlayerJoined | PlayerLeft | TableStarted | DealRevealed | PlayerResigned | TableClosed | SeatAway
-                  | TurnTimedOut)
+                  | TurnTimedOut | TimeoutsReset)
 # A hand event of the table's game: a msgspec.Struct of that game's tagged union. The
 # codec decodes every game's (``domain.registry``); the table hands them to the game.
 HandEvent: TypeAlias = msgspec.Struct
@@ -191,6 +226,12 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     commitment: str | None = None
     match_hands: int = 0  # scored hands that end the match (0: no end)
     away: tuple[int, ...] = ()  # seats whose players left the started table, sorted
+    created_by: str | None = None  # who created the table (None: the service)
+    bot_seats: tuple[int, ...] = ()  # the seats given to bots at the table's creation, sorted
+    # per seat, its timed-out turns in a row (counted under an ``away_after`` rule) since
+    # its player last moved, came back or went away
+    timeouts: tuple[int, ...] = ()
+    invite_hash: str | None = None  # a private table's invite code's sha256 (None: a public table)
 
     @property
     def awaiting_deal(self) -> bool:
@@ -246,7 +287,15 @@ def _create(state: TableState, cmd: CreateTable, player: str | None) -> list[Tab
         raise TableError(error.code, error.message) from None
     _check_match(cmd, game.players(rules))
     created = game.created(state.table_id, rules, cmd.name[:80], player)
-    return [replace(created, hands=cmd.hands, turn_seconds=cmd.turn_seconds, bots=cmd.bots, created=cmd.created)]
+    created = replace(created, hands=cmd.hands, turn_seconds=cmd.turn_seconds, bots=cmd.bots, created=cmd.created)
+    if cmd.private or cmd.invite_hash:
+        if not (cmd.private and _INVITE_HASH.fullmatch(cmd.invite_hash)):
+            raise MalformedCommand("A private table needs its invite code's sha256 (64 hex digits), and only it.")
+        created = replace(created, private=True, invite_hash=cmd.invite_hash)
+    return [created]
+
+
+_INVITE_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 def _check_match(cmd: CreateTable, players: int) -> None:
@@ -281,7 +330,29 @@ def _time_out(state: TableState, cmd: TimeOutTurn, player: str | None) -> list[T
         raise MalformedCommand(f"A timed-out turn's move is a {game.name} command of seat {cmd.seat}.")
     if game.to_act(hand) != cmd.seat:
         raise TableError("not_your_turn", f"Seat {cmd.seat} is not to act: its turn is over.")
-    return [TurnTimedOut(seat=cmd.seat, reason=cmd.reason), *_hand_command(state, cmd.move, None)]
+    if cmd.away_after < 0:
+        raise MalformedCommand("A timed-out turn's away_after is 0 (never) or more.")
+    timed_out = TurnTimedOut(seat=cmd.seat, reason=cmd.reason, away_after=cmd.away_after or UNSET)
+    events: list[TableEvent] = [timed_out, *_hand_command(state, cmd.move, None)]
+    if goes_away(state, cmd.seat, cmd.away_after) and not any(isinstance(e, TableClosed) for e in events):
+        holder = state.seats[cmd.seat] or ""
+        events.append(SeatAway(seat=cmd.seat, player=holder, away=True, reason=AWAY_TIMEOUTS))
+    return events
+
+
+AWAY_TIMEOUTS = "timeouts"  # SeatAway.reason: the seat let its turns time out, away_after in a row
+AWAY_ACTED = "acted"  # SeatAway.reason: the away seat's player made a move: back
+
+
+def goes_away(state: TableState, seat: int, away_after: int) -> bool:
+    """Whether one more timed-out turn of ``seat`` sends it away under ``away_after``."""
+    if away_after <= 0 or seat in state.away:
+        return False
+    return _timeouts_of(state, seat) + 1 >= away_after
+
+
+def _timeouts_of(state: TableState, seat: int) -> int:
+    return state.timeouts[seat] if seat < len(state.timeouts) else 0
 
 
 def _seat_in_range(state: TableState, seat: int) -> None:
@@ -332,16 +403,32 @@ def _deal(state: TableState, cmd: DealHand, player: str | None) -> list[TableEve
                       commitment=deal_commitment(cmd.order, cmd.salt), salt=cmd.salt)]
 
 
+CANCELLED = "cancelled"  # the reason of a table its creator (or last person seated) closed
+
+
 def _close(state: TableState, cmd: Resign | CloseTable, player: str | None) -> list[TableEvent]:
     if isinstance(cmd, CloseTable):
         if player is not None:
-            raise TableError("not_allowed", "Only the service closes a table.")
+            _may_cancel(state, player)
+            return [TableClosed(reason=CANCELLED, closed_by=player)]
         return [*_reveal_if_dealt(state), TableClosed(reason=cmd.reason)]
     _seat_in_range(state, cmd.seat)
     if player is not None and state.seats[cmd.seat] != player:
         raise TableError("not_your_seat", f"Seat {cmd.seat} is not {player}'s.")
     name = state.seats[cmd.seat] or ""
     return [PlayerResigned(seat=cmd.seat, player=name), *_reveal_if_dealt(state), TableClosed(reason="resigned")]
+
+
+def _may_cancel(state: TableState, player: str) -> None:
+    """A player closes a table only before it starts, and only the one who created it
+    or the last person seated there (every other seat empty or a bot's)."""
+    if state.status != "open":
+        raise TableError("table_started", f"Table {state.table_id} has started; only the service closes it now.")
+    others = [p for seat, p in enumerate(state.seats) if p is not None and p != player and seat not in state.bot_seats]
+    last_seated = player in state.seats and not others
+    if player != state.created_by and not last_seated:
+        raise TableError("not_allowed", "Only the table's creator, or its last person seated, "
+                                        "may close it before it starts.")
 
 
 def _reveal_if_dealt(state: TableState) -> list[TableEvent]:
@@ -372,11 +459,23 @@ def _hand_command(state: TableState, cmd: SeatCommand, player: str | None) -> li
     if not isinstance(cmd, game.command_types):
         raise MalformedCommand(f"A {type(cmd).__name__} command is not a command of {game.name}.")
     events: list[TableEvent] = list(game.decide(hand, cmd))
+    if player is not None:  # the seat's own move: back if away, its run of timeouts over
+        events[:0] = _present(state, cmd.seat, player)
     if isinstance(events[-1], game.ends_hand):
         events.append(_revealed(state, hand))
         if state.match_hands and _scored_after(state, events) >= state.match_hands:
             events.append(TableClosed(reason="match_over"))  # the match's last hand
     return events
+
+
+def _present(state: TableState, seat: int, player: str) -> list[TableEvent]:
+    """What a seat's own move says first: its player is back (an away seat), or its run
+    of timed-out turns is over."""
+    if seat in state.away:
+        return [SeatAway(seat=seat, player=player, away=False, reason=AWAY_ACTED)]
+    if _timeouts_of(state, seat) > 0:
+        return [TimeoutsReset(seat=seat, player=player)]
+    return []
 
 
 def _scored_after(state: TableState, events: list[TableEvent]) -> int:
@@ -397,22 +496,35 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
     if isinstance(event, TableCreatedEvent):
         n = game_of(event.rules).players(event.rules)
         return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n,
-                       match_hands=event.hands)
+                       match_hands=event.hands, created_by=event.created_by,
+                       bot_seats=tuple(sorted(int(seat) for seat in event.bots)), timeouts=(0,) * n,
+                       invite_hash=event.invite_hash if event.private is True else None)
     if isinstance(event, PlayerJoined | PlayerLeft):
         return replace(state, seats=seated(state.seats, event))
     if isinstance(event, TableStarted):
         return replace(state, status="playing", dealer=event.first_dealer)
     if isinstance(event, DealRevealed):
         return replace(state, salt=None)
-    if isinstance(event, PlayerResigned | TurnTimedOut):
+    if isinstance(event, TurnTimedOut):
+        if isinstance(event.away_after, UnsetType):  # no rule in force: not counted
+            return state
+        return replace(state, timeouts=_counted(state, event.seat, _timeouts_of(state, event.seat) + 1))
+    if isinstance(event, TimeoutsReset):
+        return replace(state, timeouts=_counted(state, event.seat, 0))
+    if isinstance(event, PlayerResigned):
         return state
     if isinstance(event, TableClosed):
         return replace(state, status="closed")
     if isinstance(event, SeatAway):
         away = set(state.away) | {event.seat} if event.away else set(state.away) - {event.seat}
-        return replace(state, away=tuple(sorted(away)))
+        return replace(state, away=tuple(sorted(away)), timeouts=_counted(state, event.seat, 0))
     # a stored stream is the domain's own output: this is a bug or a forged stream
     raise ValueError(f"a {type(event).__name__} is no event of table {state.table_id}'s game")
+
+
+def _counted(state: TableState, seat: int, count: int) -> tuple[int, ...]:
+    timeouts = state.timeouts or (0,) * len(state.seats)
+    return timeouts[:seat] + (count,) + timeouts[seat + 1:]
 
 
 def seated(seats: tuple[str | None, ...], event: PlayerJoined | PlayerLeft) -> tuple[str | None, ...]:

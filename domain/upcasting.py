@@ -1,4 +1,4 @@
-"""Upcasters: stored events of an older shape read as today's (DESIGN.md §3).
+"""Upcasters: stored events of an older shape read as today's (docs/architecture.md, "Events are facts").
 
 A stored event is never edited. New fields arrive with defaults, which needs nothing
 here. When a shape must change otherwise (a field renamed, split, or its meaning
@@ -17,7 +17,7 @@ resolves). So the upcaster leaves the fact ``UNSET`` ("not recorded"), and
 (``domain.mighty.legacy``, called only for an event with the fact unset). Two readers
 need to know which fields were added: ``mighty verify`` compares the events it re-decides
 with the stored ones as recorded (``as_recorded``: a fact an old event does not hold is
-not compared), and hand files print events in the shapes hand-file.md was written
+not compared), and hand files print events in the shapes docs/hand-files.md was written
 against (``as_version``).
 """
 
@@ -76,7 +76,7 @@ def as_recorded(derived: S, stored: msgspec.Struct) -> S:
 def as_version(raw: Raw, version: int) -> Raw:
     """An event's JSON object in the shape of an earlier ``version`` of its type, when the
     versions since only added facts: those facts left out, ``v`` last, as it was encoded
-    (hand-file.md fixes the events ``mighty replay`` prints at their first shapes)."""
+    (docs/hand-files.md fixes the events ``mighty replay`` prints at their first shapes)."""
     tag, now = raw.get("type"), raw.get("v", 1)
     if not isinstance(tag, str) or not isinstance(now, int) or now <= version:
         return raw

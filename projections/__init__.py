@@ -1,5 +1,5 @@
 """Pure projections: ``fold(view, event) -> view`` for per-seat views, score ledgers and
-the lobby directory, and the documents they render (DESIGN.md §2, §5).
+the lobby directory, and the documents they render (docs/architecture.md, "Layers"; docs/workers.md).
 
 No I/O, clock or randomness: the workers in ``services/projection/`` feed these events from
 the partition feeds and store the documents.
@@ -26,7 +26,10 @@ class Projection(Protocol):
 
     def known(self, table_id: str) -> bool: ...
 
-    def apply(self, table_id: str, version: int, event: TableEvent) -> None: ...
+    def apply(self, table_id: str, version: int, event: TableEvent, at_ms: int | None = None) -> None:
+        """Fold the table's event at ``version``, appended at ``at_ms`` (the store's clock,
+        ms; None when the store did not keep it)."""
+        ...
 
     def flush(self) -> Docs:
         """The documents changed since the last flush (``None``: delete it)."""
@@ -43,15 +46,18 @@ def new_projection(kind: str) -> ViewsProjection | LedgerProjection | DirectoryP
     raise ValueError(f"unknown projection kind {kind!r}; known: {', '.join(KINDS)}")
 
 
-def replay(
-    projection: Projection, entries: Iterable[tuple[str, int, TableEvent]], batch: int = 0
-) -> dict[DocKey, bytes]:
-    """Every document a projection ends with after ``entries`` (table, version, event),
-    flushing every ``batch`` entries (0: once, at the end). The result does not depend
-    on ``batch``: that is what makes a rebuild byte-identical to the live workers."""
+Entry = tuple[str, int, TableEvent] | tuple[str, int, TableEvent, int | None]
+
+
+def replay(projection: Projection, entries: Iterable[Entry], batch: int = 0) -> dict[DocKey, bytes]:
+    """Every document a projection ends with after ``entries`` (table, version, event and,
+    where the store kept it, the event's append time in ms), flushing every ``batch``
+    entries (0: once, at the end). The result does not depend on ``batch``: that is what
+    makes a rebuild byte-identical to the live workers."""
     docs: dict[DocKey, bytes] = {}
-    for count, (table_id, version, event) in enumerate(entries, start=1):
-        projection.apply(table_id, version, event)
+    for count, entry in enumerate(entries, start=1):
+        table_id, version, event = entry[0], entry[1], entry[2]
+        projection.apply(table_id, version, event, entry[3] if len(entry) == 4 else None)
         if batch and count % batch == 0:
             _merge(docs, projection.flush())
     _merge(docs, projection.flush())

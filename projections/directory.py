@@ -53,6 +53,9 @@ class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     created_by: str | None = None
     away: tuple[int, ...] = ()  # seats whose players left after the start: a bot plays them
     reason: str = ""  # why a closed table closed (match_over, resigned, ...)
+    # A private table (domain/table.py, CreateTable): True, listed to nobody; UNSET, left
+    # out, on a public table, whose entry keeps its bytes. The invite's hash is not here.
+    private: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 def game_fields(entry: DirectoryEntry) -> dict[str, Any]:
@@ -78,6 +81,7 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
                        rules_fingerprint=event.rules_fingerprint, seats=(None,) * n, open_seats=n,
                        hands=event.hands, turn_seconds=event.turn_seconds, bots=event.bots,
                        created=event.created, created_by=event.created_by,
+                       private=True if event.private is True else msgspec.UNSET,
                        **game.directory_fields(event.rules))
     hand_game = game_of_event(event)
     if hand_game is not None and isinstance(event, hand_game.ends_hand):
@@ -116,7 +120,8 @@ class DirectoryProjection:
     def restore(self, table_id: str, stored: bytes | None) -> None:
         self.entries[table_id] = DirectoryEntry(table_id=table_id) if stored is None else decode_entry(stored)
 
-    def apply(self, table_id: str, version: int, event: TableEvent) -> None:
+    def apply(self, table_id: str, version: int, event: TableEvent, at_ms: int | None = None) -> None:
+        del at_ms  # when an event was appended changes no score or lobby entry
         before = self.entries.get(table_id) or DirectoryEntry(table_id=table_id)
         after = fold(before, version, event)
         if after is not before:

@@ -1,4 +1,4 @@
-"""Score ledgers (rules/mighty.md §6): per table, each hand's scores and running totals;
+"""Score ledgers (docs/rules/mighty.md §6): per table, each hand's scores and running totals;
 per player, totals, hands played, contracts declared and made.
 
 The scores are facts of the game's result events: nothing is recomputed here. A table's
@@ -136,7 +136,8 @@ class LedgerProjection:
     def restore_players(self, stored: dict[str, bytes]) -> None:
         self.players = {name: decode_player(data) for name, data in stored.items()}
 
-    def apply(self, table_id: str, version: int, event: TableEvent) -> None:
+    def apply(self, table_id: str, version: int, event: TableEvent, at_ms: int | None = None) -> None:
+        del at_ms  # when an event was appended changes no score or lobby entry
         before = self.tables.get(table_id) or Uncreated(table_id=table_id)
         after = fold(before, version, event)
         if after is before:

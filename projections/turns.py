@@ -37,9 +37,13 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     deal: bool = False  # the hand is over (or none dealt yet): the service deals next
     rules: dict[str, Any] = {}  # the game's directory fields of the rule set (public)
     turn_seconds: int = 0  # the table's time for a turn (0: none): the timer worker's cue
+    # when the turn ends (ms since the epoch; projections/views.py ``turn_deadline``), the
+    # same instant the seat's view shows; None when the store did not keep the append time
+    deadline_ms: int | None = None
 
 
-def turn_of(table: TableState, version: int, bots: dict[str, str], turn_seconds: int = 0) -> Turn | None:
+def turn_of(table: TableState, version: int, bots: dict[str, str], turn_seconds: int = 0,
+            deadline_ms: int | None = None) -> Turn | None:
     """The table's turn at ``version``, or None when nobody is to act (not started, closed)."""
     if table.status != "playing" or table.rules is None:
         return None
@@ -55,7 +59,8 @@ def turn_of(table: TableState, version: int, bots: dict[str, str], turn_seconds:
     away = seat in table.away
     level = AWAY_LEVEL if away else bots.get(str(seat))
     return Turn(table_id=table.table_id, version=version, hand_no=table.hand_no, seat=seat,
-                player=table.seats[seat], level=level, away=away, rules=rules, turn_seconds=turn_seconds)
+                player=table.seats[seat], level=level, away=away, rules=rules, turn_seconds=turn_seconds,
+                deadline_ms=deadline_ms)
 
 
 decode_turn = msgspec.json.Decoder(Turn).decode

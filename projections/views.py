@@ -1,4 +1,4 @@
-"""Per-seat views (rules/mighty.md §8): what each seat, a spectator and the audit may see.
+"""Per-seat views (docs/rules/mighty.md §8): what each seat, a spectator and the audit may see.
 
 The projection keeps the domain's own ``TableState`` (folding ``domain.table.evolve``) and
 derives every document with the views of the table's game (``Game.seat_view`` and the
@@ -59,6 +59,15 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     commitment: str | None  # the current deal's commitment: public before bidding (§2)
     hand: msgspec.Struct | None  # a view of the table's game (Mighty's HandView, a MitigatiView)
     deal: DealProof | None = None  # audit only
+    # At a table created with ``turn_seconds``, while a seat is to act: when its turn ends
+    # (ms since the epoch), the append time of the event that began the turn plus the
+    # table's time for a turn. The timer worker plays the seat then (``turn_deadline``);
+    # UNSET (left out) at an untimed table, or with nobody to act.
+    deadline_ms: int | msgspec.UnsetType = msgspec.UNSET
+    # the seats whose players are away from the started table, a bot playing them
+    # (docs/bots.md, "Away seats"); UNSET (left out) while there is none, as in every
+    # view written before it was added
+    away: tuple[int, ...] | msgspec.UnsetType = msgspec.UNSET
 
 
 class ViewState(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,23 +77,36 @@ class ViewState(msgspec.Struct, frozen=True, kw_only=True):
     revealed: DealProof | None = None  # the last hand's proof, until the next deal
     bots: dict[str, str] = {}  # seat (as text) -> the level of the bot given it at creation
     turn_seconds: int = 0  # a turn's time at this table (0: none)
+    at_ms: int | None = None  # when the last event folded was appended (None: not known)
 
 
 def initial(table_id: str) -> ViewState:
     return ViewState(table=initial_state(table_id))
 
 
-def fold(state: ViewState, version: int, event: TableEvent) -> ViewState:
+def fold(state: ViewState, version: int, event: TableEvent, at_ms: int | None = None) -> ViewState:
     table = evolve(state.table, event)
     if isinstance(event, TableCreatedEvent):
         return replace(state, table=table, version=version, name=event.name, bots=dict(event.bots),
-                       turn_seconds=event.turn_seconds)
+                       turn_seconds=event.turn_seconds, at_ms=at_ms)
     if isinstance(event, DealRevealed):
         proof = DealProof(order=event.order, salt=event.salt, commitment=event.commitment)
-        return replace(state, table=table, version=version, revealed=proof)
+        return replace(state, table=table, version=version, revealed=proof, at_ms=at_ms)
     if isinstance(event, table.game.deal_type):
-        return replace(state, table=table, version=version, revealed=None)
-    return replace(state, table=table, version=version)
+        return replace(state, table=table, version=version, revealed=None, at_ms=at_ms)
+    return replace(state, table=table, version=version, at_ms=at_ms)
+
+
+def turn_deadline(state: ViewState) -> int | None:
+    """When the turn of the seat to act ends (ms since the epoch): the append time of the
+    event that began it plus the table's ``turn_seconds``; None at an untimed table, with
+    nobody to act, or when the store did not keep the append time."""
+    table = state.table
+    if state.turn_seconds <= 0 or state.at_ms is None or table.status != "playing":
+        return None
+    if table.awaiting_deal or table.hand is None or table.game.to_act(table.hand) is None:
+        return None
+    return state.at_ms + state.turn_seconds * 1000
 
 
 def readers(state: ViewState) -> list[str]:
@@ -137,13 +159,15 @@ def _table_view(
     if table.status == "closed" and hand is not None:
         # closed mid-hand: every command is refused now (table_closed), so nobody is to act
         hand = table.game.closed_view(hand)
+    deadline = turn_deadline(state) if deal is None else None
     return TableView(
         table_id=table.table_id, version=state.version, reader=reader, name=state.name,
         variant=None if rules is None else rules.variant,
         rules_fingerprint=None if rules is None else rules.fingerprint(),
         status=table.status, seats=table.seats, dealer=table.dealer, hand_no=table.hand_no,
         hands_scored=table.hands_scored, totals=table.totals, commitment=table.commitment,
-        hand=hand, deal=deal,
+        hand=hand, deal=deal, deadline_ms=msgspec.UNSET if deadline is None else deadline,
+        away=table.away or msgspec.UNSET,
     )
 
 
@@ -168,18 +192,19 @@ class ViewsProjection:
     def known(self, table_id: str) -> bool:
         return table_id in self.tables
 
-    def restore(self, table_id: str, events: Iterable[tuple[int, TableEvent]]) -> None:
-        """Rebuild a table's state from its stream, up to what the stored views reflect."""
+    def restore(self, table_id: str, events: Iterable[tuple[int, TableEvent, int | None]]) -> None:
+        """Rebuild a table's state from its stream (version, event, append time), up to
+        what the stored views reflect."""
         state = initial(table_id)
-        for version, event in events:
-            state = fold(state, version, event)
+        for version, event, at_ms in events:
+            state = fold(state, version, event, at_ms)
         self.tables[table_id] = state
 
     def version(self, table_id: str) -> int:
         return self.tables[table_id].version
 
-    def apply(self, table_id: str, version: int, event: TableEvent) -> None:
-        state = fold(self.tables.get(table_id) or initial(table_id), version, event)
+    def apply(self, table_id: str, version: int, event: TableEvent, at_ms: int | None = None) -> None:
+        state = fold(self.tables.get(table_id) or initial(table_id), version, event, at_ms)
         self.tables[table_id] = state
         self._dirty[table_id] = None
         if isinstance(event, DealRevealed):
@@ -204,7 +229,7 @@ class ViewsProjection:
                 if closing and reader != SPECTATOR:
                     view = replace(view, hand=None)
                 docs[DocKey(view_name(table_id, reader))] = encode(view)
-            turn = turn_of(state.table, state.version, state.bots, state.turn_seconds)
+            turn = turn_of(state.table, state.version, state.bots, state.turn_seconds, turn_deadline(state))
             docs[DocKey(TURNS_DOC, table_id)] = None if turn is None else encode(turn)
             if closing:
                 closed.append(table_id)

@@ -189,19 +189,21 @@ def bootstrap_gateway(settings: Settings) -> RedisBackend:
     return wire_gateway(connect_async(settings.redis_url), settings)
 
 
-def run_redis(settings: Settings, stack: contextlib.ExitStack, *, cluster: bool = False
-              ) -> tuple[Settings, RunRedis]:
+def run_redis(settings: Settings, stack: contextlib.ExitStack, *, cluster: bool = False,
+              own_session: bool = False) -> tuple[Settings, RunRedis]:
     """For a command that may start its own Redis: the settings with ``redis_url`` filled
     in (``REDIS_URL`` when given, else a private redis-server on the settings' durability
     profile, or with ``cluster`` a local cluster of six nodes, else an embedded fake
     Redis), and which it is. What is started stops when ``stack`` closes.
 
     The ``replicated`` profile needs replicas: it is refused on a Redis this command
-    would start alone (use ``cluster``, or give ``REDIS_URL``)."""
+    would start alone (use ``cluster``, or give ``REDIS_URL``). ``own_session``: a
+    redis-server started here is out of this process's group (``redis_for_run``)."""
     if settings.durability == "replicated" and not settings.redis_url and not cluster:
         raise SettingsError("the replicated durability profile needs a Redis with replicas: "
                             "add --cluster (a local cluster) or set REDIS_URL")
-    redis_ = redis_for_run(stack, settings.redis_url, appendfsync=settings.fsync, cluster=cluster)
+    redis_ = redis_for_run(stack, settings.redis_url, appendfsync=settings.fsync, cluster=cluster,
+                           own_session=own_session)
     return msgspec.structs.replace(settings, redis_url=redis_.url), redis_
 
 

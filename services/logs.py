@@ -2,7 +2,8 @@
 
 The format and level come from the process's ``Settings`` (``MIGHTY_LOG_FORMAT=json|console``
 forces one, by default JSON unless stderr is a TTY; ``MIGHTY_LOG_LEVEL``, default ``info``,
-filters). Logs go to stderr, so a CLI command's standard output stays its interface.
+filters). Logs go to stderr, so a CLI command's standard output stays its interface, each line in
+one write (processes sharing a terminal do not interleave mid-line).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import msgspec
 import structlog
 
+from services.redaction import route_library_logs
 from services.settings import Settings, settings_from
 
 _encoder = msgspec.json.Encoder(enc_hook=repr)  # anything msgspec can't encode is logged as repr
@@ -102,6 +104,10 @@ def configure_logging(settings: Settings | None = None) -> None:
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=CurrentStderr()),  # type: ignore[arg-type]  # write and flush are all it uses
+        # WriteLogger writes the line and its newline in one write, then flushes: lines from
+        # the processes sharing a terminal (mighty serve's) never interleave mid-line, as
+        # PrintLogger's print (text, then newline: two writes) let them
+        logger_factory=structlog.WriteLoggerFactory(file=CurrentStderr()),  # type: ignore[arg-type]  # write and flush are all it uses
         cache_logger_on_first_use=True,
     )
+    route_library_logs()  # the libraries' records as structlog lines, tokens redacted

@@ -65,6 +65,7 @@ class LocalCluster:
     dir: Path
     appendfsync: str = "everysec"
     node_timeout_ms: int = NODE_TIMEOUT_MS
+    own_session: bool = False  # each node in a session of its own (PrivateRedis)
     nodes: list[PrivateRedis] = field(default_factory=list)
 
     @property
@@ -80,6 +81,7 @@ class LocalCluster:
                 port, bus = _two_free_ports()
                 self.nodes.append(PrivateRedis(
                     self.dir / f"node-{index}", appendonly=True, appendfsync=self.appendfsync, port=port,
+                    own_session=self.own_session,
                     extra_args=["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                                 "--cluster-node-timeout", str(self.node_timeout_ms),
                                 "--cluster-port", str(bus),
@@ -224,11 +226,12 @@ class LocalCluster:
 
 
 def start_local_cluster(dir: Path, *, appendfsync: str = "everysec",
-                        node_timeout_ms: int = NODE_TIMEOUT_MS) -> LocalCluster:
+                        node_timeout_ms: int = NODE_TIMEOUT_MS, own_session: bool = False) -> LocalCluster:
     """Start six nodes in ``dir`` and form a cluster (``LocalCluster``); on a port race
     (a free port taken meanwhile) try again with other ports."""
     for attempt in range(3):
-        cluster = LocalCluster(dir / f"cluster-{attempt}", appendfsync=appendfsync, node_timeout_ms=node_timeout_ms)
+        cluster = LocalCluster(dir / f"cluster-{attempt}", appendfsync=appendfsync, node_timeout_ms=node_timeout_ms,
+                               own_session=own_session)
         try:
             cluster.start()
             log.info("local cluster started", url=cluster.url, dir=str(cluster.dir))

@@ -24,6 +24,7 @@ from typing import Final, Literal
 import redis
 import structlog
 
+from services import sessions
 from services.settings import settings_from
 
 log = structlog.get_logger("mighty.redis")
@@ -67,6 +68,7 @@ class PrivateRedis:
         port: int,
         extra_args: Sequence[str] = (),
         config_file: Path | None = None,
+        own_session: bool = False,
     ) -> None:
         if appendfsync not in FSYNC_POLICIES:
             raise ValueError(f"appendfsync is one of {FSYNC_POLICIES}, not {appendfsync!r}")
@@ -76,6 +78,9 @@ class PrivateRedis:
         self.appendfsync = appendfsync
         self.extra_args = tuple(extra_args)
         self.config_file = config_file
+        # in a session of its own (services/sessions.py): a Ctrl-C at the terminal reaches
+        # only the program that started it, which stops it last (mighty serve)
+        self.own_session = own_session
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -111,13 +116,26 @@ class PrivateRedis:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
         self._process = subprocess.Popen(
-            self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+            self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            **(sessions.own_session() if self.own_session else {}),
         )
         self._wait_until_ready()
         log.debug("redis started", port=self.port, dir=str(self.dir), fsync=self.appendfsync)
 
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
+
+    def loading(self) -> bool:
+        """Whether the server listens and is still loading its data (LOADING)."""
+        client = redis.Redis(host="127.0.0.1", port=self.port, protocol=2, socket_timeout=5)
+        try:
+            return bool(client.info("persistence")["loading"])
+        except redis.exceptions.BusyLoadingError:
+            return True
+        except redis.ConnectionError:
+            return False
+        finally:
+            client.close()
 
     def _wait_until_ready(self) -> None:
         client = redis.Redis(host="127.0.0.1", port=self.port, protocol=2, socket_timeout=1.0)
@@ -177,6 +195,7 @@ def start_private_redis(
     extra_args: Sequence[str] = (),
     config_file: Path | None = None,
     durability: str | None = None,
+    own_session: bool = False,
 ) -> PrivateRedis:
     """Start redis-server in ``dir``; on a port race (free port taken meanwhile), try again.
 
@@ -185,7 +204,8 @@ def start_private_redis(
 
     ``config_file`` (deploy/redis.conf) is read first; the arguments here override its
     port, address, dir, AOF and fsync settings. ``extra_args`` go last on redis-server's
-    command line (``--cluster-enabled yes``).
+    command line (``--cluster-enabled yes``). ``own_session``: redis-server in a session
+    of its own (``PrivateRedis``), stopped by this program alone.
     """
     if appendfsync is None:
         appendfsync = DEFAULT_DURABILITY if durability is None else durability
@@ -200,6 +220,7 @@ def start_private_redis(
             port=port or free_port(),
             extra_args=extra_args,
             config_file=config_file,
+            own_session=own_session,
         )
         try:
             server.start()
@@ -239,11 +260,13 @@ class RunRedis:
 
 
 def redis_for_run(stack: contextlib.ExitStack, url: str | None = None,
-                  appendfsync: str = "everysec", cluster: bool = False) -> RunRedis:
+                  appendfsync: str = "everysec", cluster: bool = False, own_session: bool = False) -> RunRedis:
     """``url`` when given; else a private redis-server (fsync ``appendfsync``), or with
     ``cluster`` a local cluster (three primaries, three replicas); else an embedded fake
     Redis. Whatever is started is stopped (and its temp dir removed) when ``stack``
-    closes."""
+    closes. ``own_session``: each redis-server started in a session of its own
+    (services/sessions.py), so that a Ctrl-C reaches only this program, which stops it
+    when ``stack`` closes (``mighty serve``: after the processes that use it)."""
     if url:
         return RunRedis(url, "given")
     if cluster:
@@ -252,12 +275,12 @@ def redis_for_run(stack: contextlib.ExitStack, url: str | None = None,
         from services.redis_cluster import start_local_cluster
 
         dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-cluster-")))
-        local = start_local_cluster(dir, appendfsync=appendfsync)
+        local = start_local_cluster(dir, appendfsync=appendfsync, own_session=own_session)
         stack.callback(local.stop)
         return RunRedis(local.url, "cluster")
     if shutil.which("redis-server"):
         dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-redis-")))
-        server = start_private_redis(dir, appendfsync=appendfsync)
+        server = start_private_redis(dir, appendfsync=appendfsync, own_session=own_session)
         stack.callback(server.stop)
         return RunRedis(server.url, "private")
     log.warning("redis-server not found: using the embedded fake Redis (no durability)")

@@ -14,6 +14,7 @@ A flag wins over its variable, a variable over the default:
 | ``--archive-after-s`` | ``MIGHTY_ARCHIVE_AFTER_S`` | 3600: how long a table stays in Redis once closed |
 | | ``MIGHTY_LOG_FORMAT`` | ``json`` unless stderr is a terminal, then ``console`` |
 | | ``MIGHTY_LOG_LEVEL`` | ``info`` |
+| | ``MIGHTY_SUMMARY_S`` | 60: a worker's summary line (entries applied, turns timed out) at most this often, only when it did something |
 
 The gateway's (``mighty gateway``, docs/gateway.md):
 
@@ -25,7 +26,46 @@ The gateway's (``mighty gateway``, docs/gateway.md):
 | | ``MIGHTY_CORS_ORIGINS`` | none: comma-separated origins a browser may call from |
 | | ``MIGHTY_RATE_COMMANDS``, ``MIGHTY_RATE_WINDOW_S`` | 20 commands per 2 s per player |
 | | ``MIGHTY_MAX_LAG_S`` | 3.0: ``/readyz`` fails when a projection is further behind |
+| | ``MIGHTY_QUOTA_WINDOW_S`` | 3600: the window the quotas below count in (docs/gateway.md, Quotas) |
+| | ``MIGHTY_PLAYERS_PER_ADDRESS`` | 200 players created per client address per window |
+| | ``MIGHTY_TABLES_PER_ADDRESS``, ``MIGHTY_TABLES_PER_PLAYER`` | 200, 30 tables created per window |
+| | ``MIGHTY_QUICKPLAYS_PER_ADDRESS``, ``MIGHTY_QUICKPLAYS_PER_PLAYER`` | 600, 60 quickplays per window |
+| | ``MIGHTY_SEATS_PER_PLAYER`` | 4 seats a player holds at once (open or playing tables) |
+| | ``MIGHTY_PLAYER_TTL_S`` | 2592000 (30 days): a guest player record unused this long goes away |
+| | ``MIGHTY_ACCESS_TTL_S`` | 900: an account's access token's lifetime (refreshed silently: docs/accounts.md) |
+| | ``MIGHTY_SESSION_TTL_S`` | 2592000 (30 days): an account's session (its refresh token) unused this long ends |
+| | ``MIGHTY_SESSION_CACHE_S`` | 1.0: how long a gateway trusts a session it found alive (0: asks Redis at every call) |
+| | ``MIGHTY_LOGIN_WINDOW_S`` | 300: the window logins are counted in |
+| | ``MIGHTY_LOGINS_PER_NAME``, ``MIGHTY_LOGINS_PER_ADDRESS`` | 10, 100 logins (and sign-ups) per window |
 | | ``MIGHTY_WEB_DIR`` | ``clients/web/`` of this checkout: the web client served at ``/`` |
+
+The gateway's sockets and connections (docs/gateway.md, *Sockets*):
+
+| flag | variable | default |
+|---|---|---|
+| | ``MIGHTY_SOCKETS_PER_ADDRESS``, ``MIGHTY_SOCKETS_PER_PLAYER`` | 64, 8: open WebSockets per client address and per player, on each gateway |
+| | ``MIGHTY_WS_PING_INTERVAL_S``, ``MIGHTY_WS_PING_TIMEOUT_S`` | 20, 20: the server pings each socket; one that answers no ping in time is closed |
+| | ``MIGHTY_WS_SEND_TIMEOUT_S`` | 10: a client that takes no frame this long is closed (1013) |
+| | ``MIGHTY_MAX_CONNECTIONS`` | 10000: connections (HTTP and WebSocket) a gateway holds at once; past it, 503 |
+| | ``MIGHTY_GRACEFUL_SHUTDOWN_S`` | 10: how long a SIGTERM waits for requests and sockets to end |
+
+The gateway's memory (docs/reliability.md, *Soak*):
+
+| flag | variable | default |
+|---|---|---|
+| | ``MIGHTY_GC_EVERY_S`` | 60: a full garbage collection this often (0: only CPython's own) |
+| | ``MIGHTY_DEBUG_TRACEMALLOC_S`` | 0 (off): log the allocations that grew most, this often (a debugging aid; costs memory and time) |
+
+Table lifecycle (every table ends; docs/operations.md, "Table lifecycle"):
+
+| flag | variable | default |
+|---|---|---|
+| | ``MIGHTY_MAX_HANDS`` | 100: a match's most hands (``hands: 0`` asks for this many) |
+| | ``MIGHTY_BOT_TABLE_HANDS`` | 10: the most hands of a table of bots only |
+| | ``MIGHTY_TURN_SECONDS_MIN``, ``MIGHTY_TURN_SECONDS_MAX`` | 10, 3600: a turn's time (``turn_seconds: 0``: 60, within them) |
+| | ``MIGHTY_IDLE_S`` | 600: a started table nobody watched or acted at for this long is closed (``idle``) |
+| | ``MIGHTY_IDLE_OPEN_S`` | 1800: the same for a table that has not started |
+| | ``MIGHTY_AWAY_AFTER_TIMEOUTS`` | 2: a person's seat whose turn times out this many times in a row is away: a bot plays it until its player is back (0: never; docs/bots.md, "Away seats") |
 
 Nothing else in ``services/`` reads these variables: processes get a ``Settings`` and
 pass it on (to ``services.bootstrap``, and to the worker processes they start, through
@@ -38,7 +78,7 @@ import argparse
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Final, Literal
 
 import msgspec
@@ -72,6 +112,7 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "archive_after_s": "MIGHTY_ARCHIVE_AFTER_S",
     "log_format": "MIGHTY_LOG_FORMAT",
     "log_level": "MIGHTY_LOG_LEVEL",
+    "summary_s": "MIGHTY_SUMMARY_S",
     "host": "MIGHTY_HOST",
     "port": "MIGHTY_PORT",
     "secret": "MIGHTY_SECRET",
@@ -81,7 +122,49 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "rate_window_s": "MIGHTY_RATE_WINDOW_S",
     "max_lag_s": "MIGHTY_MAX_LAG_S",
     "web_dir": "MIGHTY_WEB_DIR",
+    # quotas and admission (docs/gateway.md, Quotas)
+    "quota_window_s": "MIGHTY_QUOTA_WINDOW_S",
+    "players_per_address": "MIGHTY_PLAYERS_PER_ADDRESS",
+    "tables_per_address": "MIGHTY_TABLES_PER_ADDRESS",
+    "tables_per_player": "MIGHTY_TABLES_PER_PLAYER",
+    "quickplays_per_address": "MIGHTY_QUICKPLAYS_PER_ADDRESS",
+    "quickplays_per_player": "MIGHTY_QUICKPLAYS_PER_PLAYER",
+    "seats_per_player": "MIGHTY_SEATS_PER_PLAYER",
+    "player_ttl_s": "MIGHTY_PLAYER_TTL_S",
+    # accounts (docs/accounts.md)
+    "access_ttl_s": "MIGHTY_ACCESS_TTL_S",
+    "session_ttl_s": "MIGHTY_SESSION_TTL_S",
+    "session_cache_s": "MIGHTY_SESSION_CACHE_S",
+    "login_window_s": "MIGHTY_LOGIN_WINDOW_S",
+    "logins_per_name": "MIGHTY_LOGINS_PER_NAME",
+    "logins_per_address": "MIGHTY_LOGINS_PER_ADDRESS",
+    # sockets (docs/gateway.md, Sockets)
+    "sockets_per_address": "MIGHTY_SOCKETS_PER_ADDRESS",
+    "sockets_per_player": "MIGHTY_SOCKETS_PER_PLAYER",
+    "ws_ping_interval_s": "MIGHTY_WS_PING_INTERVAL_S",
+    "ws_ping_timeout_s": "MIGHTY_WS_PING_TIMEOUT_S",
+    "ws_send_timeout_s": "MIGHTY_WS_SEND_TIMEOUT_S",
+    "max_connections": "MIGHTY_MAX_CONNECTIONS",
+    "graceful_shutdown_s": "MIGHTY_GRACEFUL_SHUTDOWN_S",
+    # the gateway's memory (docs/reliability.md, Soak)
+    "gc_every_s": "MIGHTY_GC_EVERY_S",
+    "debug_tracemalloc_s": "MIGHTY_DEBUG_TRACEMALLOC_S",
+    # table lifecycle
+    "max_hands": "MIGHTY_MAX_HANDS",
+    "bot_table_hands": "MIGHTY_BOT_TABLE_HANDS",
+    "turn_seconds_min": "MIGHTY_TURN_SECONDS_MIN",
+    "turn_seconds_max": "MIGHTY_TURN_SECONDS_MAX",
+    "idle_s": "MIGHTY_IDLE_S",
+    "idle_open_s": "MIGHTY_IDLE_OPEN_S",
+    "away_after_timeouts": "MIGHTY_AWAY_AFTER_TIMEOUTS",
 }
+# the quotas: a whole number >= 1 each (docs/gateway.md, Quotas)
+QUOTAS: Final[tuple[str, ...]] = ("quota_window_s", "players_per_address", "tables_per_address",
+                                  "tables_per_player", "quickplays_per_address", "quickplays_per_player",
+                                  "seats_per_player", "player_ttl_s")
+# accounts: a whole number >= 1 each (docs/accounts.md)
+ACCOUNTS: Final[tuple[str, ...]] = ("access_ttl_s", "session_ttl_s", "login_window_s", "logins_per_name",
+                                    "logins_per_address")
 MIN_SECRET: Final = 16  # characters of a token-signing secret given by the operator
 
 
@@ -106,6 +189,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     archive_after_s: float = DEFAULT_ARCHIVE_AFTER_S
     log_format: LogFormat | None = None  # None: json unless stderr is a terminal
     log_level: str = "info"
+    summary_s: float = 60.0  # a worker's summary line at most this often (docs/workers.md, Logs)
     # Whether the namespace was chosen (a flag or MIGHTY_NAMESPACE) or is the default: the
     # demo plays under a fresh namespace of its own in a Redis it was given, unless told.
     namespace_chosen: bool = False
@@ -119,6 +203,42 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_window_s: int = 2
     max_lag_s: float = 3.0
     web_dir: str | None = None  # None: clients/web/ of this checkout
+    # quotas and admission, counted in Redis by every gateway (docs/gateway.md, Quotas).
+    # Per address: generous, since many players may share one (a NAT, a campus).
+    quota_window_s: int = 3600
+    players_per_address: int = 200
+    tables_per_address: int = 200
+    tables_per_player: int = 30
+    quickplays_per_address: int = 600
+    quickplays_per_player: int = 60
+    seats_per_player: int = 4  # seats held at once at open or playing tables
+    player_ttl_s: int = 30 * 24 * 3600  # a guest record unused this long goes away
+    # accounts (docs/accounts.md): short access tokens refreshed by a session's refresh token
+    access_ttl_s: int = 900
+    session_ttl_s: int = 30 * 24 * 3600  # a session unused (not refreshed) this long ends
+    session_cache_s: float = 1.0  # a session found alive is trusted this long by the gateway that found it
+    login_window_s: int = 300  # logins and sign-ups counted per name and per address in this window
+    logins_per_name: int = 10
+    logins_per_address: int = 100
+    # sockets and connections (docs/gateway.md, Sockets): quotas counted by each gateway
+    sockets_per_address: int = 64
+    sockets_per_player: int = 8  # a player may have a few tabs open
+    ws_ping_interval_s: float = 20.0  # the server's pings; no answer in ws_ping_timeout_s: closed
+    ws_ping_timeout_s: float = 20.0
+    ws_send_timeout_s: float = 10.0  # a client that takes no frame this long is closed (1013)
+    max_connections: int = 10_000  # uvicorn's limit_concurrency
+    graceful_shutdown_s: float = 10.0  # a SIGTERM's grace period
+    # the gateway's memory (services/gateway/collector.py, memory_trace.py): 0 turns either off
+    gc_every_s: float = 60.0  # a full garbage collection this often
+    debug_tracemalloc_s: float = 0.0  # log the allocations that grew most this often
+    # table lifecycle: every table ends (services/gateway/lifecycle.py, services/bots/idle.py)
+    max_hands: int = 100  # a match's most hands; a new table's ``hands: 0`` is this many
+    bot_table_hands: int = 10  # the most hands of a table whose every seat is a bot's
+    turn_seconds_min: int = 10  # a turn's least time; ``turn_seconds: 0`` is 60 s (within min..max)
+    turn_seconds_max: int = 3600
+    idle_s: float = 600.0  # a started table nobody watched or acted at this long is closed (idle)
+    idle_open_s: float = 1800.0  # the same for a table that has not started
+    away_after_timeouts: int = 2  # a seat timed out this many turns in a row is away (0: never)
 
     def as_env(self) -> dict[str, str]:
         """The variables that give a child process these same settings."""
@@ -130,13 +250,35 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_IDEMPOTENCY_S": repr(self.idempotency_s),
             "MIGHTY_ARCHIVE_AFTER_S": repr(self.archive_after_s),
             "MIGHTY_LOG_LEVEL": self.log_level,
+            "MIGHTY_SUMMARY_S": repr(self.summary_s),
             "MIGHTY_HOST": self.host,
             "MIGHTY_PORT": str(self.port),
             "MIGHTY_TOKEN_TTL_S": str(self.token_ttl_s),
             "MIGHTY_RATE_COMMANDS": str(self.rate_commands),
             "MIGHTY_RATE_WINDOW_S": str(self.rate_window_s),
             "MIGHTY_MAX_LAG_S": repr(self.max_lag_s),
+            # sockets
+            "MIGHTY_SOCKETS_PER_ADDRESS": str(self.sockets_per_address),
+            "MIGHTY_SOCKETS_PER_PLAYER": str(self.sockets_per_player),
+            "MIGHTY_WS_PING_INTERVAL_S": repr(self.ws_ping_interval_s),
+            "MIGHTY_WS_PING_TIMEOUT_S": repr(self.ws_ping_timeout_s),
+            "MIGHTY_WS_SEND_TIMEOUT_S": repr(self.ws_send_timeout_s),
+            "MIGHTY_MAX_CONNECTIONS": str(self.max_connections),
+            "MIGHTY_GRACEFUL_SHUTDOWN_S": repr(self.graceful_shutdown_s),
+            # memory
+            "MIGHTY_GC_EVERY_S": repr(self.gc_every_s),
+            "MIGHTY_DEBUG_TRACEMALLOC_S": repr(self.debug_tracemalloc_s),
+            # table lifecycle
+            "MIGHTY_MAX_HANDS": str(self.max_hands),
+            "MIGHTY_BOT_TABLE_HANDS": str(self.bot_table_hands),
+            "MIGHTY_TURN_SECONDS_MIN": str(self.turn_seconds_min),
+            "MIGHTY_TURN_SECONDS_MAX": str(self.turn_seconds_max),
+            "MIGHTY_IDLE_S": repr(self.idle_s),
+            "MIGHTY_IDLE_OPEN_S": repr(self.idle_open_s),
+            "MIGHTY_AWAY_AFTER_TIMEOUTS": str(self.away_after_timeouts),
         }
+        env.update({ENVIRONMENT[name]: str(getattr(self, name)) for name in QUOTAS + ACCOUNTS})
+        env["MIGHTY_SESSION_CACHE_S"] = repr(self.session_cache_s)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
         if self.archive_url:
@@ -266,12 +408,15 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
             raise bad("log_level", "the log level is one of debug, info, warning, error, critical")
         values["log_level"] = raw["log_level"].lower()
     for name, least in (("port", 1), ("token_ttl_s", 1), ("rate_commands", 1), ("rate_window_s", 1),
-                        ("replica_timeout_ms", 1)):
+                        ("replica_timeout_ms", 1), *((name, 1) for name in QUOTAS + ACCOUNTS),
+                        ("sockets_per_address", 1), ("sockets_per_player", 1), ("max_connections", 1),
+                        ("max_hands", 1), ("bot_table_hands", 1), ("turn_seconds_min", 1), ("turn_seconds_max", 1),
+                        ("away_after_timeouts", 0)):
         if name in raw:
             text = raw[name]
             if not text.isdigit() or int(text) < least or (name == "port" and int(text) > 65535):
                 raise bad(name, "a port is an integer in 1..65535" if name == "port"
-                          else "a positive whole number")
+                          else "a positive whole number" if least else "a whole number >= 0")
             values[name] = int(text)
     if "host" in raw:
         values["host"] = raw["host"]
@@ -296,4 +441,40 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
         if not lag > 0:
             raise bad("max_lag_s", "the readiness lag is a number of seconds > 0")
         values["max_lag_s"] = lag
+    values.update(_durations(raw, bad, ("ws_ping_interval_s", "ws_ping_timeout_s", "ws_send_timeout_s",
+                                        "graceful_shutdown_s"), "a number of seconds > 0"))
+    values.update(_durations(raw, bad, ("idle_s", "idle_open_s"), "an idle time is a number of seconds > 0"))
+    values.update(_durations(raw, bad, ("summary_s",), "a summary's period is a number of seconds > 0"))
+    values.update(_durations(raw, bad, ("session_cache_s",), "a number of seconds >= 0 (0: no cache)", least=0.0))
+    values.update(_durations(raw, bad, ("gc_every_s", "debug_tracemalloc_s"),
+                             "a number of seconds >= 0 (0: off)", least=0.0))
+    _check_turn_bounds(raw, values, bad)
     return msgspec.convert(values, Settings)
+
+
+def _durations(raw: dict[str, str], bad: Callable[[str, str], SettingsError], names: tuple[str, ...],
+               rule: str, least: float | None = None) -> dict[str, float]:
+    """Durations (the sockets', the idle times): each a finite number of seconds > 0
+    (or ``least`` and more, when given)."""
+    values: dict[str, float] = {}
+    for name in names:
+        if name in raw:
+            try:
+                seconds = float(raw[name])
+            except ValueError:
+                seconds = -1.0
+            if not (seconds > 0 if least is None else seconds >= least) or seconds == float("inf"):
+                raise bad(name, rule)
+            values[name] = seconds
+    return values
+
+
+def _check_turn_bounds(raw: dict[str, str], values: dict[str, object],
+                       bad: Callable[[str, str], SettingsError]) -> None:
+    """A turn's floor is not above its maximum (the table lifecycle)."""
+    default = Settings()
+    least = values.get("turn_seconds_min", default.turn_seconds_min)
+    most = values.get("turn_seconds_max", default.turn_seconds_max)
+    if isinstance(least, int) and isinstance(most, int) and least > most:
+        raise bad("turn_seconds_min" if "turn_seconds_min" in raw else "turn_seconds_max",
+                  f"a turn's least time ({least} s) is above its most ({most} s)")

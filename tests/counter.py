@@ -114,6 +114,9 @@ class CounterDecider:
             return state
         assert_never(event)
 
+    def is_closed(self, state: Counter) -> bool:
+        return False  # a counter table is never closed
+
     def encode_event(self, event: Event) -> bytes:
         return _encode(event)
 

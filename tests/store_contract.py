@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
@@ -339,7 +340,7 @@ def redis_snapshot(client: redis.Redis, store: AnyRedisStore, table_id: str) -> 
 
 
 CHECKS_DONE = "-- CHECKS DONE: nothing below may fail except the first XADD, which fails whole."
-FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'c', command_id)"
+FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'c', command_id, 'a', now)"
 
 
 class RedisScriptContract:
@@ -443,12 +444,31 @@ class RedisScriptContract:
         self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
         """The previous hash is the hash of the entry before: every entry written has the
-        same five fields (a listpack keeps one copy of the names per node then)."""
+        same six fields (a listpack keeps one copy of the names per node then)."""
         head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
         append(store, "t1", b"c", at=head, cid="c2")
         entries: Any = client.xrange(store.keys.table("t1").events)
-        assert [list(fields) for _, fields in entries] == [[b"hv", b"v", b"e", b"h", b"c"]] * 3
+        assert [list(fields) for _, fields in entries] == [[b"hv", b"v", b"e", b"h", b"c", b"a"]] * 3
         assert [e.prev_hash for e in store.read("t1")] == [GENESIS] + [f[b"h"].decode() for _, f in entries[:2]]
+
+    def test_each_event_is_read_with_its_append_time_in_its_stream_and_in_the_feed(
+        self, store: AnyRedisStore, client: redis.Redis
+    ) -> None:
+        """The append time is the server's clock at the append, the same for every event
+        of one append and in both places a projection may fold it from (the feed live,
+        the table's stream on a rebuild): a turn's deadline starts then."""
+        seconds, micros = client.time()
+        before = seconds * 1000 + micros // 1000
+        head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
+        time.sleep(0.005)
+        append(store, "t1", b"c", at=head, cid="c2")
+        seconds, micros = client.time()
+        after = seconds * 1000 + micros // 1000
+        stream = [e.at_ms for e in store.read("t1")]
+        feed = [e.at_ms for e in store.read_feed(store.keys.partition_of("t1")) if e.table_id == "t1"]
+        assert stream == feed and len(stream) == 3
+        first, second, third = (at for at in stream if at is not None)
+        assert before <= first == second < third <= after
 
     @pytest.mark.parametrize("link", [GENESIS, "f" * 64], ids=["faithful", "forged"])
     def test_an_entry_stored_with_its_previous_hash_is_read_with_it(

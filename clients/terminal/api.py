@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 
@@ -32,9 +33,12 @@ class Api:
     """One gateway, as one player (``token``) or as nobody (public reads only)."""
 
     def __init__(self, url: str, token: str | None = None, *, timeout_s: float = 20.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, lang: str | None = None) -> None:
         self.url = url.rstrip("/")
         self.token = token
+        # the reader's language (docs/api.md): labels, the games' names and refusals come in
+        # it; None leaves it to the player's setting, else English
+        self.lang = lang
         self._http = httpx.AsyncClient(base_url=self.url, timeout=timeout_s, transport=transport)
 
     async def close(self) -> None:
@@ -44,10 +48,17 @@ class Api:
     def ws_url(self) -> str:
         return "ws" + self.url.removeprefix("http")
 
+    def _with_lang(self, path: str) -> str:
+        """``path`` asking for the reader's language, its own query kept (httpx's ``params``
+        would replace it)."""
+        if not self.lang:
+            return path
+        return f"{path}{'&' if '?' in path else '?'}{urlencode({'lang': self.lang})}"
+
     async def call(self, method: str, path: str, body: Any = None, *, auth: bool = True) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if auth and self.token else {}
         try:
-            answer = await self._http.request(method, PREFIX + path, json=body, headers=headers)
+            answer = await self._http.request(method, PREFIX + self._with_lang(path), json=body, headers=headers)
         except httpx.TransportError as error:
             raise ApiError(0, "offline", f"The server at {self.url} cannot be reached ({error}).") from error
         if answer.status_code == 204:

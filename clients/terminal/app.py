@@ -13,6 +13,7 @@ from textual.binding import Binding
 from clients.terminal import session
 from clients.terminal.api import Api, ApiError
 from clients.terminal.dialogs import Choose
+from clients.terminal.literal import tell
 from clients.terminal.lobby import LobbyScreen, seat_of
 from clients.terminal.replay import ReplayScreen
 from clients.terminal.table import TableScreen
@@ -23,9 +24,9 @@ class PlayApp(App[None]):
     BINDINGS = [Binding("ctrl+q", "quit", "quit")]
 
     def __init__(self, url: str, *, name: str | None = None, config: Path | None = None,
-                 wait_seconds: float = 10.0) -> None:
+                 wait_seconds: float = 10.0, lang: str | None = None) -> None:
         super().__init__()
-        self.api = Api(url)
+        self.api = Api(url, lang=lang)
         self.config = config or session.default_path()
         self.wanted_name = name
         self.wait_seconds = wait_seconds
@@ -68,10 +69,10 @@ class PlayApp(App[None]):
             hands = [h for h in await self.api.hands(table) if h.get("status") != "playing"]
             found = await self.api.table(table)
         except ApiError as error:
-            self.notify(error.message, title=error.code, severity="error")
+            tell(self, error.message, title=error.code, severity="error")
             return
         if not hands:
-            self.notify("No hand of this table has ended yet.", severity="warning")
+            tell(self, "No hand of this table has ended yet.", severity="warning")
             return
         names = [s.get("name") or "" for s in found["seats"]]
         seat = seat if seat is not None else seat_of(found, self.player)
@@ -91,13 +92,14 @@ class PlayApp(App[None]):
         try:
             steps = await self.api.replay(table, int(hand), str(reader))
         except ApiError as error:
-            self.notify(error.message, title=error.code, severity="error")
+            tell(self, error.message, title=error.code, severity="error")
             return
         self.push_screen(ReplayScreen(table, int(hand), str(reader), steps, names, found.get("game")))
 
 
-def run(url: str, name: str | None, config: Path | None, wait_seconds: float) -> str | None:
+def run(url: str, name: str | None, config: Path | None, wait_seconds: float,
+        lang: str | None = None) -> str | None:
     """Run the client in this terminal; why it stopped, when it failed."""
-    app = PlayApp(url, name=name, config=config, wait_seconds=wait_seconds)
+    app = PlayApp(url, name=name, config=config, wait_seconds=wait_seconds, lang=lang)
     app.run()
     return app.failure

@@ -169,7 +169,7 @@ def _said(entry: Any, names: list[str]) -> str:
 
 
 def _declaration(entry: Any, names: list[str], game: str | None) -> str:
-    """One declared combination (rules/mitigati.md §6): who, which, its value, and the
+    """One declared combination (docs/rules/mitigati.md, "Declarations"): who, which, its value, and the
     cards shown for tarocchi."""
     if not isinstance(entry, dict):
         return str(entry)

@@ -23,13 +23,13 @@ SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs", "NT":
 SUIT_STYLES = {"S": "bold bright_white", "H": "bold red", "D": "bold dark_orange", "C": "bold green",
                "NT": "bold cyan"}
 _MIGHTY_RANKS = "AKQJT98765432"
-_POINT_RANKS = frozenset("AKQJT")  # rules/mighty.md §1: every A, K, Q, J, 10
+_POINT_RANKS = frozenset("AKQJT")  # docs/rules/mighty.md §1: every A, K, Q, J, 10
 
 # Mitigati's Italian suits: coins, cups, batons, swords
 MITIGATI_SYMBOLS = {"D": "◉", "C": "∪", "B": "‖", "S": "†"}
 MITIGATI_NAMES = {"D": "coins", "C": "cups", "B": "batons", "S": "swords"}
 MITIGATI_STYLES = {"D": "bold yellow", "C": "bold red", "B": "bold green", "S": "bold bright_blue"}
-# rules/mitigati.md §1: high to low; coins and cups run the other way below the court
+# docs/rules/mitigati.md, "The cards": high to low; coins and cups run the other way below the court
 _LONG_ORDER = "KQNFT987654321"
 _SHORT_ORDER = "KQNF123456789T"
 _MITIGATI_SUIT_ORDER = "DCBS"
@@ -103,7 +103,7 @@ def sort_hand(cards: list[str], game: str | None = None, trump: str | None = Non
 
 
 def is_point_card(name: str, game: str | None = None) -> bool:
-    """Mighty's point cards (rules/mighty.md §1); Mitigati lays none face up."""
+    """Mighty's point cards (docs/rules/mighty.md §1); Mitigati lays none face up."""
     found = None if game == "mitigati" else _MIGHTY.fullmatch(name)
     return found is not None and found["rank"] in _POINT_RANKS
 

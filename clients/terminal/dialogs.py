@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from clients.terminal.literal import literal
+
 
 class Choose(ModalScreen[Any]):
     """A list of (text, value) to pick from; typing filters it. Escape picks nothing."""
@@ -32,13 +34,13 @@ class Choose(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.title_text, classes="title")
+            yield Label(literal(self.title_text), classes="title")
             yield Input(placeholder="type to filter, ↓ to the list, enter to choose", id="filter")
             yield OptionList(*self._options(""), id="choices")
 
     def _options(self, needle: str) -> list[Option]:
         words = needle.lower().split()
-        return [Option(text, id=str(i)) for i, (text, value) in enumerate(self.choices)
+        return [Option(literal(text), id=str(i)) for i, (text, value) in enumerate(self.choices)
                 if all(w in f"{text} {value}".lower() for w in words)]
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -82,14 +84,14 @@ class Figures(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text(self.title_text, style="bold"))
+            yield Label(literal(self.title_text, "bold"))
             yield DataTable(id="figures", zebra_stripes=True)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns(*self.columns)
+        table.add_columns(*(literal(c) for c in self.columns))
         for row in self.rows:
-            table.add_row(*[str(x) for x in row])
+            table.add_row(*[literal(x) for x in row])
         table.focus()
 
     def action_close(self) -> None:

@@ -46,9 +46,10 @@ class HandBar(Widget, can_focus=True):
         self.game: str | None = None
 
     def show(self, cards: list[str], playable: set[str], game: str | None, trump: str | None,
-             selecting: int) -> None:
+             selecting: int, *, ordered: bool = False) -> None:
+        """``ordered``: ``cards`` come in the server's order (a view's ``hand_order``)."""
         current = self.cards[self.cursor] if 0 <= self.cursor < len(self.cards) else None
-        self.cards = sort_hand(cards, game, trump)
+        self.cards = list(cards) if ordered else sort_hand(cards, game, trump)
         self.playable = playable
         self.game = game
         if selecting != self.selecting:

@@ -15,11 +15,12 @@ from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
 from clients.terminal.api import ApiError
 from clients.terminal.dialogs import Choose
+from clients.terminal.literal import literal, tell
 
 if TYPE_CHECKING:
     from clients.terminal.app import PlayApp
 
-# docs/api.md: a variant of rules/mighty.md §7 or mitigati, with its number of seats
+# docs/api.md: a variant of docs/rules/mighty.md §7 or mitigati, with its number of seats
 GAMES = {"mighty-5": 5, "mighty-4": 4, "mighty-3": 3, "mighty-4-short": 4, "mighty-3-short": 3,
          "mighty-6": 6, "mighty-7": 7, "mighty-8": 8, "mitigati": 3}
 STATUSES = ("open", "playing", "finished")
@@ -81,7 +82,7 @@ class LobbyScreen(Screen[None]):
         try:
             tables = await self.play_app.api.tables(self._filter("#status"), self._filter("#game"))
         except ApiError as error:
-            self.notify(error.message, title=error.code, severity="error")
+            tell(self, error.message, title=error.code, severity="error")
             return
         listing = self.query_one("#tables", DataTable)
         keep = listing.cursor_row
@@ -90,17 +91,17 @@ class LobbyScreen(Screen[None]):
             seats = found.get("seats") or []
             taken = sum(1 for s in seats if s.get("player"))
             names = ", ".join(s.get("name") or "·" for s in seats)
-            listing.add_row(found.get("name") or found["table"], found["game"],
-                            Text(found["status"], style=STATUS_STYLES.get(found["status"], "")),
-                            f"{taken}/{len(seats)}", names, f"{found.get('hands_played', 0)}/{found.get('hands')}",
-                            key=found["table"])
+            listing.add_row(literal(found.get("name") or found["table"]), literal(found["game"]),
+                            literal(found["status"], STATUS_STYLES.get(found["status"], "")),
+                            literal(f"{taken}/{len(seats)}"), literal(names),
+                            literal(f"{found.get('hands_played', 0)}/{found.get('hands')}"), key=found["table"])
         if listing.row_count:
             listing.move_cursor(row=min(keep, listing.row_count - 1))
 
     def _selected(self) -> str | None:
         listing = self.query_one("#tables", DataTable)
         if not listing.row_count:
-            self.notify("No table is selected.", severity="warning")
+            tell(self, "No table is selected.", severity="warning")
             return None
         key = listing.coordinate_to_cell_key(listing.cursor_coordinate).row_key
         return str(key.value)
@@ -120,11 +121,11 @@ class LobbyScreen(Screen[None]):
 
     @work(exclusive=True, group="seat", exit_on_error=False)
     async def quickplay(self, game: str) -> None:
-        self.notify(f"Looking for a {game} table (bots fill the seats after {self.play_app.wait_seconds:g} s)…")
+        tell(self, f"Looking for a {game} table (bots fill the seats after {self.play_app.wait_seconds:g} s)…")
         try:
             seated = await self.play_app.api.quickplay(game, self.play_app.wait_seconds)
         except ApiError as error:
-            self.notify(error.message, title=error.code, severity="error")
+            tell(self, error.message, title=error.code, severity="error")
             return
         self.play_app.open_table(seated["table"], int(seated["seat"]))
 
@@ -142,7 +143,7 @@ class LobbyScreen(Screen[None]):
         try:
             made = await self.play_app.api.create_table(game, seat=0, bots=bots)
         except ApiError as error:
-            self.notify(error.message, title=error.code, severity="error")
+            tell(self, error.message, title=error.code, severity="error")
             return
         self.play_app.open_table(made["table"], 0)
 
@@ -154,7 +155,7 @@ class LobbyScreen(Screen[None]):
         try:  # joining a table you sit at gives your seat back (and ends being away)
             seat = await self.play_app.api.join(table)
         except ApiError as error:
-            self.notify(error.message, title=error.code, severity="error")
+            tell(self, error.message, title=error.code, severity="error")
             return
         self.play_app.open_table(table, seat)
 

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from clients.terminal import board
 from clients.terminal.cards import cards_text, plain, sort_hand, suit_label
 from clients.terminal.dialogs import seat_table
+from clients.terminal.literal import literal
 from clients.terminal.words import step as step_line
 
 
@@ -127,7 +128,7 @@ class ReplayScreen(Screen[None]):
 
     def redraw(self) -> None:
         if not self.steps:
-            self.query_one("#where", Static).update("This hand has no steps.")
+            self.query_one("#where", Static).update(literal("This hand has no steps."))
             return
         step = self.steps[self.index]
         shown = step.get("view") or {}

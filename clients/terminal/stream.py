@@ -44,7 +44,8 @@ class TableStream:
 
     def url(self) -> str:
         token = f"&token={quote(self.api.token)}" if self.api.token else ""
-        return f"{self.api.ws_url}/api/v1/tables/{quote(self.table)}/stream?after={self.after}{token}"
+        lang = f"&lang={quote(self.api.lang)}" if self.api.lang else ""
+        return f"{self.api.ws_url}/api/v1/tables/{quote(self.table)}/stream?after={self.after}{token}{lang}"
 
     async def run(self) -> None:
         """Read frames until ``stop``; reconnect after any drop, backing off to 5 s."""
@@ -74,7 +75,9 @@ class TableStream:
         if kind == "view":
             version = int(frame["version"])
             self.received.append(version)
-            if version <= self.after:  # the API promises this never happens; never show it twice
+            # never show a view twice, unless the server went back (it lost its last
+            # writes: docs/api.md, a view marked ``rollback``): that is the table as it is now
+            if version <= self.after and frame.get("rollback") is not True:
                 return
             self.after = version
             await self._on_view(frame["view"])

@@ -24,8 +24,9 @@ from clients.terminal import board
 from clients.terminal.api import ApiError
 from clients.terminal.dialogs import Choose, Figures, seat_table
 from clients.terminal.hand import HandBar
+from clients.terminal.literal import literal, tell
 from clients.terminal.stream import TableStream
-from clients.terminal.words import describe, refusal
+from clients.terminal.words import refusal, said, seat_name
 
 if TYPE_CHECKING:
     from clients.terminal.app import PlayApp
@@ -110,7 +111,7 @@ class TableScreen(Screen[None]):
         except ApiError as error:
             self._log(Text(refusal(error.code, error.message), style="red"))
             return
-        self.names = [s.get("name") or (f"{s['bot']} bot" if s.get("bot") else "") for s in found["seats"]]
+        self.names = [seat_name(s) for s in found["seats"]]
         self.sub_title = f"{found.get('name')} · {found.get('game')} · {found.get('hands')} hands"
         self.redraw()
 
@@ -196,12 +197,13 @@ class TableScreen(Screen[None]):
             seats.add_row(*row)
         self.query_one("#trick", Static).update(board.last_trick(view, self.names) or "")
         self.query_one("#result", Static).update(board.result(view, self.names) or self.last_result or "")
-        self.query_one("#prompt", Static).update(board.prompt(view, self.moves))
+        self.query_one("#prompt", Static).update(literal(board.prompt(view, self.moves)))
         hand = self.query_one(HandBar)
         hand.display = view.get("seat") is not None
         step = self.moves.discard
-        hand.show(list(view.get("hand") or ()), self.moves.cards, view.get("game"), board.trump(view),
-                  int(step["count"]) if step else 0)
+        # the server's order where the hand decides it (``hand_order``: Mighty's trump first)
+        hand.show(list(view.get("hand_order") or view.get("hand") or ()), self.moves.cards, view.get("game"),
+                  board.trump(view), int(step["count"]) if step else 0, ordered="hand_order" in view)
 
     # the keyboard
     def on_hand_bar_act(self, message: HandBar.Act) -> None:
@@ -225,15 +227,15 @@ class TableScreen(Screen[None]):
             self.send(choices[0])
         else:  # the Joker's named suit, or whether the Ripper calls the Joker
             game = self.view.get("game")
-            self.app.push_screen(Choose(f"How to play {card}?", [(describe(c, game), c) for c in choices]),
+            self.app.push_screen(Choose(f"How to play {card}?", [(said(c, game), c) for c in choices]),
                                  self._chosen)
 
     def action_menu(self) -> None:
         if not self.moves.menu:
-            self.notify("No command to choose from now.", severity="warning")
+            tell(self, "No command to choose from now.", severity="warning")
             return
         game = self.view.get("game")
-        self.app.push_screen(Choose("Your move", [(describe(c, game), c) for c in self.moves.menu]), self._chosen)
+        self.app.push_screen(Choose("Your move", [(said(c, game), c) for c in self.moves.menu]), self._chosen)
 
     def _chosen(self, command: dict[str, Any] | None) -> None:
         if command is not None:
@@ -249,14 +251,14 @@ class TableScreen(Screen[None]):
         except ApiError as error:
             self._refused(error.code, error.message)
         else:
-            self._log(Text(f"You: {describe(command, self.view.get('game'))}", style="green"))
+            self._log(Text(f"You: {said(command, self.view.get('game'))}", style="green"))
         finally:
             self.sending = False
 
     def _refused(self, code: str, message: str) -> None:
         self.refusals.append(message)
         self._log(Text(refusal(code, message), style="bold red"))
-        self.notify(message, title="Refused", severity="error")
+        tell(self, message, title="Refused", severity="error")
 
     async def action_reconnect(self) -> None:
         if self.stream is not None:
@@ -282,7 +284,7 @@ class TableScreen(Screen[None]):
     @work(group="rematch", exit_on_error=False)
     async def action_rematch(self) -> None:
         if self.view.get("status") != "closed":
-            self.notify("A rematch is for a match that is over.", severity="warning")
+            tell(self, "A rematch is for a match that is over.", severity="warning")
             return
         try:
             made = await self.play_app.api.rematch(self.table)

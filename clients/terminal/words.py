@@ -18,6 +18,15 @@ PHASES = {
 }
 
 
+def seat_name(seat: dict[str, Any]) -> str:
+    """A seat of the API's Table as a person reads it: the player's name, a bot's level
+    beside its name (``Ada · beginner bot``), ``(away)`` while a bot plays for them."""
+    name = str(seat.get("name") or "")
+    if seat.get("bot"):
+        name = f"{name} · {seat['bot']} bot" if name else f"{seat['bot']} bot"
+    return f"{name} (away)" if seat.get("away") else name
+
+
 def suit(code: str | None) -> str:
     return SUIT_SYMBOLS.get(code or "", code or "")
 
@@ -55,6 +64,13 @@ def describe(command: dict[str, Any], game: str | None = None) -> str:
         return "Declare: " + ", ".join(combos) if combos else "Declare nothing"
     fields = ", ".join(f"{k}={v}" for k, v in command.items() if k != "type")
     return f"{kind} {fields}".strip()
+
+
+def said(command: dict[str, Any], game: str | None = None) -> str:
+    """A legal entry as the server names it (its ``label``, docs/api.md "Games, labels and
+    languages"), else as ``describe`` words it (a command of the client's own making)."""
+    label = command.get("label")
+    return label if isinstance(label, str) and label else describe(command, game)
 
 
 def _friend(command: dict[str, Any], game: str | None) -> str:

@@ -1,4 +1,4 @@
-"""Bidding (rules/mighty.md §3): bids, passes, the all-pass rounds, misdeal claims."""
+"""Bidding (docs/rules/mighty.md §3): bids, passes, the all-pass rounds, misdeal claims."""
 
 from __future__ import annotations
 

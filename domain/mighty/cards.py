@@ -1,4 +1,4 @@
-"""Cards and their notation (rules/mighty.md §1, notation paragraph).
+"""Cards and their notation (docs/rules/mighty.md §1, notation paragraph).
 
 A card is its notation string: rank + suit (``AS``, ``TH``), the joker ``JK``; with two
 packs a deck suffix (``AS#1``) and numbered jokers (``JK1``..``JK4``). Strings keep
@@ -84,7 +84,7 @@ def copies(card: Card, packs: int) -> frozenset[Card]:
     return frozenset({card}) if packs == 1 else frozenset(f"{card}#{p}" for p in range(1, packs + 1))
 
 
-# mighty-large.md §1: with two packs both copies are the Mighty (and the Ripper); a trump
+# docs/rules/mighty.md §10.1: with two packs both copies are the Mighty (and the Ripper); a trump
 # change moves both. Precomputed per (trump, packs) so the hot path does one dict lookup.
 _MIGHTIES: Final = {(t, p): copies(mighty_of(t), p) for t in TRUMPS for p in (1, 2)}
 
@@ -101,7 +101,7 @@ def rippers(trump: str, rank: str = "3", packs: int = 1) -> frozenset[Card]:
 
 
 # The names a command may use: any notation with one pack (a two-pack name there is simply
-# not held), only two-pack names with two (mighty-large.md §7: `AS`, `JK` are malformed).
+# not held), only two-pack names with two (docs/hand-files.md, "Six to eight players": `AS`, `JK` are malformed).
 TWO_PACK_NAMES: Final = frozenset(c for c in ALL_CARDS if "#" in c or (c.startswith("JK") and c != "JK"))
 
 
@@ -110,8 +110,8 @@ ONE_PACK_NAMES: Final = ALL_CARDS - TWO_PACK_NAMES
 
 def card_names(packs: int) -> frozenset[Card]:
     """The names that are cards in a game of ``packs`` packs: plain names (``AS``, ``JK``)
-    with one pack, pack-numbered names (``AS#1``, ``JK3``) with two (mighty-large.md §1).
-    A name of the other kind is "a string that is not a card" (hand-file.md)."""
+    with one pack, pack-numbered names (``AS#1``, ``JK3``) with two (docs/rules/mighty.md §10.1).
+    A name of the other kind is "a string that is not a card" (docs/hand-files.md)."""
     return ONE_PACK_NAMES if packs == 1 else TWO_PACK_NAMES
 
 

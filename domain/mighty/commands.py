@@ -1,4 +1,4 @@
-"""Commands a seat sends to a hand (rules/hand-file.md, "Command types").
+"""Commands a seat sends to a hand (docs/hand-files.md, "Mighty: the input").
 
 A tagged union on the field ``type``; ``v`` is the schema version. Decoding a command
 that is not well formed is ``malformed_command`` (see ``domain.codec``).

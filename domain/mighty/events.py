@@ -1,4 +1,4 @@
-"""Events: facts in the past tense, never edited once stored (DESIGN.md §3).
+"""Events: facts in the past tense, never edited once stored (docs/architecture.md, "Events are facts").
 
 Each event's tag is pinned by hand so renaming a class cannot break a stored stream; new
 fields only ever arrive with defaults, and ``v`` is the schema version for upcasters.

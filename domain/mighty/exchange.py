@@ -1,4 +1,4 @@
-"""Kitty, discards, trump change and the friend call (rules/mighty.md §4)."""
+"""Kitty, discards, trump change and the friend call (docs/rules/mighty.md §4)."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def decide_call_friend(state: Exchange, cmd: CallFriend) -> list[HandEvent]:
 def _two_calls(
     state: Exchange, cmd: CallFriend, calls: tuple[str, ...], discards: tuple[str, ...]
 ) -> list[HandEvent]:
-    """mighty-large.md §4.3: two different entries, each a card or first_trick; one
+    """docs/rules/mighty.md §10.4, item 3: two different entries, each a card or first_trick; one
     ``FriendCalled`` event per call, in the order given."""
     if len(calls) != 2:
         raise BadFriendCall(f"A list of calls has exactly two entries, not {len(calls)}.")

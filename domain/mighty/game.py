@@ -1,4 +1,4 @@
-"""Mighty, every variant of rules/mighty.md and mighty-large.md, as a ``Game``
+"""Mighty, every variant of docs/rules/mighty.md (§7, §10), as a ``Game``
 (``domain/games.py``): what the table, the audit, the projections and the random players
 need of it. ``domain/registry.py`` lists it."""
 
@@ -18,6 +18,7 @@ from domain.handfiles import HandFileRun, Replayed
 from domain.mighty import hand as mighty_hand
 from domain.mighty import handfile, ledger
 from domain.mighty import legal as mighty_legal
+from domain.mighty import presentation as mighty_presentation
 from domain.mighty import state as mighty_state
 from domain.mighty import views as mighty_views
 from domain.mighty.bots import bot_policies
@@ -61,9 +62,12 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="table_created"):
     turn_seconds: int = 0
     bots: dict[str, str] = {}
     created: str = ""
+    # a private table (domain/table.py, CreateTable): UNSET, left out, on a public one
+    private: bool | msgspec.UnsetType = msgspec.UNSET
+    invite_hash: str | msgspec.UnsetType = msgspec.UNSET
 
 
-# Card fields `mighty log` never prints (mighty.md §8): the deal (each hand, the kitty),
+# Card fields `mighty log` never prints (docs/rules/mighty.md §8): the deal (each hand, the kitty),
 # the kitty when it was not turned up, every discard and what was kept from the kitty
 # (mighty-3); cards are shown as a count. `mighty export` shows a hand once it has ended.
 _SECRET_CARDS: Final[dict[str, tuple[str, ...]]] = {
@@ -111,6 +115,7 @@ class MightyGame:
     ends_hand: tuple[type[HandEvent], ...] = (HandScored, HandPassedOut, MisdealClaimed)
     scores_hand: tuple[type[HandEvent], ...] = (HandScored,)  # a passed-out or thrown-in deal is redealt (§3)
     view_type = HandView
+    presentation = mighty_presentation.PRESENTATION
     command_union: Any = HandCommand
 
     # The hot path (a bot's every step, every fold) calls the rules' own functions,
@@ -209,7 +214,7 @@ class MightyGame:
 
     def command_of(self, events: Sequence[HandEvent]) -> HandCommand | None:
         calls = [e for e in events if isinstance(e, FriendCalled)]
-        if len(calls) == 2:  # one CallFriend of two calls wrote both (mighty-large.md §4.3)
+        if len(calls) == 2:  # one CallFriend of two calls wrote both (docs/rules/mighty.md §10.4, item 3)
             first, second = (_called(call) for call in calls)
             return CallFriend(seat=calls[0].seat, friend=(first, second), lead_suit=calls[0].lead_suit)
         event = events[0]
@@ -235,7 +240,7 @@ class MightyGame:
         return dict(rules.options())
 
     def hand_file(self, dealt: HandEvent, commands: Sequence[HandCommand]) -> dict[str, Any]:
-        """hand-file.md: the deal, the options that differ from the variant's defaults,
+        """docs/hand-files.md: the deal, the options that differ from the variant's defaults,
         and each command with only the fields it uses (``joker_call`` only under the
         option that reads it)."""
         assert isinstance(dealt, HandDealt)

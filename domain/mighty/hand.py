@@ -1,4 +1,4 @@
-"""The hand decider (DESIGN.md §2): ``decide(state, command) -> events`` and
+"""The hand decider (docs/architecture.md, "Layers"): ``decide(state, command) -> events`` and
 ``evolve(state, event) -> state``. Replaying a hand is folding ``evolve`` over its events,
 starting from ``None`` with the ``HandDealt`` event."""
 
@@ -124,7 +124,7 @@ _CARD_NAMES: Final = {v.name: card_names(v.packs) for v in VARIANTS.values()}
 
 
 def check_well_formed(state: HandState, cmd: HandCommand) -> None:
-    """Field values the rules cannot even read are ``malformed_command`` (hand-file.md)."""
+    """Field values the rules cannot even read are ``malformed_command`` (docs/hand-files.md)."""
     if not 0 <= cmd.seat < len(state.hands):
         raise _malformed(f"Seat {cmd.seat} does not exist at a table of {state.players}.")
     names = _CARD_NAMES[state.rules.variant]  # two packs: only two-pack names (AS#1, JK3)
@@ -234,7 +234,7 @@ def evolve(state: HandState | None, event: HandEvent) -> HandState:
         assert isinstance(state, Exchange | Playing)
         if event.card is not None and event.holder is UNSET:
             event = legacy.friend_called(state, event)
-        if isinstance(state, Playing):  # the second of two calls (mighty-large.md §4)
+        if isinstance(state, Playing):  # the second of two calls (docs/rules/mighty.md §10.4)
             return _second_call(state, event)
         return _friend_called(state, event)
     if isinstance(event, FriendRevealed | DeclarerAlone):

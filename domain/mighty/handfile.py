@@ -1,4 +1,4 @@
-"""Hand files (rules/hand-file.md): parse, check the deal, replay through the decider.
+"""Hand files (docs/hand-files.md): parse, check the deal, replay through the decider.
 
 Pure: bytes in, a ``Replay`` out. The CLI prints it and picks the exit code.
 """
@@ -139,7 +139,7 @@ def decode_hand_command(data: object) -> HandCommand:
 
 
 def used_fields(state: HandState, raw: object) -> object:
-    """hand-file.md: "Fields a command does not use are ignored", whatever their type; a
+    """docs/hand-files.md: "Fields a command does not use are ignored", whatever their type; a
     wrong type is ``malformed_command`` only in a field the command uses. The fields whose
     use depends on the moment: ``suit`` (a joker lead only), ``joker_call`` (a Ripper lead
     under option ``joker_call = declared`` only), ``take`` (the discard of a variant with a
@@ -161,7 +161,7 @@ def used_fields(state: HandState, raw: object) -> object:
 
 
 def result_of(state: HandState) -> dict[str, Any]:
-    """The ``result`` object of hand-file.md: what is known so far."""
+    """The ``result`` object of docs/hand-files.md: what is known so far."""
     result: dict[str, Any] = {}
     if isinstance(state, Bidding | Redeal):
         return result
@@ -169,7 +169,7 @@ def result_of(state: HandState) -> dict[str, Any]:
     result["contract"] = {"points": state.points, "trump": state.trump}
     if isinstance(state, Playing | Finished):
         if state.friend_known and state.rules.spec.packs > 1:
-            result["friends"] = list(state.friends)  # mighty-large.md §7
+            result["friends"] = list(state.friends)  # docs/hand-files.md, "Six to eight players"
         elif state.friend_known:
             result["friend"] = state.friend
     if isinstance(state, Finished):  # the example's order: ..., friend, the score, tricks
@@ -192,7 +192,7 @@ def output_of(outcome: Replay) -> dict[str, Any]:
         out["to_act"] = to_act(state)
     if isinstance(state, Redeal):
         out["redeal"] = {"reason": state.reason, "claimed_by": state.claimed_by}
-    # hand-file.md fixes the printed events at their first shapes: the facts events
+    # docs/hand-files.md fixes the printed events at their first shapes: the facts events
     # carry since version 2 (domain/upcasting.py) are left out
     out["events"] = [as_version(event, 1) for event in msgspec.to_builtins(outcome.events)]
     if outcome.rejected is not None:

@@ -1,4 +1,4 @@
-"""A Mighty table's score ledger (rules/mighty.md §6): each hand's scores and running
+"""A Mighty table's score ledger (docs/rules/mighty.md §6): each hand's scores and running
 totals. The scores are facts of the ``HandScored`` event: nothing is recomputed here.
 ``projections/ledger.py`` folds the table's own events (seats, close) and asks the game
 (``domain/mighty/game.py``) to fold the hand's."""
@@ -18,7 +18,7 @@ class HandLine(msgspec.Struct, frozen=True, kw_only=True):
     hand_no: int
     declarer: int
     friend: int | None
-    friends: tuple[int, ...] = ()  # every friend seat, sorted (two with two packs, mighty-large.md)
+    friends: tuple[int, ...] = ()  # every friend seat, sorted (two with two packs, docs/rules/mighty.md §10)
     contract: int
     trump: str
     made: bool

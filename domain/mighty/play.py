@@ -1,4 +1,4 @@
-"""Play (rules/mighty.md §5): following suit, the first trick, the Joker, the Ripper,
+"""Play (docs/rules/mighty.md §5): following suit, the first trick, the Joker, the Ripper,
 and who wins a trick. One legality function feeds ``decide``, the bots and the views."""
 
 from __future__ import annotations
@@ -43,12 +43,12 @@ _RIPPER: Final = {(t, v.name): rippers(t, v.ripper_rank, v.packs) for t in TRUMP
 
 
 def ripper_cards(state: Playing) -> frozenset[str]:
-    """The Ripper: one card, or both copies with two packs (mighty-large.md §1)."""
+    """The Ripper: one card, or both copies with two packs (docs/rules/mighty.md §10.1)."""
     return _RIPPER[state.trump, state.rules.variant]
 
 
 def mighty_cards(state: Playing) -> frozenset[str]:
-    """The Mighty: one card, or both copies with two packs (mighty-large.md §1)."""
+    """The Mighty: one card, or both copies with two packs (docs/rules/mighty.md §10.1)."""
     return _MIGHTY[state.trump, state.rules.variant]
 
 
@@ -131,7 +131,7 @@ def _playable(state: Playing, hand: tuple[str, ...]) -> tuple[tuple[str, ...], L
 
 
 def check_play(state: Playing, cmd: Play) -> None:
-    """Raise the first refusal in hand-file.md's order; return when the play is legal."""
+    """Raise the first refusal in docs/hand-files.md's order; return when the play is legal."""
     seat, card = cmd.seat, cmd.card
     if seat != state.to_act:
         raise NotYourTurn(f"It is seat {state.to_act}'s turn to play, not seat {seat}'s.")

@@ -1,4 +1,4 @@
-"""Variants and rule sets (rules/mighty.md §2-§7).
+"""Variants and rule sets (docs/rules/mighty.md §2-§7).
 
 A ``RuleSet`` is data: the variant plus every rule option with its default. Its
 fingerprint is recorded in the events so a stored hand says which rules judged it.
@@ -17,7 +17,7 @@ from domain.mighty.cards import RANKS, SUITS, Card
 
 
 class Payout(msgspec.Struct, frozen=True):
-    """Multipliers of ``b`` when the contract is made (mighty.md §7 last column)."""
+    """Multipliers of ``b`` when the contract is made (docs/rules/mighty.md §7 last column)."""
 
     declarer: int
     friend: int
@@ -44,7 +44,7 @@ class Variant(msgspec.Struct, frozen=True):
     # others then take one of the rest each and discard one. None: the declarer takes
     # the whole kitty and discards as many cards as it had.
     kitty_keep: int | None = None
-    packs: int = 1  # mighty-large.md: two packs, cards named AS#1, JK1..JK4
+    packs: int = 1  # docs/rules/mighty.md §10: two packs, cards named AS#1, JK1..JK4
 
     @property
     def discard_count(self) -> int:
@@ -85,7 +85,7 @@ VARIANTS: Final[dict[str, Variant]] = {
     )
 }
 
-# name -> allowed values; the first is the default (mighty.md §2-§6).
+# name -> allowed values; the first is the default (docs/rules/mighty.md §2-§6).
 OPTIONS: Final[dict[str, tuple[Any, ...]]] = {
     "next_dealer": ("friend", "left"),
     "first_bidder": ("dealer", "left_of_dealer", "previous_declarer"),
@@ -116,7 +116,7 @@ class RuleSet(msgspec.Struct, frozen=True, kw_only=True):
         return VARIANTS[self.variant]
 
     def options(self) -> dict[str, Any]:
-        """Every option, by its mighty.md name."""
+        """Every option, by its docs/rules/mighty.md name."""
         return {name: getattr(self, name) for name in OPTIONS}
 
     def fingerprint(self) -> str:

@@ -1,4 +1,4 @@
-"""Scoring (rules/mighty.md §6, §7): fixed, pagat and the penalty tally."""
+"""Scoring (docs/rules/mighty.md §6, §7): fixed, pagat and the penalty tally."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def hand_scores(
     taken: int, friends: tuple[int, ...] | None = None,
 ) -> tuple[int, ...]:
     """Each seat's score for one hand, in seat order. ``friends``: every distinct friend
-    (mighty-large.md: up to two); ``friend`` is the one-friend shorthand."""
+    (docs/rules/mighty.md §10: up to two); ``friend`` is the one-friend shorthand."""
     if friends is None:
         friends = () if friend is None else (friend,)
     players = rules.spec.players
@@ -64,7 +64,7 @@ def hand_scores(
 
 
 def _shared_scores(players: int, declarer: int, friends: tuple[int, ...], won: int) -> tuple[int, ...]:
-    """mighty-large.md §6 fixed/pagat: with k friends and d = n - 1 - k defenders, each
+    """docs/rules/mighty.md §10.6 fixed/pagat: with k friends and d = n - 1 - k defenders, each
     defender -won, each friend +won, the declarer (d - k) * won: zero-sum."""
     k = len(friends)
     d = players - 1 - k

@@ -1,4 +1,4 @@
-"""A hand's state as a union of phases (STYLE.md §3), each a frozen Struct.
+"""A hand's state as a union of phases (docs/architecture.md, "The domain"), each a frozen Struct.
 
 Fields that cannot exist in a phase do not exist in its class: there is no declarer while
 bidding, no trick before play. ``evolve`` moves between phases with ``structs.replace``
@@ -65,7 +65,7 @@ class _Played(_Contracted, frozen=True, kw_only=True):
     lead_suit: str | None
     friend: int | None  # secret until friend_known; None: alone or not yet decided
     friend_known: bool  # every call is revealed: the partnership is public
-    # Generalised friend calls (mighty-large.md §4: up to two, each a card or first_trick).
+    # Generalised friend calls (docs/rules/mighty.md §10.4: up to two, each a card or first_trick).
     # One-pack variants fill them too; ``friend`` stays their single friend, and is None
     # in the two-pack variants, which use ``friends``.
     calls: tuple[str, ...] = ()  # called cards and/or "first_trick"; () for none

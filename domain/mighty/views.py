@@ -1,4 +1,4 @@
-"""What each seat may see (rules/mighty.md §8), as pure functions of the state.
+"""What each seat may see (docs/rules/mighty.md §8), as pure functions of the state.
 
 - A seat: its own hand; the public face of the table; the discards if it is the declarer;
   the friend's identity once revealed (or if it is the friend).
@@ -12,6 +12,7 @@ single time: projection workers render six views per event, so this is their hot
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 from typing import Any
 
 import msgspec
@@ -57,7 +58,7 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     lead_suit: str | None = None
     friend: int | None = None  # known to the viewer: revealed, or the viewer is the friend
     friend_known: bool = False  # public: the friend has been revealed (or there is none)
-    # mighty-large.md (two packs): every call, and the friend seats revealed so far
+    # docs/rules/mighty.md §10 (two packs): every call, and the friend seats revealed so far
     # (all of them once friend_known); a secret friend sees its own seat in ``friend``.
     # UNSET (left out of the encoded view) in the one-pack variants, whose views stay as
     # they were byte for byte.
@@ -83,6 +84,9 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     # (286 of them in mighty-5): ``discard_count`` says how many of the hand to discard.
     legal: tuple[HandCommand, ...] = ()
     discard_count: int | None = None
+    # mighty-3's discard step: the sets of kitty cards the declarer may keep (the discard's
+    # ``take``), in ``combinations`` order. UNSET (left out) in every other variant and step.
+    discard_takes: tuple[tuple[str, ...], ...] | msgspec.UnsetType = msgspec.UNSET
     # mighty-3: the viewer's own kitty exchange (take, discard); the audit view's `exchanges`
     # holds every one as (seat, take, discard).
     own_exchange: tuple[str, str] | None = None
@@ -164,6 +168,9 @@ def _for_seat(state: HandState, public: HandView, seat: int) -> HandView:
         # (C(23, 6) = 100,947 of them with two packs)
         legal: Sequence[HandCommand] = []
         extra["discard_count"] = state.rules.spec.discard_count
+        keep = state.rules.spec.kitty_keep
+        if keep is not None:
+            extra["discard_takes"] = tuple(combinations(state.kitty_left, keep))
     else:
         legal = legal_commands(state, seat)
     if legal and isinstance(legal[0], Discard):

@@ -1,2 +1,2 @@
-"""Mitigati, the second game: a three-player Italian tarot game (rules/mitigati.md, with
-the exact procedure of rules/mitigati-hand-file.md). Its own decider beside Mighty's."""
+"""Mitigati, the second game: a three-player Italian tarot game (docs/rules/mitigati.md, the
+exact procedure; its hand files: docs/hand-files.md, "Mitigati files"). Its own decider beside Mighty's."""

@@ -1,4 +1,4 @@
-"""Bargaining sessions (mitigati.md "Deal and bargaining"; mitigati-hand-file.md §4).
+"""Bargaining sessions (docs/rules/mitigati.md, "Bargaining").
 
 One payer and one seller per session, first come. The payer only raises, the seller only
 lowers, and neither may pass the other. When the offer meets the ask the third player

@@ -1,4 +1,4 @@
-"""Tarot cards and their notation (mitigati-hand-file.md §1).
+"""Tarot cards and their notation (docs/rules/mitigati.md, "The cards").
 
 A card is its notation string: rank then suit (``KS``, ``1D``, ``TC`` the ten of cups),
 the trumps ``T1`` … ``T21``, the Fool ``FOOL``. Every lookup is a precomputed dict.

@@ -1,4 +1,4 @@
-"""Commands a seat sends to a Mitigati hand (mitigati-hand-file.md §3).
+"""Commands a seat sends to a Mitigati hand (docs/hand-files.md, "Mitigati files").
 
 A tagged union on ``type`` with a schema version ``v``, as Mighty's. A command that does
 not decode (a type not in §3, an unknown action, an amount that is not an integer, a

@@ -1,4 +1,4 @@
-"""The Mitigati decider (DESIGN.md §2): ``initial_state``, ``decide(state, command) ->
+"""The Mitigati decider (docs/architecture.md, "Layers"): ``initial_state``, ``decide(state, command) ->
 events``, ``evolve(state, event) -> state``, ``is_terminal``. Replaying a hand is folding
 ``evolve`` over its events, starting from ``None`` with the ``HandDealt`` event."""
 

@@ -1,4 +1,4 @@
-"""Declarations before the first lead (mitigati.md; mitigati-hand-file.md §6).
+"""Declarations before the first lead (docs/rules/mitigati.md, "Declarations").
 
 Two independent parts: ``tarocchi`` (ten or more trumps, the Fool counting only as the
 tenth) and the honour part, which is empty or exactly the single best set, so every hand

@@ -1,4 +1,4 @@
-"""The dealer's discard (mitigati.md "Discard"; mitigati-hand-file.md §5).
+"""The dealer's discard (docs/rules/mitigati.md, "The dealer's discard").
 
 Exactly three different cards the dealer holds, none an honour (a king, T20, T1 or the
 Fool). Other trumps may go. Every fault is ``bad_discard``. The discards count for the

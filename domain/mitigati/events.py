@@ -1,4 +1,4 @@
-"""Mitigati's events: facts in the past tense, never edited once stored (DESIGN.md §3).
+"""Mitigati's events: facts in the past tense, never edited once stored (docs/architecture.md, "Events are facts").
 
 Tags are pinned and all start with ``mitigati_``, so they can never clash with Mighty's
 in a shared stream decoder. Facts computed in ``decide`` travel in the events: a trick's

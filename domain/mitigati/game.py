@@ -1,4 +1,4 @@
-"""Mitigati (rules/mitigati.md) as a ``Game`` (``domain/games.py``): three seats, the
+"""Mitigati (docs/rules/mitigati.md) as a ``Game`` (``domain/games.py``): three seats, the
 deal passing to the right. ``domain/registry.py`` lists it."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from domain.games import DealProof, Game, HandEnding, Settlement, TableCreatedEv
 from domain.handfiles import HandFileRun, Replayed
 from domain.mitigati import decider, handfile, ledger
 from domain.mitigati import legal as mitigati_legal
+from domain.mitigati import presentation as mitigati_presentation
 from domain.mitigati import state as mitigati_state
 from domain.mitigati import views as mitigati_views
 from domain.mitigati.bots import bot_policies
@@ -55,9 +56,12 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="mitigati_table_created")
     turn_seconds: int = 0
     bots: dict[str, str] = {}
     created: str = ""
+    # a private table (domain/table.py, CreateTable): UNSET, left out, on a public one
+    private: bool | msgspec.UnsetType = msgspec.UNSET
+    invite_hash: str | msgspec.UnsetType = msgspec.UNSET
 
 
-# `mighty log` never prints the deal nor the dealer's discard (mitigati.md, as mighty.md §8).
+# `mighty log` never prints the deal nor the dealer's discard (docs/rules/mitigati.md, as docs/rules/mighty.md §8).
 _SECRET_CARDS: Final[dict[str, str]] = {"mitigati_hand_dealt": "packets", "mitigati_cards_discarded": "cards"}
 _ACTIONS: Final[dict[str, Action]] = {"pass": "pass", "pay": "pay", "sell": "sell", "continue": "continue"}
 
@@ -86,7 +90,7 @@ def _all_views(hand: MitigatiState) -> tuple[list[MitigatiView], MitigatiView]:
 
 class MitigatiGame:
     """Mitigati at a table: a hand played or a deal abandoned in the bargain each count
-    as a hand of the match (mitigati-hand-file.md §4)."""
+    as a hand of the match (docs/rules/mitigati.md, "Bargaining")."""
 
     name: Final = NAME
     rules_type = RuleSet
@@ -97,6 +101,7 @@ class MitigatiGame:
     ends_hand: tuple[type[MitigatiEvent], ...] = (HandScored, DealAbandoned)
     scores_hand: tuple[type[MitigatiEvent], ...] = (HandScored, DealAbandoned)  # both pay (§4)
     view_type = MitigatiView
+    presentation = mitigati_presentation.PRESENTATION
     command_union: Any = MitigatiCommand
 
     decide = staticmethod(decider.decide)
@@ -159,7 +164,7 @@ class MitigatiGame:
                dealer: int, seats: int) -> Settlement | None:
         """A played hand and an abandoned deal both count as a hand of the match: their
         scores (card points and declarations, or the bargain's payment) join the totals and
-        the deal passes to the right (mitigati.md; mitigati-hand-file.md §4)."""
+        the deal passes to the right (docs/rules/mitigati.md, "Bargaining")."""
         if not isinstance(event, HandScored | DealAbandoned):
             return None
         return Settlement(event.scores, right_of(dealer), None)
@@ -208,7 +213,7 @@ class MitigatiGame:
         return {}  # Mitigati has no options in this version (§2)
 
     def hand_file(self, dealt: MitigatiEvent, commands: Sequence[MitigatiCommand]) -> dict[str, Any]:
-        """mitigati-hand-file.md §2: the packets, no hands (they are optional), no options."""
+        """docs/hand-files.md, "Mitigati files": the packets, no hands (they are optional), no options."""
         assert isinstance(dealt, HandDealt)
         bodies = [{k: v for k, v in msgspec.to_builtins(c).items() if v is not None and k != "v"}
                   for c in commands]

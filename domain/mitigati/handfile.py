@@ -1,4 +1,4 @@
-"""Mitigati hand files (mitigati-hand-file.md §2, §9, §10): parse, check the deal,
+"""Mitigati hand files (docs/hand-files.md, "Mitigati files"): parse, check the deal,
 replay through the decider. Pure: bytes in, a ``Replay`` out; the CLI prints it and
 picks the exit code (0, 2 for a broken file, 3 for a refused command)."""
 
@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from domain.errors import HandFileError, MalformedCommand, RuleError, RuleSetError
-from domain.handfiles import (  # one `rejected` object for both games (hand-file.md)
+from domain.handfiles import (  # one `rejected` object for both games (docs/hand-files.md)
     Rejection,
     rejection,
 )

@@ -1,4 +1,4 @@
-"""Play and the Fool (mitigati.md "Discard, declarations, play"; mitigati-hand-file.md §7).
+"""Play and the Fool (docs/rules/mitigati.md, "Play").
 
 Follow the suit; void, play a trump; void in trumps too, any card. No obligation to
 overtrump. The Fool may always be played instead, and never wins. When the Fool is led,

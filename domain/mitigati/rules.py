@@ -1,4 +1,4 @@
-"""The Mitigati rule set (mitigati.md): fixed numbers, no options in this version.
+"""The Mitigati rule set (docs/rules/mitigati.md): fixed numbers, no options in this version.
 
 The ``RuleSet`` is data recorded in the deal event, as Mighty's is; its fingerprint says
 which rules judged a stored hand.

@@ -1,4 +1,4 @@
-"""Scoring (mitigati.md "Scoring"; mitigati-hand-file.md §8).
+"""Scoring (docs/rules/mitigati.md, "Scoring").
 
 points[s]: the card points of seat s's won cards after the Fool's settlement, plus the
 discards for the dealer; 129 in all. scores[s] = points[s] − 43, plus twice what s

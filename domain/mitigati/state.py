@@ -1,7 +1,7 @@
-"""A Mitigati hand as a union of phases (STYLE.md §3), each a frozen Struct.
+"""A Mitigati hand as a union of phases (docs/architecture.md, "The domain"), each a frozen Struct.
 
 ``Bargaining`` → ``Discarding`` → ``Declaring`` → ``Playing`` → ``Finished``, or
-``Abandoned`` when a bargain is struck (mitigati-hand-file.md §4).
+``Abandoned`` when a bargain is struck (docs/rules/mitigati.md, "Bargaining").
 """
 
 from __future__ import annotations

@@ -138,10 +138,10 @@ class PostgresArchive:
                       None if h.scores is None else Jsonb(list(h.scores))) for h in hands])
             # one statement for every event: the completeness trigger sees them all at once
             with cur.copy("COPY archive_events (namespace, table_id, version, command_id, data, hash,"
-                          " prev_hash, hash_version) FROM STDIN") as copy:
+                          " prev_hash, hash_version, appended_ms) FROM STDIN") as copy:
                 for event in events:
                     copy.write_row((ns, table.table_id, event.version, event.command_id, event.data,
-                                    event.hash, event.prev_hash, event.hash_version))
+                                    event.hash, event.prev_hash, event.hash_version, event.at_ms))
 
     # ------------------------------------------------------------ reads
 
@@ -160,11 +160,12 @@ class PostgresArchive:
         top = (1 << 31) - 1 if to_version is None else to_version
         with self.connection() as conn:
             rows = conn.execute(
-                "SELECT version, data, hash, prev_hash, command_id, hash_version FROM archive_events"
+                "SELECT version, data, hash, prev_hash, command_id, hash_version, appended_ms FROM archive_events"
                 " WHERE namespace = %s AND table_id = %s AND version > %s AND version <= %s"
                 " ORDER BY version", (self.namespace, table_id, after_version, top)).fetchall()
-        return [StoredEvent(int(v), bytes(data), str(h), str(p), str(c), hash_version=int(hv))
-                for v, data, h, p, c, hv in rows]
+        return [StoredEvent(int(v), bytes(data), str(h), str(p), str(c), hash_version=int(hv),
+                            at_ms=None if at is None else int(at))
+                for v, data, h, p, c, hv, at in rows]
 
     def hands(self, table_id: str) -> list[HandRow]:
         with self.connection() as conn:

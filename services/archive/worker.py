@@ -52,9 +52,10 @@ from services.archive.summary import NotArchivable, summarize
 from services.projection.keys import ProjectionKeys
 from services.projection.store import id_key
 from services.store.base import EMPTY_HEAD, Head, StoredEvent, verify_chain
-from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient, scan_partition
-from services.store.errors import StoreCorrupt, StoreUnavailable
+from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient
+from services.store.errors import StoreCorrupt, StoreUnavailable, is_transient
 from services.store.redis_store import RedisEventStore
+from services.store.table_index import indexed_tables
 
 log = structlog.get_logger("mighty.archive")
 
@@ -121,6 +122,10 @@ class ArchiveWorker:
             except (ArchiveUnavailable, StoreUnavailable, redis.ConnectionError, redis.TimeoutError,
                     *CLUSTER_UNAVAILABLE) as error:
                 self.log.warning("archive pass stopped", error=str(error))
+            except redis.RedisError as error:  # LOADING, MISCONF, OOM...: the next pass retries
+                if not is_transient(error):
+                    raise
+                self.log.warning("archive pass stopped", error=str(error))
             stop.wait(interval_s)
 
     def run_once(self) -> PassReport:
@@ -138,13 +143,8 @@ class ArchiveWorker:
     # ------------------------------------------------------------ discover
 
     def _table_ids(self, partition: int) -> list[str]:
-        prefix = f"{self.space.namespace}:{self.space.tag(partition)}:t:"
-        found = []
-        for key in scan_partition(self.client, self.space.feed(partition), prefix + "*:meta"):
-            table_id = key.decode()[len(prefix):-len(":meta")]
-            if self.space.partition_of(table_id) == partition:
-                found.append(table_id)
-        return found
+        """The partition's tables, from its table index (no SCAN of the keyspace)."""
+        return indexed_tables(self.client, self.space, partition)
 
     def discover(self, partition: int, report: PassReport) -> None:
         """Put the partition's newly closed tables on its to-do list."""
@@ -279,8 +279,9 @@ class ArchiveWorker:
                     self.log.warning("table moved while archived; retried next pass", table=table_id)
                     return "locked"
                 pipe.multi()
-                pipe.delete(keys.events, keys.meta, keys.commands, keys.command_index,
+                pipe.delete(keys.events, keys.meta, keys.commands, keys.command_index, keys.audit,
                             *self._view_keys(table_id, seats, hands))
+                pipe.srem(keys.tables, table_id)  # its keys are gone: out of the live index
                 # its lobby entry among the finished tables (the directory's dir:closed)
                 # goes too: the lobby lists a finished table until it is archived
                 pipe.hdel(ProjectionKeys(self.space, "directory").doc(partition, CLOSED_DOC), table_id)
@@ -290,7 +291,7 @@ class ArchiveWorker:
             except redis.WatchError:
                 self.log.warning("table moved while archived; retried next pass", table=table_id)
                 return "locked"
-        self.log.info("table archived", table=table_id, version=head.version)
+        self.log.debug("table archived", table=table_id, version=head.version)
         return "archived"
 
 

@@ -1,5 +1,5 @@
-"""``mighty export``: a stored hand as a hand file (rules/hand-file.md,
-rules/mitigati-hand-file.md) that ``mighty replay`` replays to the same result."""
+"""``mighty export``: a stored hand as a hand file (docs/hand-files.md,
+Mighty's and "Mitigati files") that ``mighty replay`` replays to the same result."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from services.store.base import StoredEvent
 
 
 class HandInProgress(LookupError):
-    """The hand asked for has not ended: its cards are still secret (mighty.md §8)."""
+    """The hand asked for has not ended: its cards are still secret (docs/rules/mighty.md §8)."""
 
 
 def _deal_game(event: TableEvent) -> AnyGame | None:

@@ -1,5 +1,5 @@
 """``mighty log``: one readable line per stored event. What a hand keeps secret
-(rules/mighty.md §8: the deal, a kitty not turned up, the discards) is shown as a count,
+(docs/rules/mighty.md §8: the deal, a kitty not turned up, the discards) is shown as a count,
 as the event's game says (``Game.log_fields``); every salt is hidden. ``mighty export``
 shows a hand once it has ended."""
 

@@ -12,6 +12,7 @@ from domain.table import (
     CloseTable,
     CreateTable,
     DealHand,
+    DealRevealed,
     JoinSeat,
     LeaveSeat,
     PlayerJoined,
@@ -24,6 +25,7 @@ from domain.table import (
     TableClosed,
     TableEvent,
     TableStarted,
+    TimeoutsReset,
     TimeOutTurn,
     TurnTimedOut,
 )
@@ -35,7 +37,18 @@ def command_of(events: Sequence[TableEvent]) -> tuple[TableCommand, str | None] 
     event = events[0]
     if isinstance(event, TurnTimedOut):  # the service's move for the seat follows, same command
         move = command_of(events[1:]) if len(events) > 1 else None
-        return None if move is None else (TimeOutTurn(seat=event.seat, move=move[0], reason=event.reason), None)
+        if move is None:
+            return None
+        # the rule in force, as the event recorded it (a SeatAway closing the append follows from it)
+        away_after = event.away_after if isinstance(event.away_after, int) else 0
+        return TimeOutTurn(seat=event.seat, move=move[0], reason=event.reason, away_after=away_after), None
+    if isinstance(event, TimeoutsReset | SeatAway) and len(events) > 1:
+        # a seat's own move, which first ended its run of timeouts or brought it back
+        move = command_of(events[1:])
+        return None if move is None else (move[0], event.player)
+    if isinstance(event, DealRevealed):  # the deal of a hand cut short by the service's close
+        closed = len(events) > 1 and isinstance(events[1], TableClosed)
+        return command_of(events[1:]) if closed else None
     game = game_of_event(event)
     if game is not None and not isinstance(event, TableCreatedEvent):
         if isinstance(event, game.deal_type):
@@ -59,8 +72,8 @@ def _table_command_of(event: TableEvent) -> tuple[TableCommand, str | None] | No
         return StartTable(first_dealer=event.first_dealer), event.started_by
     if isinstance(event, PlayerResigned):
         return Resign(seat=event.seat), None
-    if isinstance(event, TableClosed):
-        return CloseTable(reason=event.reason), None
+    if isinstance(event, TableClosed):  # a player's (before the start), or the service's
+        return CloseTable(reason=event.reason), event.closed_by if isinstance(event.closed_by, str) else None
     if isinstance(event, SeatAway):
         return SetAway(seat=event.seat, away=event.away), event.player
     return None

@@ -40,6 +40,7 @@ from domain.table import (
     DealRevealed,
     Submission,
     TableEvent,
+    TableState,
     deal_commitment,
     decide,
     evolve,
@@ -72,7 +73,7 @@ class Verdict:
         return self.finding is None
 
 
-def _groups(stored: list[StoredEvent]) -> Iterator[list[StoredEvent]]:
+def command_groups(stored: list[StoredEvent]) -> Iterator[list[StoredEvent]]:
     """Consecutive events appended by one command."""
     group: list[StoredEvent] = []
     for event in stored:
@@ -147,36 +148,47 @@ def _feed_finding(table_id: str, stored: list[StoredEvent], feed: Iterable[FeedE
 def check_replay(table_id: str, stored: list[StoredEvent]) -> Finding | None:
     state = initial_state(table_id)
     commitments: dict[int, tuple[str, tuple[str, ...]]] = {}
-    for group in _groups(stored):
+    for group in command_groups(stored):
         first = group[0].version
         try:
             events = [decode_event(e.data) for e in group]
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
             return Finding(first, f"does not decode as an event: {error}")
-        recorded = command_of(events)
-        if recorded is None:
-            return Finding(first, f"a {type(events[0]).__name__} cannot start a command")
-        command, player = recorded
-        try:
-            derived = decide(state, Submission(command=command, player=player))
-        except MightyError as error:
-            return Finding(first, f"the rules refuse the command it records: {error.code}: {error.message}")
-        except Exception as error:  # noqa: BLE001 - a forged stream may break what the rules assume
-            return Finding(first, f"the rules cannot decide the command it records: {_short(error)}")
-        # as read today (upcast), so an old stream still verifies; a fact added since an
-        # event was stored is not in it, so it is not compared (domain/upcasting.py)
-        derived = [as_recorded(d, e) for d, e in zip(derived, events, strict=False)] + derived[len(events):]
-        if derived != events:
-            return Finding(_first_difference(group, events, derived), "it differs from what the rules derive")
-        for event in events:
-            finding = _check_commitment(event, group[0].version, commitments)
-            if finding:
-                return finding
-            try:
-                state = evolve(state, event)
-            except Exception as error:  # noqa: BLE001 - as above
-                return Finding(first, f"the table cannot take the event: {_short(error)}")
+        state, finding = replay_command(state, group, events, commitments)
+        if finding:
+            return finding
     return None
+
+
+def replay_command(state: TableState, group: list[StoredEvent], events: list[TableEvent],
+                   commitments: dict[int, tuple[str, tuple[str, ...]]]) -> tuple[TableState, Finding | None]:
+    """One command's events against the rules: the command they record decided on
+    ``state`` must give them (as read today: an old stream's events are upcast, and a fact
+    added since one was stored is not compared, domain/upcasting.py), each deal must keep
+    its commitment; the table after them, or the first finding."""
+    first = group[0].version
+    recorded = command_of(events)
+    if recorded is None:
+        return state, Finding(first, f"a {type(events[0]).__name__} cannot start a command")
+    command, player = recorded
+    try:
+        derived = decide(state, Submission(command=command, player=player))
+    except MightyError as error:
+        return state, Finding(first, f"the rules refuse the command it records: {error.code}: {error.message}")
+    except Exception as error:  # noqa: BLE001 - a forged stream may break what the rules assume
+        return state, Finding(first, f"the rules cannot decide the command it records: {_short(error)}")
+    derived = [as_recorded(d, e) for d, e in zip(derived, events, strict=False)] + derived[len(events):]
+    if derived != events:
+        return state, Finding(_first_difference(group, events, derived), "it differs from what the rules derive")
+    for event in events:
+        finding = _check_commitment(event, first, commitments)
+        if finding:
+            return state, finding
+        try:
+            state = evolve(state, event)
+        except Exception as error:  # noqa: BLE001 - as above
+            return state, Finding(first, f"the table cannot take the event: {_short(error)}")
+    return state, None
 
 
 def _short(error: Exception) -> str:

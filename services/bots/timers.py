@@ -3,10 +3,11 @@ the service (``TimeOutTurn``: ``TurnTimedOut(seat, reason="timeout")`` and the b
 bot's move, one command), at tables created with ``turn_seconds``.
 
 Woken like the bot worker, by the turn announcements of the views worker
-(``projections/turns.py``). A turn with a time gets a deadline when a timer worker first
-sees it: the Redis server's clock plus the table's ``turn_seconds``, set once per table
-version by a script (``SCHEDULE``), so several timer workers and a restarted one agree on
-it. Deadlines live in the sorted set ``<ns>:{timers}`` (member: the table) and the
+(``projections/turns.py``). A turn with a time carries its deadline: the append time of
+the event that began it (the Redis server's clock, kept in the stream) plus the table's
+``turn_seconds``, the same instant the seat's view shows (``projections/views.py``,
+``turn_deadline``); a timer worker sets it once per table version by a script
+(``SCHEDULE``), so several timer workers and a restarted one agree on it. Deadlines live in the sorted set ``<ns>:{timers}`` (member: the table) and the
 document ``<ns>:{timers}:deadline:<table>`` (the turn, its deadline as ISO 8601 UTC and
 in ms), which the gateway reads to show a view's ``deadline``. Both carry the hash tag
 ``{timers}``: the scripts below touch the set and a document together, so on a cluster
@@ -14,11 +15,21 @@ they must share a slot (every timer lives on one primary; a timer is written onc
 timed turn). Between announcements the worker
 waits no longer than the next deadline, then plays each due turn from the seat's stored
 view, with the id ``timeout-<version>-<seat>``; a turn played meanwhile is refused
-(``not_your_turn``) or found past, and its timer dropped.
+(``not_your_turn``) or found past, and its timer dropped. Each ``TimeOutTurn`` carries
+``away_after`` (``MIGHTY_AWAY_AFTER_TIMEOUTS``; 0 for a bot's seat): the table sends a
+person's seat away in the same append when that timeout is its ``away_after``-th in a
+row (docs/bots.md, "Away seats").
+
+The same worker closes the tables nobody has watched or acted at for a while
+(``services/bots/idle.py``): once a second it closes those whose idle time has passed,
+and it enters each table it sees a turn of into that record. It logs a turn timed out
+at debug level only (a table whose seat is absent times out every turn), and one
+``timers`` summary line a minute when it did something.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -31,6 +42,7 @@ from domain.errors import MightyError
 from domain.registry import game_of
 from domain.table import Submission, TimeOutTurn
 from projections.turns import AWAY_LEVEL, Turn
+from services.bots.idle import IdleCloser
 from services.bots.worker import SeatReader, TurnListener, turn_seed
 from services.commands.steps import service_steps
 from services.commands.tables import TableHandler
@@ -40,9 +52,15 @@ from services.store.keys import KeySpace
 
 log = structlog.get_logger("mighty.timers")
 
+IDLE_EVERY_S: Final = 1.0  # how often the idle tables are looked for
+SUMMARY_EVERY_S: Final = 60.0  # at most one summary line this often
+
 # KEYS[1] the deadline document, KEYS[2] the timers set; ARGV[1] the turn (JSON),
-# ARGV[2] its version, ARGV[3] turn_seconds, ARGV[4] the table. A deadline is set once
-# per version: a redelivered or second announcement keeps the first.
+# ARGV[2] its version, ARGV[3] turn_seconds, ARGV[4] the table, ARGV[5] the turn's
+# deadline in ms as its views show it (0: a turn announced without one, by a views worker
+# of an earlier release: the server's clock plus turn_seconds); a turn seen with less than
+# half its time left (at most 10 s), after an outage, gets that much from now. A deadline
+# is set once per version: a redelivered or second announcement keeps the first.
 SCHEDULE: Final = """
 local stored = redis.call('GET', KEYS[1])
 if stored then
@@ -51,7 +69,12 @@ if stored then
 end
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local due = now + tonumber(ARGV[3]) * 1000
+local due = tonumber(ARGV[5])
+if due == 0 then due = now + tonumber(ARGV[3]) * 1000 end
+-- a turn first seen late (the service was down, Redis was restarting) keeps half its time,
+-- ten seconds at most, so an outage never plays a seat the moment it ends
+local floor = now + math.min(tonumber(ARGV[3]), 10) * 500
+if due < floor then due = floor end
 redis.call('SET', KEYS[1], '{"turn":' .. ARGV[1] .. ',"due_ms":' .. due .. '}')
 redis.call('ZADD', KEYS[2], due, ARGV[4])
 return due
@@ -106,8 +129,10 @@ def deadline_of(stored: bytes | None, version: int, seat: int | None) -> str | N
 
 
 class TimerWorker(TurnListener, SeatReader):
-    def __init__(self, client: SyncClient, space: KeySpace, handler: TableHandler, *, poll_s: float = 1.0) -> None:
+    def __init__(self, client: SyncClient, space: KeySpace, handler: TableHandler, *, poll_s: float = 1.0,
+                 idle_s: float = 600.0, summary_s: float = SUMMARY_EVERY_S, away_after: int = 2) -> None:
         self.client: Any = client
+        self.away_after = away_after  # a person's seat timed out this many turns in a row is away (0: never)
         self.space = space
         self.handler = handler
         self.poll_s = poll_s
@@ -119,13 +144,24 @@ class TimerWorker(TurnListener, SeatReader):
         self._drop = client.register_script(DROP)
         self._wait_s = poll_s
         self.timed_out = 0
+        self._unreadable = False  # the timers could not be read (an outage): logged once
+        self.idle_closer = IdleCloser(client, space, handler, idle_s=idle_s)
+        self._next_idle = 0.0
+        self.summary_s = summary_s  # MIGHTY_SUMMARY_S
+        self._next_summary = time.monotonic() + summary_s
+        self._summarised = (0, 0)
 
     def handle(self, turn: Turn) -> None:
+        try:
+            self.idle_closer.enrol(turn.table_id)  # every table with a turn ends, idle
+        except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
+            log.warning("idle_not_enrolled", table=turn.table_id, error=str(error))
         if turn.turn_seconds <= 0 or turn.seat is None:
             return
         try:
             self._schedule(keys=[deadline_key(self.space, turn.table_id), timers_key(self.space)],
-                           args=[_encode(turn), turn.version, turn.turn_seconds, turn.table_id])
+                           args=[_encode(turn), turn.version, turn.turn_seconds, turn.table_id,
+                                 turn.deadline_ms or 0])
         except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
             log.warning("timer_not_scheduled", table=turn.table_id, error=str(error))
 
@@ -133,16 +169,45 @@ class TimerWorker(TurnListener, SeatReader):
         return self._wait_s
 
     def idle(self) -> None:
+        self._close_idle_tables()
+        self._summary()
         try:
             now, due, next_ms = self._due(keys=[timers_key(self.space)])
         except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
-            log.warning("timers_unreadable", error=str(error))
+            if not self._unreadable:  # once per outage, not once per poll
+                log.warning("timers_unreadable", error=str(error))
+            self._unreadable = True
             self._wait_s = self.poll_s
             return
+        if self._unreadable:
+            log.info("timers_readable_again")
+            self._unreadable = False
         for table in due:
             self._fire(bytes(table).decode())
         # wait until the next deadline, never longer than poll_s
         self._wait_s = self.poll_s if next_ms is None else min(self.poll_s, max(0.01, (float(next_ms) - now) / 1000))
+
+    def _close_idle_tables(self) -> None:
+        now = time.monotonic()
+        if now < self._next_idle:
+            return
+        self._next_idle = now + IDLE_EVERY_S
+        try:
+            self.idle_closer.run_once()
+        except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
+            log.warning("idle_tables_unreadable", error=str(error))
+
+    def _summary(self) -> None:
+        """One line a minute of what the worker did, when it did something."""
+        now = time.monotonic()
+        if now < self._next_summary:
+            return
+        self._next_summary = now + self.summary_s
+        done = (self.timed_out, self.idle_closer.closed)
+        if done != self._summarised:
+            log.info("timers", timed_out=done[0] - self._summarised[0], closed_idle=done[1] - self._summarised[1],
+                     seconds=self.summary_s)
+            self._summarised = done
 
     def _fire(self, table_id: str) -> None:
         stored = self.client.get(deadline_key(self.space, table_id))
@@ -156,7 +221,7 @@ class TimerWorker(TurnListener, SeatReader):
             log.warning("timeout_failed", table=table_id, error=str(error))
             return  # kept: tried again at the next pass
         except MightyError as refused:  # the seat acted just in time, or the table closed
-            log.info("timeout_refused", table=table_id, version=turn.version, code=refused.code)
+            log.debug("timeout_refused", table=table_id, version=turn.version, code=refused.code)
         self._drop(keys=[timers_key(self.space), deadline_key(self.space, table_id)], args=[table_id, turn.version])
 
     def _time_out(self, turn: Turn) -> None:
@@ -168,10 +233,14 @@ class TimerWorker(TurnListener, SeatReader):
             return  # the turn is past
         policy = game.bots()[AWAY_LEVEL]
         move = policy(rules, view.hand, turn_seed(turn.table_id, turn.version, turn.seat), Budget())
-        result = self.handler.handle(turn.table_id, Submission(TimeOutTurn(seat=turn.seat, move=move)),
+        # A bot's seat is never sent away (its turn timed out because no bot worker ran:
+        # it is a bot again when one does); a person's is at its away_after-th in a row.
+        away_after = 0 if self.level_of(turn) is not None and not turn.away else self.away_after
+        timeout = TimeOutTurn(seat=turn.seat, move=move, away_after=away_after)
+        result = self.handler.handle(turn.table_id, Submission(timeout),
                                      command_id=f"timeout-{turn.version}-{turn.seat}")
         if not result.duplicate:
             self.timed_out += 1
-            log.info("turn_timed_out", table=turn.table_id, seat=turn.seat, version=turn.version)
+            log.debug("turn_timed_out", table=turn.table_id, seat=turn.seat, version=turn.version)
         state, _ = self.handler.state_of(turn.table_id)
         service_steps(self.handler, turn.table_id, state)

@@ -15,18 +15,24 @@ people's commands go, with the id ``turn-<version>-<seat>``. After it, and for a
 that is the service's deal, it takes the service's own steps (``services/commands/steps.py``),
 so a table of bots plays on by itself.
 
-Several workers can run: they share nothing but the store, and do not split the work.
-Each acts on every turn; the command id makes the second append of the same move a
-duplicate (the bots are deterministic: no clock in the budget), so a move is played once.
+Several workers split the partitions as the projection workers do, through the same
+leases (``services/projection/leases.py``, kind ``bots``): each table's bot seats are
+played by the one live worker owning its partition, and a dead worker's partitions are
+taken by the others once its leases expire. Twice the workers on twice the cores play
+twice the tables. Where two workers may meet on a turn (one paused past its lease while
+the next owner took the partition) the command id makes the second append of the same
+move a duplicate (the bots are deterministic: no clock in the budget), so a move is
+played once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import time
-from collections import OrderedDict
-from typing import Any
+from collections import OrderedDict, deque
+from typing import Any, Final
 
 import msgspec
 import redis
@@ -41,14 +47,17 @@ from projections.turns import AWAY_LEVEL, TURNS_DOC, Turn, decode_turn
 from services.commands.steps import service_steps
 from services.commands.tables import TableHandler
 from services.projection.keys import ProjectionKeys
+from services.projection.leases import Leases, fair_share, new_worker_id, surplus
 from services.projection.read import view as read_view
 from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient, next_sharded_message
-from services.store.errors import StoreUnavailable, VersionConflict
+from services.store.errors import StoreUnavailable, VersionConflict, is_transient
 from services.store.keys import KeySpace
 
 log = structlog.get_logger("mighty.bots")
+_encode = msgspec.json.Encoder().encode
 
-_REMEMBERED = 100_000  # tables whose last handled version is kept (a bounded LRU)
+BOTS_KIND: Final = "bots"  # the bot workers' leases and live list: mighty:{p07}:lease:bots, mighty:{workers}:bots
+REMEMBERED: Final = 4096  # tables (their last handled version, their rules) and players (their bot level) kept
 _LISTENED_S = 10.0  # a run that failed after this long had been listening: its outage is a new one
 
 
@@ -68,16 +77,31 @@ def turn_channels(space: KeySpace) -> list[str]:
 
 
 class TurnListener:
-    """Subscribes to every partition's turn announcements, reads the turns stored so far,
+    """Subscribes to the partitions' turn announcements, reads the turns stored so far,
     then hands each announced turn to ``handle``; ``idle`` runs between messages (at
-    least every ``poll_s``)."""
+    least every ``poll_s``).
+
+    With ``leases`` (the bot workers) it listens only to the partitions it owns: it keeps
+    its fair share of them through the projection workers' leases (``services/projection/
+    leases.py``, kind ``bots``), renewed every lease/3; a partition it takes is subscribed
+    to, then its stored turns are read (nothing announced in between is lost); one it gives
+    back or loses is unsubscribed, and a turn of it still queued or announced is left to
+    its new owner. Without (the timer workers), every partition."""
 
     poll_s: float = 1.0
     client: Any
     space: KeySpace
+    leases: Leases | None = None
+    worker_id: str = ""
+    lease_ms: int = 3000
 
     def handle(self, turn: Turn) -> None:
         raise NotImplementedError
+
+    def after_outage(self) -> None:
+        """Forget what an outage may have made untrue: Redis may come back with less than
+        it held (an AOF without its last second, a replica promoted without the last
+        writes), so a turn handled before may be due again."""
 
     def idle(self) -> None:
         """Between messages: nothing here."""
@@ -85,60 +109,150 @@ class TurnListener:
     def wait_s(self) -> float:
         return self.poll_s
 
+    def owns(self, partition: int) -> bool:
+        return partition in self._owned
+
     def serve(self, stop: threading.Event) -> None:
         """``run`` until ``stop``, riding out a Redis that cannot be reached (down,
         restarting, stalled: ``run`` raises once the client's retries are spent). It waits
         with a growing back-off (50 ms, doubling, at most 2 s) and runs again: subscribed
         anew, it reads the stored turns first, so a turn announced while it was away, or
-        one it failed to play during the outage, is taken once Redis answers."""
+        one it failed to play during the outage, is taken once Redis answers. Its leases,
+        if they outlived the outage, are its own again at once (the acquire script takes a
+        lease its holder asks for)."""
         failures = 0
         while not stop.is_set():
             started = time.monotonic()
             try:
                 self.run(stop)
                 return
-            except (redis.ConnectionError, redis.TimeoutError, StoreUnavailable, TimeoutError) as error:
+            except Exception as error:
+                if not is_transient(error):  # Redis down, loading, refusing writes (MISCONF)...
+                    raise
                 if time.monotonic() - started > _LISTENED_S:
                     failures = 0  # it had been listening: a new outage
                 failures += 1
                 if failures == 1:
                     log.warning("redis unreachable", kind=type(self).__name__, error=str(error))
+                self.after_outage()
                 stop.wait(min(2.0, 0.05 * 2.0 ** min(failures - 1, 6)))
 
     def run(self, stop: threading.Event, max_seconds: float | None = None) -> None:
-        channels = turn_channels(self.space)
-        pubsub = self.client.pubsub()
+        self._channels = {channel: p for p, channel in enumerate(turn_channels(self.space))}
+        self._owned: set[int] = set()
+        self._backlog: deque[tuple[int, Turn]] = deque()
+        self._next_maintain = 0.0
+        self._pubsub = self.client.pubsub()
         try:
-            for channel in channels:
-                pubsub.ssubscribe(channel)
-            self._await_subscribed(pubsub, len(channels))
-            log.info("turn_listener_started", kind=type(self).__name__, partitions=len(channels))
-            for channel in channels:  # what was announced before we listened
-                for data in self.client.hvals(channel):
-                    self.handle(decode_turn(bytes(data)))
+            if self.leases is None:
+                self._listen(list(range(self.space.partitions)))
+            else:
+                self._keep_share()  # its share first: said before it says it listens
+            log.info("turn_listener_started", kind=type(self).__name__, partitions=self.space.partitions,
+                     worker=self.worker_id or None)
             ends = None if max_seconds is None else time.monotonic() + max_seconds
             while not stop.is_set() and (ends is None or time.monotonic() < ends):
-                message = next_sharded_message(pubsub, self.wait_s())
+                self._keep_share()
+                message = next_sharded_message(self._pubsub, 0.0 if self._backlog else self._wait())
                 self.idle()
-                if message is None or message.get("type") != "smessage":
-                    continue
-                try:
-                    turn = decode_turn(bytes(message["data"]))
-                except msgspec.DecodeError as error:
-                    log.warning("bad_turn_notice", error=str(error))
-                    continue
-                self.handle(turn)
+                announced = self._announced(message)
+                if announced is not None and self.owns(announced[0]):
+                    self.handle(announced[1])
+                # what was stored before we listened: a little at a time, so leases are
+                # renewed and announcements heard between two turns
+                until = time.monotonic() + 0.05
+                while self._backlog and time.monotonic() < until:
+                    partition, turn = self._backlog.popleft()
+                    if self.owns(partition):
+                        self.handle(turn)
+            self._give_back()
         finally:
-            pubsub.close()
+            self._pubsub.close()
             log.info("turn_listener_stopped", kind=type(self).__name__)
 
-    def _await_subscribed(self, pubsub: Any, count: int, timeout_s: float = 10.0) -> None:
+    def _wait(self) -> float:
+        if self.leases is None:
+            return self.wait_s()
+        return max(0.0, min(self.wait_s(), self._next_maintain - time.monotonic()))
+
+    def _announced(self, message: dict[str, Any] | None) -> tuple[int, Turn] | None:
+        """The partition and turn of an announcement; None for anything else."""
+        if message is None or message.get("type") != "smessage":
+            return None
+        channel = message.get("channel")
+        partition = self._channels.get(channel.decode() if isinstance(channel, bytes) else str(channel))
+        if partition is None:
+            return None
+        try:
+            return partition, decode_turn(bytes(message["data"]))
+        except msgspec.DecodeError as error:
+            log.warning("bad_turn_notice", error=str(error))
+            return None
+
+    def _listen(self, partitions: list[int]) -> None:
+        """Subscribe to the partitions' channels, then queue the turns stored so far."""
+        channels = turn_channels(self.space)
+        for partition in partitions:
+            self._pubsub.ssubscribe(channels[partition])
+            self._owned.add(partition)
+        self._await_subscribed(len(partitions))
+        for partition in partitions:  # what was announced before we listened
+            for data in self.client.hvals(channels[partition]):
+                self._backlog.append((partition, decode_turn(bytes(data))))
+
+    def _keep_share(self) -> None:
+        """Every lease/3: heartbeat, renew the leases, give back or take partitions to
+        keep a fair share (the projection workers' rhythm, docs/workers.md)."""
+        leases = self.leases
+        now = time.monotonic()
+        if leases is None or now < self._next_maintain:
+            return
+        self._next_maintain = now + self.lease_ms / 3000
+        live = leases.heartbeat(self.worker_id, self.lease_ms)
+        owned = sorted(self._owned)
+        for partition, stored in zip(owned, leases.renew(owned, self.worker_id, self.lease_ms), strict=True):
+            if stored is None:
+                self._unlisten(partition, "lease lost")
+        share = fair_share(self.space.partitions, live)
+        for partition in surplus(self._owned, share):
+            self._unlisten(partition, "rebalance")
+            leases.release(partition, self.worker_id)
+        holding = set(self._owned)
+        taken = []
+        for partition in leases.take_up_to(holding, share, self.worker_id, self.lease_ms):
+            holding.add(partition)
+            taken.append(partition)
+        if taken:
+            self._listen(taken)
+            log.info("partitions taken", kind=BOTS_KIND, worker=self.worker_id, partitions=taken,
+                     owned=len(self._owned))
+
+    def _unlisten(self, partition: int, reason: str) -> None:
+        self._owned.discard(partition)
+        self._pubsub.sunsubscribe(turn_channels(self.space)[partition])
+        log.info("partition dropped", kind=BOTS_KIND, worker=self.worker_id, partition=partition, reason=reason)
+
+    def _give_back(self) -> None:
+        """Stopped: release the leases and leave, so the others take over at once."""
+        if self.leases is None:
+            return
+        with contextlib.suppress(redis.RedisError, *CLUSTER_UNAVAILABLE):  # else they expire
+            for partition in sorted(self._owned):
+                self.leases.release(partition, self.worker_id)
+            self.leases.leave(self.worker_id)
+        self._owned.clear()
+
+    def _await_subscribed(self, count: int, timeout_s: float = 10.0) -> None:
+        """Until the server confirms ``count`` subscriptions; an announcement of a
+        partition already listened to that comes meanwhile is queued, not lost."""
         confirmed = 0
         deadline = time.monotonic() + timeout_s
         while confirmed < count and time.monotonic() < deadline:
-            message = next_sharded_message(pubsub, self.poll_s)
+            message = next_sharded_message(self._pubsub, self.poll_s)
             if message is not None and message.get("type") == "ssubscribe":
                 confirmed += 1
+            elif (announced := self._announced(message)) is not None:
+                self._backlog.append(announced)
         if confirmed < count:
             raise TimeoutError("the server did not confirm the subscriptions")
 
@@ -156,13 +270,14 @@ class SeatReader:
     def rules_of(self, turn: Turn) -> Rules:
         rules = self._rules.get(turn.table_id)
         if rules is None:
-            if len(self._rules) > _REMEMBERED:
+            if len(self._rules) >= REMEMBERED:
                 self._rules.clear()  # rebuilt on demand
             rules = self._rules[turn.table_id] = rules_of_directory(turn.rules)
         return rules
 
     def seat_view(self, game: AnyGame, table_id: str, seat: int) -> Any | None:
-        """The seat's stored view: ``version``, ``status`` and ``hand`` (the game's type)."""
+        """The seat's stored view: ``version``, ``status``, ``hand`` (the game's type) and
+        ``away`` (the away seats)."""
         stored = read_view(self.client, self.space, table_id, str(seat))
         return None if stored is None else self._decoder(game).decode(stored)
 
@@ -172,6 +287,8 @@ class SeatReader:
         if turn.player not in self._levels:
             # a bot seated after the table's creation (quickplay): its player record says
             raw = self.client.hget(f"{self.space.namespace}:player:{turn.player}", "bot")
+            if len(self._levels) >= REMEMBERED:
+                self._levels.clear()  # read again on demand
             self._levels[turn.player] = None if raw is None else bytes(raw).decode()
         return self._levels[turn.player]
 
@@ -180,27 +297,52 @@ class SeatReader:
         if decoder is None:
             seat_view = msgspec.defstruct(
                 f"Stored{game.view_type.__name__}",
-                [("version", int), ("status", str), ("hand", game.view_type | None)],
+                [("version", int), ("status", str), ("hand", game.view_type | None),
+                 ("away", tuple[int, ...], ())],
             )
             decoder = self._decoders[game.name] = msgspec.json.Decoder(seat_view)
         return decoder
 
 
 class BotWorker(TurnListener, SeatReader):
-    """One bot worker process's loop over the turns of every partition."""
+    """One bot worker process's loop over the turns of the partitions it owns."""
 
     def __init__(self, client: SyncClient, space: KeySpace, handler: TableHandler, *,
-                 poll_s: float = 1.0, budget: Budget | None = None) -> None:
+                 poll_s: float = 1.0, budget: Budget | None = None, worker_id: str | None = None,
+                 lease_ms: int = 3000) -> None:
         self.client = client  # bytes replies
         self.space = space
         self.handler = handler
         self.poll_s = poll_s
         self.budget = budget or Budget()  # no ``stop``: a time cap would make two workers differ
+        self.keys = ProjectionKeys(space, BOTS_KIND)
+        self.leases = Leases(client, self.keys)
+        self.worker_id = worker_id or new_worker_id(BOTS_KIND)
+        self.lease_ms = lease_ms
         self._done: OrderedDict[str, int] = OrderedDict()  # table -> last version handled
         self._rules = {}
         self._levels = {}
         self._decoders = {}
         self.played = 0
+        self.thinking_s = 0.0  # CPU time the policies took
+        self._next_report = 0.0
+
+    def idle(self) -> None:
+        self.report()
+
+    def report(self, force: bool = False) -> None:
+        """Once a second: what this worker did (``mighty:{workers}:bots:stats:<id>``)."""
+        now = time.monotonic()
+        if not force and now < self._next_report:
+            return
+        self._next_report = now + 1.0
+        stats = {"worker": self.worker_id, "kind": BOTS_KIND, "played": self.played,
+                 "thinking_s": round(self.thinking_s, 3), "cpu_s": round(time.process_time(), 3),
+                 "partitions": sorted(getattr(self, "_owned", ()))}
+        self.client.set(self.keys.stats(self.worker_id), _encode(stats), ex=3600)
+
+    def after_outage(self) -> None:
+        self._done.clear()  # a turn played before a rollback is due again
 
     # ---------------------------------------------------------------- one turn
 
@@ -233,17 +375,22 @@ class BotWorker(TurnListener, SeatReader):
         hand = view.hand
         if view.status != "playing" or view.version < turn.version or hand is None or hand.to_act != seat:
             return  # the view moved on: this turn is past
+        if turn.away and seat not in view.away:
+            return  # its player came back since the notice: the turn is theirs (its new notice says so)
         # The seed and the id are the view's version: a worker whose notice is older but
         # reads the same view makes the same move under the same id.
         self._remember(turn.table_id, view.version)
         policies = game.bots()
         policy = policies.get(level) or policies[AWAY_LEVEL]
+        thinking = time.thread_time()
         command = policy(rules, hand, turn_seed(turn.table_id, view.version, seat), self.budget)
+        self.thinking_s += time.thread_time() - thinking
         # A bot seat plays in its holder's name; an away seat is played by the service.
         submission = Submission(command, None if turn.away else turn.player)
         result = self.handler.handle(turn.table_id, submission, command_id=turn_command_id(view.version, seat))
         if not result.duplicate:
             self.played += 1
+            log.debug("bot_move", table=turn.table_id, version=view.version, seat=seat, worker=self.worker_id)
         cached = self.handler.cached(turn.table_id)
         state = cached[0] if cached is not None else self.handler.state_of(turn.table_id)[0]
         service_steps(self.handler, turn.table_id, state)
@@ -251,5 +398,5 @@ class BotWorker(TurnListener, SeatReader):
     def _remember(self, table_id: str, version: int) -> None:
         self._done[table_id] = version
         self._done.move_to_end(table_id)
-        while len(self._done) > _REMEMBERED:
+        while len(self._done) > REMEMBERED:
             self._done.popitem(last=False)

@@ -5,6 +5,7 @@
 | ``replay`` | ``replay FILE`` (no store) |
 | ``demo`` | ``demo`` (may start its own Redis) |
 | ``audit`` | ``verify``, ``export``, ``log`` |
+| ``chat`` | ``chat mute|unmute|muted`` (an operator's mute of a player's chat, everywhere) |
 | ``projections`` | ``projections rebuild|check|lag|ledger|lobby`` |
 | ``worker`` | ``worker KIND`` (a long-running process) |
 | ``gateway`` | ``gateway`` (the HTTP and WebSocket server, a long-running process) |
@@ -30,7 +31,7 @@ import redis
 
 from domain.errors import MightyError
 from services.archive.errors import ArchiveUnavailable
-from services.cli import audit, bench, demo, gateway, play, projections, replay, serve, worker
+from services.cli import audit, bench, chat, demo, gateway, play, projections, replay, serve, worker
 from services.cli.common import (
     EXIT_BROKEN_FILE,
     EXIT_BROKEN_PIPE,
@@ -47,7 +48,7 @@ from services.store.errors import StoreUnavailable
 __all__ = ["EXIT_BROKEN_FILE", "EXIT_BROKEN_PIPE", "EXIT_OK", "EXIT_REJECTED", "EXIT_UNAVAILABLE", "EXIT_USAGE",
            "build_parser", "main"]
 
-COMMAND_GROUPS = (replay, demo, audit, projections, worker, gateway, serve, play, bench)
+COMMAND_GROUPS = (replay, demo, audit, chat, projections, worker, gateway, serve, play, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

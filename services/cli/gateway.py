@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
+from typing import Any
 
 from services.cli.common import EXIT_OK, settings
-from services.settings import add_store_options
+from services.settings import Settings, add_store_options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,10 +33,36 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     backend = bootstrap_gateway(found)  # NoStoreConfigured without a URL: exit 2
     app = create_app(found, backend)
     tune_gc()
-    # ws_max_size: a frame over 16 KiB closes the socket with 1009 (API.md, Playing)
-    uvicorn.run(app, host=found.host, port=found.port, ws_max_size=MAX_FRAME,
-                log_config=None, access_log=False)
+    uvicorn.run(app, host=found.host, port=found.port, log_config=None, access_log=False,
+                **connection_limits(found, MAX_FRAME))
     return EXIT_OK
+
+
+# What a request's line and headers may take, together: past it, 431 (or 414) and the
+# connection closed, before any of it reaches the app. A token is ~80 bytes.
+MAX_REQUEST_HEAD = 16 * 1024
+FRAME_MARGIN = 1024  # uvicorn's frame limit over the handler's: the handler closes 1009 first
+BACKLOG = 2048  # connections the kernel queues before the gateway accepts them
+KEEP_ALIVE_S = 5  # an idle HTTP keep-alive connection is closed after this
+
+
+def connection_limits(settings: Settings, max_frame: int) -> dict[str, Any]:
+    """uvicorn's limits on what a stranger's connection may hold (docs/gateway.md,
+    *Sockets*): h11 (not httptools, which bounds no header) with the request head
+    bounded; frames of 16 KiB and a margin; the server's WebSocket pings; the
+    connections held at once; the keep-alive; the listen backlog; a SIGTERM's grace
+    period, past which what is left is cancelled. The WebSocket protocol is uvicorn's,
+    aborting a connection whose client stopped reading (``sockets.socket_protocol``)."""
+    from services.gateway.sockets import socket_protocol
+
+    return {
+        "http": "h11", "h11_max_incomplete_event_size": MAX_REQUEST_HEAD,
+        "ws": socket_protocol(), "ws_max_size": max_frame + FRAME_MARGIN,
+        "ws_ping_interval": settings.ws_ping_interval_s, "ws_ping_timeout": settings.ws_ping_timeout_s,
+        "limit_concurrency": settings.max_connections, "backlog": BACKLOG,
+        "timeout_keep_alive": KEEP_ALIVE_S,
+        "timeout_graceful_shutdown": max(1, math.ceil(settings.graceful_shutdown_s)),
+    }
 
 
 # Allocations between two collections of the youngest generation (CPython's default 700).

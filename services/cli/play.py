@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from services.cli.common import EXIT_OK, EXIT_UNAVAILABLE
+from services.i18n.catalogs import LANGS
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     from clients.terminal.app import run
 
-    failure = run(args.url, args.name, args.config, args.wait)
+    failure = run(args.url, args.name, args.config, args.wait, args.lang)
     if failure:
         sys.stderr.write(f"mighty play: {failure}\n")
         return EXIT_UNAVAILABLE
@@ -31,4 +32,7 @@ def register(sub: Any) -> None:
                         help="where the guest's token is kept (default: ~/.config/mighty/play.json)")
     parser.add_argument("--wait", type=float, default=10.0,
                         help="quick play: seconds to wait for other players before bots fill the seats")
+    parser.add_argument("--lang", choices=LANGS, default=None,
+                        help="the language of the server's words: commands' labels, the games' names, "
+                             "refusals (default: the player's setting, else English)")
     parser.set_defaults(run=cmd_play)

@@ -1,6 +1,6 @@
 """``mighty replay FILE [--as SEAT]``: a hand file through the rules alone, no store.
 
-The standard output is fixed by rules/hand-file.md and rules/mitigati-hand-file.md §9 (the
+The standard output is fixed by docs/hand-files.md, Mighty's and Mitigati's (the
 whole outcome, or ``--as``: one line per step, then the refusal). A refused command is
 also said in one line on stderr, so it is not lost at the end of a long output.
 """
@@ -62,7 +62,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def refusal_line(rejected: Any) -> str:
     """One line for the ``rejected`` object: which command (its index in the file's
-    ``commands``, counted from 0 as hand-file.md does), whose, and why."""
+    ``commands``, counted from 0 as docs/hand-files.md does), whose, and why."""
     seat = "" if rejected.seat is None else f" (seat {rejected.seat})"
     return f"commands[{rejected.index}]{seat} refused: {rejected.code}: {rejected.message}"
 

@@ -32,13 +32,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     worker.add_argument("--batch", type=int, default=500, help="feed entries read per batch")
     worker.add_argument("--block-ms", type=int, default=100, help="how long a read waits for news")
     worker.add_argument("--lease-ms", type=int, default=3000,
-                        help="a dead worker's partitions are taken over after this long")
+                        help="a dead worker's partitions are taken over after this long (projection and bot workers)")
     worker.add_argument("--id", default=None, help="the worker's consumer name (default: host-pid-random)")
     worker.add_argument("--keep-feed", action="store_true",
                         help="do not trim the feed below the slowest kind's checkpoint (benchmarks)")
     worker.add_argument("--linger-ms", type=int, default=10,
                         help="after a read that did not fill a batch, wait this long for more")
     worker.add_argument("--no-publish", action="store_true", help="store views without notifying")
+    bots = worker.add_argument_group("bots (mighty worker bots)")
+    bots.add_argument("--playouts", type=int, default=None,
+                      help="the expert's playouts per decision (default: the game's, docs/bots.md)")
     archive = worker.add_argument_group("archive (mighty worker archive)")
     archive.add_argument("--archive-after-s", default=None,
                          help="archive tables closed this long ago (default: $MIGHTY_ARCHIVE_AFTER_S or 3600)")
@@ -92,13 +95,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     check_durability(wiring.client, wiring.settings)
     worker = wiring.worker(args.kind, worker_id=args.id, batch=args.batch, block_ms=args.block_ms,
                            lease_ms=args.lease_ms, publish=not args.no_publish, linger_ms=args.linger_ms,
-                           trim=not args.keep_feed)
+                           trim=not args.keep_feed, summary_s=wiring.settings.summary_s)
     worker.run(stop)
     return EXIT_OK
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
     """The bot worker, or the timer worker: both follow the turns."""
+    from domain.bots import Budget
     from services.bots.timers import TimerWorker
     from services.bots.worker import BotWorker
 
@@ -106,8 +110,14 @@ def cmd_bots(args: argparse.Namespace) -> int:
     wiring = _wired_once_reachable(args, stop)
     if wiring is None:
         return EXIT_OK
-    kind = BotWorker if args.kind == BOTS else TimerWorker
-    kind(wiring.client, wiring.space, wiring.handler).serve(stop)  # rides out a Redis outage
+    if args.kind == BOTS:
+        budget = Budget(playouts=args.playouts)
+        BotWorker(wiring.client, wiring.space, wiring.handler, budget=budget, worker_id=args.id,
+                  lease_ms=args.lease_ms).serve(stop)  # rides out a Redis outage
+    else:
+        TimerWorker(wiring.client, wiring.space, wiring.handler, idle_s=wiring.settings.idle_s,
+                    summary_s=wiring.settings.summary_s,
+                    away_after=wiring.settings.away_after_timeouts).serve(stop)
     return EXIT_OK
 
 

@@ -1,1 +1,1 @@
-"""The command path: load a table, decide, append, retry (DESIGN.md §4)."""
+"""The command path: load a table, decide, append, retry (docs/store.md, "The command handler")."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Sequence
 from typing import Any, Final, Generic, Protocol, TypeVar
@@ -44,10 +45,12 @@ C_contra = TypeVar("C_contra", contravariant=True)
 R = TypeVar("R")
 
 BACKOFF_STEP_S: Final = 0.001  # attempt n after a conflict waits up to n ms (jittered)
+CLOSED_CACHE_SIZE: Final = 256  # closed tables' last states a command handler keeps
+CACHE_IDLE_S: Final = 120.0  # a cached table not used this long is dropped (read again when asked for)
 
 
 class Decider(Protocol[S, C_contra, E]):
-    """One game's rules as the handler needs them (DESIGN.md §2), plus the event codec."""
+    """One game's rules as the handler needs them (docs/architecture.md, "Layers"), plus the event codec."""
 
     def initial_state(self, table_id: str) -> S: ...
 
@@ -56,6 +59,10 @@ class Decider(Protocol[S, C_contra, E]):
         ...
 
     def evolve(self, state: S, event: E) -> S: ...
+
+    def is_closed(self, state: S) -> bool:
+        """Whether the state is final: its table takes no more commands (closed)."""
+        ...
 
     def encode_event(self, event: E) -> bytes: ...
 
@@ -205,38 +212,78 @@ def outcome_label(error: BaseException | None, result: CommandResult[Any] | None
 
 
 class SnapshotCache(Generic[S]):
-    """The most recently used tables' snapshots, bounded. The lock makes each operation
-    atomic for the threaded sync shell; uncontended (asyncio) it costs ~50 ns."""
+    """The most recently used tables' snapshots, bounded: up to ``size`` tables in play
+    and, apart, up to ``closed_size`` closed tables (their last state, for the reads and
+    refusals that still come), so that tables that have ended neither crowd the ones in
+    play out nor make a long-running process grow by a state for each table it saw end.
+    A table not used for ``idle_s`` is dropped too: other processes may have moved it on
+    meanwhile (a gateway's table is most often closed by the bot worker's last move, so
+    the gateway's own copy would stay "in play" until 10,000 others pushed it out), and
+    reading it again costs one read. The lock makes each operation atomic for the
+    threaded sync shell; uncontended (asyncio) it costs ~50 ns."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, closed_size: int = CLOSED_CACHE_SIZE, *, idle_s: float = CACHE_IDLE_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.size = size
-        self._items: OrderedDict[str, Snapshot[S]] = OrderedDict()
+        self.closed_size = closed_size
+        self.idle_s = idle_s
+        self._clock = clock
+        # table -> its snapshot and when it was last used, least recently used first
+        self._items: OrderedDict[str, tuple[Snapshot[S], float]] = OrderedDict()  # tables in play
+        self._closed: OrderedDict[str, tuple[Snapshot[S], float]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._items) + len(self._closed)
+
+    @property
+    def closed(self) -> int:
+        """How many of the cached tables are closed."""
+        return len(self._closed)
 
     def get(self, table_id: str) -> Snapshot[S] | None:
+        now = self._clock()
         with self._lock:
-            snapshot = self._items.get(table_id)
-            if snapshot is not None:
-                self._items.move_to_end(table_id)
-            return snapshot
+            self._drop_idle(now)
+            for items in (self._items, self._closed):
+                found = items.get(table_id)
+                if found is not None:
+                    items[table_id] = (found[0], now)
+                    items.move_to_end(table_id)
+                    return found[0]
+            return None
 
     def forget(self, table_id: str) -> None:
         with self._lock:
             self._items.pop(table_id, None)
+            self._closed.pop(table_id, None)
 
-    def remember(self, table_id: str, snapshot: Snapshot[S]) -> None:
-        """Keep ``snapshot`` unless a newer one is known (another command got further)."""
+    def remember(self, table_id: str, snapshot: Snapshot[S], closed: bool = False) -> None:
+        """Keep ``snapshot`` unless a newer one is known (another command got further);
+        ``closed``: the table is closed, kept with the closed ones."""
+        now = self._clock()
         with self._lock:
-            known = self._items.get(table_id)
-            if known is not None and known.head.version >= snapshot.head.version:
+            self._drop_idle(now)
+            known = self._items.get(table_id) or self._closed.get(table_id)
+            if known is not None and known[0].head.version >= snapshot.head.version:
                 return
-            self._items[table_id] = snapshot
-            self._items.move_to_end(table_id)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            # a table read again after a rollback may be in play again: in one place only
+            (self._items if closed else self._closed).pop(table_id, None)
+            items, size = (self._closed, self.closed_size) if closed else (self._items, self.size)
+            items[table_id] = (snapshot, now)
+            items.move_to_end(table_id)
+            while len(items) > size:
+                items.popitem(last=False)
+
+    def _drop_idle(self, now: float) -> None:
+        """Drop the tables not used for ``idle_s`` (the least recently used come first)."""
+        since = now - self.idle_s
+        for items in (self._items, self._closed):
+            while items:
+                _, used = items[next(iter(items))]
+                if used >= since:
+                    break
+                items.popitem(last=False)
 
 
 class CommandCore(Generic[S, C, E]):
@@ -251,13 +298,18 @@ class CommandCore(Generic[S, C, E]):
         decider: Decider[S, C, E],
         *,
         cache_size: int = 10_000,
+        closed_cache_size: int = CLOSED_CACHE_SIZE,
         max_attempts: int = 8,
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self.decider = decider
         self.max_attempts = max_attempts
-        self.cache: SnapshotCache[S] = SnapshotCache(cache_size)
+        self.cache: SnapshotCache[S] = SnapshotCache(cache_size, closed_cache_size)
         self._jitter = jitter
+        # Tables found holding less than this process saw (a rollback: writes lost to a
+        # power cut under everysec, a failover): each counted, and warned of, once, as
+        # the cache is read again from the store (docs/reliability.md, "Rollback").
+        self.rollbacks = 0
 
     def cached(self, table_id: str) -> tuple[S, int] | None:
         """The cached state and version, with no I/O (may be behind the store)."""
@@ -437,6 +489,7 @@ class CommandCore(Generic[S, C, E]):
     def _reload(
         self, table_id: str, snapshot: Snapshot[S], why: str, **details: int
     ) -> Steps[Snapshot[S]]:
+        self.rollbacks += 1
         yield Warn(why, {"table": table_id, "cached": snapshot.head.version, **details})
         self.cache.forget(table_id)
         return (yield from self._catch_up(table_id, self._empty(table_id)))
@@ -466,7 +519,7 @@ class CommandCore(Generic[S, C, E]):
         evolve = self.decider.evolve
         for event in events:
             state = evolve(state, event)
-        self.cache.remember(table_id, Snapshot(state, appended.head))
+        self.cache.remember(table_id, Snapshot(state, appended.head), self.decider.is_closed(state))
         return CommandResult(table_id, appended.head.version, tuple(events))
 
     def _first_result(
@@ -485,13 +538,17 @@ class CommandCore(Generic[S, C, E]):
     ) -> Steps[CommandResult[E]]:
         """A refusal on a current state stands, unless this command already appended under
         this id: a retried command is answered with its first outcome, not refused by its
-        own effect. An id first used for another command does not answer for this one."""
+        own effect. An id first used for another command is refused ``command_id_reused``,
+        as the append refuses it: which of the two looks first is a race."""
         stored: bytes | None = yield OutcomeOf(table_id, command_id)
         if stored is None:
             raise refusal
         first = _outcome(stored)
         if first.command not in (None, fingerprint(command)):
-            raise refusal
+            # answered as the append would answer it: the same code however the race went
+            raise CommandIdReused(
+                f"command id {command_id} was used for another command; send this one with a new id"
+            ) from refusal
         return (yield from self._replay(table_id, first))
 
     def _replay(self, table_id: str, outcome: _Outcome) -> Steps[CommandResult[E]]:
@@ -519,7 +576,7 @@ class CommandCore(Generic[S, C, E]):
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
             raise StoreCorrupt(f"table {table_id} is corrupt: an event does not decode: {error}") from error
         caught_up = Snapshot(state, head)
-        self.cache.remember(table_id, caught_up)
+        self.cache.remember(table_id, caught_up, self.decider.is_closed(state))
         return caught_up
 
     def _empty(self, table_id: str) -> Snapshot[S]:

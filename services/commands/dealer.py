@@ -1,4 +1,4 @@
-"""The service's side of a deal (rules/mighty.md §2): shuffle with ``secrets``.
+"""The service's side of a deal (docs/rules/mighty.md §2): shuffle with ``secrets``.
 
 The domain never shuffles; it receives the order and a salt as data, records the
 commitment before bidding and reveals the salt when the hand ends. Every game deals the

@@ -15,7 +15,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Generic
+from typing import Any, Final, Generic
 
 import structlog
 
@@ -41,6 +41,10 @@ from services.commands.core import (
 )
 from services.store.base import AsyncEventStore, EventStore
 
+# Tables whose turn (``_Turn``) the async shell keeps while idle; past it the idle ones are
+# dropped at once (a table's next command makes its turn again: a dict entry and a deque).
+TURNS_KEPT: Final = 1024
+
 __all__ = ["AsyncCommandHandler", "CommandHandler", "CommandResult", "Decider"]
 
 
@@ -60,6 +64,7 @@ class _Shell(Generic[S, C, E]):
         )
         self._bound_log: Any = None
         self._info: Any = None  # its bound ``info``, looked up once
+        self._debug: Any = None  # and ``debug``
 
     @property
     def decider(self) -> Decider[S, C, E]:
@@ -95,10 +100,17 @@ class _Shell(Generic[S, C, E]):
             outcome = "ok"  # the common line, without the call
         else:
             outcome = outcome_label(error, result)
-        info = self._info
-        if info is None:
-            info = self._info = self._log().info
-        info(
+        # a command played or refused by the rules is routine: debug (a line per command at
+        # info was most of a busy gateway's log); a conflict, an outage, a failure: info
+        if outcome == "ok" or outcome == "duplicate" or outcome.startswith("refused:"):
+            write = self._debug
+            if write is None:
+                write = self._debug = self._log().debug
+        else:
+            write = self._info
+            if write is None:
+                write = self._info = self._log().info
+        write(
             "command",
             table=table_id,
             seat=seat if seat is None or type(seat) is int else clip(repr(seat)),  # a bad one, cut
@@ -263,10 +275,10 @@ class AsyncCommandHandler(_Shell[S, C, E]):
     ) -> None:
         super().__init__(decider, cache_size=cache_size, max_attempts=max_attempts, jitter=jitter)
         self.store = store
-        # kept while idle (making one per command cost more than the lock), up to twice
-        # the cache's size; then the idle ones are dropped at once
+        # kept while idle (making one per command cost more than the lock), up to
+        # TURNS_KEPT; then the idle ones are dropped at once
         self._turns: dict[str, _Turn] = {}
-        self._max_turns = 2 * cache_size
+        self._max_turns = TURNS_KEPT
 
     async def handle(self, table_id: str, command: C, *, command_id: str) -> CommandResult[E]:
         """Decide and append ``command``; raise the refusal or store error, never write it."""

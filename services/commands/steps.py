@@ -1,4 +1,4 @@
-"""The service's own steps at a table (rules/mighty.md §2): start it once every seat is
+"""The service's own steps at a table (docs/rules/mighty.md §2): start it once every seat is
 taken, deal each hand when one is due. Whoever sent the command that made a step due
 takes it (a gateway after a player's command, the bot worker after a bot's), with an id
 any of them would give it (``start``, ``deal-<n>``), so two processes taking the same

@@ -48,6 +48,10 @@ class TableDecider:
     decode_event = staticmethod(codec.decode_event)
 
     @staticmethod
+    def is_closed(state: TableState) -> bool:
+        return state.status == "closed"
+
+    @staticmethod
     def decide(state: TableState, command: Submission) -> Sequence[TableEvent]:
         data = codec.encode_submission(command)
         if len(data) > MAX_COMMAND_BYTES:

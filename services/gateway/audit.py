@@ -1,4 +1,4 @@
-"""Audit and replay over a table's stored events (API.md, Audit and replay), through
+"""Audit and replay over a table's stored events (docs/api.md, "Audit and replay"), through
 ``services/audit/``: the hands, a hand file once its hand has ended, a replay step by
 step as a seat, a spectator or the audit saw it, the deal it revealed, and verify.
 
@@ -20,7 +20,7 @@ from services.gateway.errors import ApiError
 from services.gateway.wire import Deal, HandSummary, Verified
 from services.store.base import StoredEvent
 
-# A hand's number as a person sees it: from 1 (API.md, Conventions); the events count from 0.
+# A hand's number as a person sees it: from 1 (docs/api.md, "Conventions"); the events count from 0.
 FIRST_HAND = 1
 
 
@@ -67,7 +67,7 @@ def hand_file(table_id: str, stored: list[StoredEvent], hand: int) -> dict[str, 
 
 def revealed_deal(stored: list[StoredEvent], hand: int) -> Deal | None:
     """The order, salt and commitment hand ``hand`` (from 1) revealed when it ended
-    (rules/mighty.md §2), or None for a hand cut short by its table closing."""
+    (docs/rules/mighty.md §2), or None for a hand cut short by its table closing."""
     for entry in stored:
         event = decode_event(entry.data)
         if isinstance(event, DealRevealed) and api_hand(event.hand_no) == hand:
@@ -93,7 +93,10 @@ def replay_steps(document: dict[str, Any], reader: str) -> list[dict[str, Any]]:
         outcome = run.replay(None, game.spectator_view)
     elif reader == "audit":
         # the hand has ended (its file exists), possibly cut short by its table closing
-        outcome = run.replay(None, lambda state: game.audit_view(state, cut_short=True))
+        # with each seat's cards in hand at the step (docs/api.md, "Audit and replay")
+        outcome = run.replay(None, lambda state: {
+            **msgspec.to_builtins(game.audit_view(state, cut_short=True)),
+            "remaining": [list(cards) for cards in game.presentation.remaining(state)]})
     else:
         raise ApiError("invalid_request", f"as is a seat number, spectator or audit, not {reader!r}.")
     return [msgspec.to_builtins(step) for step in outcome.steps or ()]

@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import msgspec
 
@@ -26,6 +26,12 @@ from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
+from services.gateway import quotas
+from services.gateway.account_store import AccountStore
+from services.gateway.chat import ChatStore
+from services.gateway.lifecycle import Lifecycle
+from services.gateway.presence import Presence
+from services.gateway.quotas import Admission
 from services.projection.keys import ProjectionKeys
 from services.projection.store import START, id_ms
 from services.store.base import StoredEvent
@@ -33,11 +39,20 @@ from services.store.base import StoredEvent
 if TYPE_CHECKING:
     from services.bootstrap import AsyncWiring
 
+# players whose record's TTL a gateway remembers renewing (then forgotten at once: the
+# next read of each renews it again)
+PLAYERS_TOUCHED: Final = 4096
+
+# how long a gateway trusts the player's ``lang`` it last read (a change made through
+# another gateway shows within this; through this one at once)
+PLAYER_LANG_TTL_S: Final = 30.0
+
 
 class PlayerRecord(msgspec.Struct, frozen=True):
     player: str
     name: str
     bot: str | None = None  # a bot's level; None for a person
+    lang: str | None = None  # the player's language setting (docs/i18n.md); None: not set
 
 
 class Submitted(msgspec.Struct, frozen=True):
@@ -53,6 +68,15 @@ class Submitted(msgspec.Struct, frozen=True):
 class Backend(Protocol):
     """What the routes need of the command path and the stores."""
 
+    lifecycle: Lifecycle  # a new table's bounds, idle times (services/gateway/lifecycle.py)
+    accounts: AccountStore  # accounts, names and sessions (services/gateway/account_store.py)
+    chat: ChatStore  # table chat and mutes (services/gateway/chat.py)
+
+    async def touch(self, table_id: str, status: str) -> None:
+        """A person acts at or watches the table (of ``status``): it is not idle
+        (services/gateway/presence.py); never raises."""
+        ...
+
     async def ping(self) -> None:
         """Return once the store answers; raise ``StoreUnavailable``/a Redis error if not."""
         ...
@@ -66,6 +90,15 @@ class Backend(Protocol):
 
     async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]: ...
 
+    async def set_player_lang(self, player: str, lang: str) -> None:
+        """Keep ``lang`` as the player's language setting (a language of ``LANGS``)."""
+        ...
+
+    async def player_lang(self, player: str) -> str | None:
+        """The player's language setting, if any (read at most every
+        ``PLAYER_LANG_TTL_S`` per process and player)."""
+        ...
+
     async def player_ledger(self, player: str) -> PlayerLedger | None: ...
 
     # the command path
@@ -75,7 +108,15 @@ class Backend(Protocol):
         """The table's state and version, caught up from its stream (status "new": none)."""
         ...
 
-    async def events(self, table_id: str) -> list[StoredEvent]: ...
+    async def events(self, table_id: str, after: int = 0, to: int | None = None) -> list[StoredEvent]:
+        """The table's events with ``after < version <= to`` (all of them by default)."""
+        ...
+
+    async def audit_checkpoint(self, table_id: str) -> bytes | None:
+        """The table's stored audit checkpoint (services/audit/checkpoint.py), if any."""
+        ...
+
+    async def save_audit_checkpoint(self, table_id: str, data: bytes) -> None: ...
 
     def cached(self, table_id: str) -> tuple[TableState, int] | None:
         """The table's state and version as this process last saw them, with no I/O (may
@@ -90,6 +131,15 @@ class Backend(Protocol):
 
     async def entries(self) -> list[DirectoryEntry]:
         """Every table of the directory, the finished ones too."""
+        ...
+
+    async def directory_ids(self, finished: bool | None = None) -> list[str]:
+        """The ids of the directory's tables, sorted: the live ones (False), the finished
+        ones (True) or both (None); no entry is read (lobby pages, services/gateway/pages.py)."""
+        ...
+
+    async def entries_of(self, ids: Sequence[str]) -> list[DirectoryEntry]:
+        """The directory's entries of ``ids``, in that order (an id it has not: left out)."""
         ...
 
     async def view(self, table_id: str, reader: str) -> bytes | None: ...
@@ -127,6 +177,48 @@ class Backend(Protocol):
         """Unset a claimed ``key`` if it still holds ``value``."""
         ...
 
+    # quotas and admission (services/gateway/quotas.py)
+    async def count_quota(self, key: str, limit: int, window_s: int) -> float | None:
+        """Count one against ``key``'s limit in a fixed window; the seconds to wait when
+        over (then nothing is counted)."""
+        ...
+
+    async def admit_command(self, player: str, command_key: str, mark: str, limit: int, window_s: int,
+                            memory_s: int) -> Admission:
+        """Count a command against the player's rate once per ``command_key``; ``mark``
+        tells a retry (the same body) from a reused id."""
+        ...
+
+    async def take_seat(self, player: str, table: str, limit: int, ttl_s: int) -> int:
+        """Count a seat at ``table``: 2 taken now, 1 held already, 0 the player holds ``limit``."""
+        ...
+
+    async def held_seats(self, player: str) -> dict[str, float]:
+        """The tables (or pending seeks) counted as the player's seats, with when taken."""
+        ...
+
+    async def drop_seats(self, player: str, tables: Sequence[str]) -> None: ...
+
+    async def hold_socket(self, owner: str, socket_id: str, limit: int, ttl_s: float) -> bool:
+        """Count an open socket of ``owner`` (an address or a player), every gateway's
+        together, for ``ttl_s`` unless renewed; False (nothing counted) when it holds ``limit``."""
+        ...
+
+    async def renew_sockets(self, held: Mapping[str, Sequence[str]], ttl_s: float) -> None:
+        """The sockets still open, by owner: held ``ttl_s`` more."""
+        ...
+
+    async def release_socket(self, owner: str, socket_id: str) -> None: ...
+
+    async def touch_players(self, ids: Sequence[str]) -> None:
+        """The players' records were used: they live ``player_ttl_s`` more (at most once
+        in a while per process and player)."""
+        ...
+
+    async def claimed(self, key: str) -> str | None:
+        """What a claimed ``key`` holds (None: unclaimed)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -145,6 +237,16 @@ class RedisBackend:
         self._secret = secret.encode() if secret else None
         self._ns = self.space.namespace
         self._coalesced = Coalesced(self.aio)
+        self._player_ttl_s = wiring.settings.player_ttl_s
+        self._touched: dict[str, float] = {}  # player -> when its record's TTL was last renewed here
+        self._langs: dict[str, tuple[str | None, float]] = {}  # player -> (lang setting, when read)
+        self.lifecycle = Lifecycle.of(wiring.settings)
+        self._presence = Presence(self._coalesced, self.space, self.lifecycle)
+        self.accounts = AccountStore(self.aio, self._ns, wiring.settings.session_cache_s)
+        self.chat = ChatStore(self.aio, self.space, self.readers)  # table chat and mutes (chat.py)
+
+    async def touch(self, table_id: str, status: str) -> None:
+        await self._presence.touch(table_id, status)
 
     async def close(self) -> None:
         await self.readers.aclose()  # the followers' shared Pub/Sub connection
@@ -171,8 +273,27 @@ class RedisBackend:
         fields = {"name": name, "created": str(time.time())}
         if bot:
             fields["bot"] = bot
-        await self.aio.hset(self._player_key(player), mapping=fields)
+        # a record lives player_ttl_s after its last use (touch_players)
+        await self._coalesced.call(("HSET", self._player_key(player), *(x for kv in fields.items() for x in kv)),
+                                   ("EXPIRE", self._player_key(player), self._player_ttl_s))
+        self._touched_now([player], time.monotonic())
         return PlayerRecord(player, name, bot)
+
+    def _touched_now(self, players: Sequence[str], now: float) -> None:
+        if len(self._touched) + len(players) > PLAYERS_TOUCHED:  # a cache: forgetting costs a renewal each
+            self._touched.clear()
+        for player in players[:PLAYERS_TOUCHED]:
+            self._touched[player] = now
+
+    async def touch_players(self, ids: Sequence[str]) -> None:
+        now = time.monotonic()
+        every = min(self._player_ttl_s / 10, 3600.0)
+        due = [p for p in set(ids) if now - self._touched.get(p, -every) >= every]
+        if not due:
+            return
+        self._touched_now(due, now)
+        # XX: only a record that expires (a guest's, a bot's); an account's has no TTL
+        await self._coalesced.call(*(("EXPIRE", self._player_key(p), self._player_ttl_s, "XX") for p in due))
 
     async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]:
         wanted = sorted(set(ids))
@@ -180,12 +301,32 @@ class RedisBackend:
             return {}
         pipe = self.aio.pipeline(transaction=False)
         for player in wanted:
-            pipe.hmget(self._player_key(player), ["name", "bot"])
+            pipe.hmget(self._player_key(player), ["name", "bot", "lang"])
         found: dict[str, PlayerRecord] = {}
-        for player, (name, bot) in zip(wanted, await pipe.execute(), strict=True):
+        for player, (name, bot, lang) in zip(wanted, await pipe.execute(), strict=True):
             if name is not None:
-                found[player] = PlayerRecord(player, name.decode(), None if bot is None else bot.decode())
+                found[player] = PlayerRecord(player, name.decode(), None if bot is None else bot.decode(),
+                                             None if lang is None else lang.decode())
         return found
+
+    async def set_player_lang(self, player: str, lang: str) -> None:
+        await self.aio.hset(self._player_key(player), "lang", lang)
+        self._remember_lang(player, lang, time.monotonic())
+
+    async def player_lang(self, player: str) -> str | None:
+        now = time.monotonic()
+        known = self._langs.get(player)
+        if known is not None and now - known[1] < PLAYER_LANG_TTL_S:
+            return known[0]
+        raw = await self.aio.hget(self._player_key(player), "lang")
+        lang = None if raw is None else bytes(raw).decode()
+        self._remember_lang(player, lang, now)
+        return lang
+
+    def _remember_lang(self, player: str, lang: str | None, now: float) -> None:
+        if len(self._langs) >= PLAYERS_TOUCHED:  # a cache: forgetting costs a read each
+            self._langs.clear()
+        self._langs[player] = (lang, now)
 
     async def player_ledger(self, player: str) -> PlayerLedger | None:
         keys = ProjectionKeys(self.space, "ledger")
@@ -206,8 +347,15 @@ class RedisBackend:
     async def state(self, table_id: str) -> tuple[TableState, int]:
         return await self.handler.state_of(table_id)
 
-    async def events(self, table_id: str) -> list[StoredEvent]:
-        return await self.store.read(table_id)
+    async def events(self, table_id: str, after: int = 0, to: int | None = None) -> list[StoredEvent]:
+        return await self.store.read(table_id, after, to)
+
+    async def audit_checkpoint(self, table_id: str) -> bytes | None:
+        found = await self.aio.get(self.space.table(table_id).audit)
+        return None if found is None else bytes(found)
+
+    async def save_audit_checkpoint(self, table_id: str, data: bytes) -> None:
+        await self.aio.set(self.space.table(table_id).audit, data)
 
     def cached(self, table_id: str) -> tuple[TableState, int] | None:
         return self.handler.cached(table_id)
@@ -240,6 +388,26 @@ class RedisBackend:
             pipe.hvals(keys.doc(partition, CLOSED_DOC))
         found = [decode_entry(bytes(data)) for values in await pipe.execute() for data in values]
         return sorted(found, key=lambda e: e.table_id)
+
+    async def directory_ids(self, finished: bool | None = None) -> list[str]:
+        keys = ProjectionKeys(self.space, "directory")
+        docs = [d for d, closed in ((DIRECTORY_DOC, False), (CLOSED_DOC, True)) if finished in (None, closed)]
+        pipe = self.aio.pipeline(transaction=False)
+        for partition in range(self.space.partitions):
+            for doc in docs:
+                pipe.hkeys(keys.doc(partition, doc))
+        return sorted({bytes(k).decode() for found in await pipe.execute() for k in found})
+
+    async def entries_of(self, ids: Sequence[str]) -> list[DirectoryEntry]:
+        keys = ProjectionKeys(self.space, "directory")
+        pipe = self.aio.pipeline(transaction=False)
+        for table_id in ids:
+            partition = self.space.partition_of(table_id)
+            pipe.hget(keys.doc(partition, CLOSED_DOC), table_id)  # a finished table's entry wins
+            pipe.hget(keys.doc(partition, DIRECTORY_DOC), table_id)
+        replies = await pipe.execute()
+        found = (closed if closed is not None else live for closed, live in zip(replies[::2], replies[1::2], strict=True))
+        return [decode_entry(bytes(data)) for data in found if data is not None]
 
     async def view(self, table_id: str, reader: str) -> bytes | None:
         return await self.readers.view(table_id, reader)
@@ -314,6 +482,65 @@ class RedisBackend:
         if int(count) <= limit:
             return None
         return max((window + 1) * window_s - now, 0.001)
+
+    # ---------------------------------------------------------------- quotas (services/gateway/quotas.py)
+
+    def _quota_key(self, player: str, name: str) -> str:
+        # a player's keys share a hash tag: one script may name several on a cluster
+        return f"{self._ns}:gateway:{{gw:{player}}}:{name}"
+
+    async def count_quota(self, key: str, limit: int, window_s: int) -> float | None:
+        now = time.time()
+        full = f"{self._ns}:gateway:quota:{key}:{int(now // window_s)}"
+        (counted,) = await self._coalesced.call(("EVAL", quotas.COUNT_SCRIPT, 1, full, limit, window_s + 1))
+        return None if int(counted) else quotas.window_wait(window_s, now)
+
+    async def admit_command(self, player: str, command_key: str, mark: str, limit: int, window_s: int,
+                            memory_s: int) -> quotas.Admission:
+        now = time.time()
+        rate = self._quota_key(player, f"rate:{int(now // window_s)}")
+        once = self._quota_key(player, f"command:{command_key}")
+        (answer,) = await self._coalesced.call(("EVAL", quotas.COMMAND_SCRIPT, 2, rate, once, limit, window_s + 1,
+                                                mark, memory_s))
+        answer = int(answer)
+        if answer == -1:
+            return quotas.Admission(reused=True)
+        if answer == 0:
+            return quotas.Admission(wait=quotas.window_wait(window_s, now))
+        return quotas.Admission(retry=answer == 1)
+
+    async def take_seat(self, player: str, table: str, limit: int, ttl_s: int) -> int:
+        (answer,) = await self._coalesced.call(("EVAL", quotas.SEAT_SCRIPT, 1, self._quota_key(player, "seats"),
+                                                table, limit, repr(time.time()), ttl_s))
+        return int(answer)
+
+    async def held_seats(self, player: str) -> dict[str, float]:
+        held = await self.aio.zrange(self._quota_key(player, "seats"), 0, -1, withscores=True)
+        return {bytes(member).decode(): float(at) for member, at in held}
+
+    async def drop_seats(self, player: str, tables: Sequence[str]) -> None:
+        if tables:
+            await self.aio.zrem(self._quota_key(player, "seats"), *tables)
+
+    def _sockets_key(self, owner: str) -> str:
+        return f"{self._ns}:gateway:{{sk:{owner}}}:sockets"
+
+    async def hold_socket(self, owner: str, socket_id: str, limit: int, ttl_s: float) -> bool:
+        (held,) = await self._coalesced.call(("EVAL", quotas.SOCKET_SCRIPT, 1, self._sockets_key(owner), socket_id,
+                                              limit, repr(time.time()), ttl_s))
+        return bool(int(held))
+
+    async def renew_sockets(self, held: Mapping[str, Sequence[str]], ttl_s: float) -> None:
+        until = repr(time.time() + ttl_s)
+        await self._coalesced.call(*(("EVAL", quotas.SOCKET_RENEW_SCRIPT, 1, self._sockets_key(owner), until, ttl_s,
+                                      *ids) for owner, ids in held.items() if ids))
+
+    async def release_socket(self, owner: str, socket_id: str) -> None:
+        await self._coalesced.call(("ZREM", self._sockets_key(owner), socket_id))
+
+    async def claimed(self, key: str) -> str | None:
+        held = await self.aio.get(f"{self._ns}:gateway:{key}")
+        return None if held is None else bytes(held).decode()
 
     async def claim(self, key: str, value: str, ttl_s: int) -> str:
         full = f"{self._ns}:gateway:{key}"

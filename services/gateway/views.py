@@ -1,12 +1,12 @@
-"""A stored view (projections/views.py) as the API shows it (API.md, Playing).
+"""A stored view (projections/views.py) as the API shows it (docs/api.md, "Playing").
 
 The projection's document is already the reader's: the game's views hide what the
-reader may not see (rules/mighty.md §8). This only reshapes it: the game's view of the
-hand at the top level, and over it the fields API.md names: the seat's cards as
+reader may not see (docs/rules/mighty.md §8). This only reshapes it: the game's view of the
+hand at the top level, and over it the fields docs/api.md names: the seat's cards as
 ``hand``, the phase, whose turn, the deadline and the legal commands in the command
 format (no ``seat``: it is the caller's; the discard step as a count and the cards to
 pick from), with the table around it. Hands are numbered from 1 here, as everywhere a
-person sees them (API.md, Conventions): ``hand_no`` is the hand being played or last
+person sees them (docs/api.md, "Conventions"): ``hand_no`` is the hand being played or last
 played (0: none dealt yet).
 
 A closed table's seat views are stored without the hand (compacted: nobody acts there
@@ -20,7 +20,12 @@ from typing import Any
 
 import msgspec
 
+from domain.games import AnyGame
+from domain.presentation import DiscardStep
+from services.bots.timers import iso_of_ms
+from services.gateway import labels
 from services.gateway.wire import View
+from services.i18n.catalogs import DEFAULT
 
 _decode = msgspec.json.Decoder(dict[str, Any]).decode
 _encode = msgspec.json.Encoder().encode
@@ -28,7 +33,7 @@ _encode = msgspec.json.Encoder().encode
 # The game view's fields the API gives in its own shape, or not at all: the legal
 # commands (reshaped), the discard step (folded into ``legal``) and the game's 0-based
 # hand number (the table's, from 1, replaces it).
-_RESHAPED = frozenset({"legal", "discard_count", "discard_from", "hand_no"})
+_RESHAPED = frozenset({"legal", "discard_count", "discard_from", "discard_takes", "hand_no"})
 
 
 def compacted(stored: bytes) -> bool:
@@ -50,13 +55,14 @@ def needs_public(doc: dict[str, Any]) -> bool:
     return _compacted(doc)
 
 
-def view_document(stored: bytes, public: bytes | None = None) -> dict[str, Any]:
+def view_document(stored: bytes, public: bytes | None = None, lang: str = DEFAULT) -> dict[str, Any]:
     """The API's view document: the game's view of the hand, then the API's fields over
-    it. ``public`` is the table's spectator view, for a compacted seat view."""
-    return document_of(_decode(stored), public)
+    it. ``public`` is the table's spectator view, for a compacted seat view; ``lang`` the
+    reader's language, which its labels are in."""
+    return document_of(_decode(stored), public, lang)
 
 
-def document_of(doc: dict[str, Any], public: bytes | None = None) -> dict[str, Any]:
+def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DEFAULT) -> dict[str, Any]:
     """``view_document`` of a decoded stored view (``decode_stored``; the document
     reuses its parts: decode each stored view for one call)."""
     shown: dict[str, Any] | None = doc.get("hand")
@@ -74,12 +80,28 @@ def document_of(doc: dict[str, Any], public: bytes | None = None) -> dict[str, A
         phase = shown.get("phase") or "waiting"
         cards = (shown.get("hand") or []) if seat is not None else None
         to_act = shown.get("to_act")
-        legal = [_command(c) for c in shown.get("legal") or ()]
+        game = labels.game_for(doc.get("variant")) if seat is not None and cards else None
+        view = _typed_view(game, shown)
+        # the typed view holds the legal commands typed, in the stored order
+        typed = getattr(view, "legal", None) or (None,) * len(shown.get("legal") or ())
+        legal = [_labelled(game, view, c, t, lang) for c, t in zip(shown.get("legal") or (), typed, strict=True)]
+        if game is not None and view is not None:
+            order = game.presentation.hand_order(view)
+            if order is not None:
+                shown = {**shown, "hand_order": list(order)}
         if shown.get("discard_count") is not None and seat is not None:
             # the cards the step may take: the game says when not every card of the hand
             # may go (Mitigati's honours stay), else the whole hand
-            eligible = shown.get("discard_from", cards)
-            legal.append({"type": "discard", "count": shown["discard_count"], "from": list(eligible or ())})
+            eligible = list(shown.get("discard_from", cards) or ())
+            # mighty-3: one step per set of kitty cards the declarer may keep (``take``),
+            # whose cards may be discarded too; every step a command as written
+            for take in shown.get("discard_takes") or ((),):
+                step: dict[str, Any] = {"type": "discard", "count": shown["discard_count"],
+                                        "from": eligible + list(take)}
+                if take:
+                    step["take"] = list(take)
+                step["label"] = _label(game, view, DiscardStep(count=shown["discard_count"], take=tuple(take)), lang)
+                legal.append(step)
         if closed:
             to_act, legal = None, []  # every command is refused now (table_closed)
     # The game's fields, then the API's (``View``, in its field order) over them: built
@@ -87,17 +109,53 @@ def document_of(doc: dict[str, Any], public: bytes | None = None) -> dict[str, A
     document = {k: v for k, v in shown.items() if k not in _RESHAPED} if shown else {}
     document.update(
         table=doc["table_id"], version=doc["version"], seat=seat, phase=phase, hand=cards,
-        to_act=to_act, deadline=None, legal=legal, status=doc.get("status", ""),
+        to_act=to_act, deadline=_deadline(doc, to_act), legal=legal, status=doc.get("status", ""),
         game=doc.get("variant"), seats=list(doc.get("seats") or ()), dealer=doc.get("dealer", 0),
         hand_no=doc.get("hand_no", 0), hands_scored=doc.get("hands_scored", 0),
         totals=list(doc.get("totals") or ()), commitment=doc.get("commitment"),
+        away=list(doc.get("away") or ()),
     )
     return document
+
+
+def _deadline(doc: dict[str, Any], to_act: int | None) -> str | None:
+    """The turn's end as the view holds it (``deadline_ms``, projections/views.py), in
+    ISO 8601 UTC; None with nobody to act, at an untimed table, or in a view stored
+    before views held it (the gateway then asks the timer worker's document)."""
+    ms = doc.get("deadline_ms")
+    return None if to_act is None or not isinstance(ms, int) else iso_of_ms(ms)
 
 
 def api_view(stored: bytes) -> View:
     """The API's own fields of a stored view (what the routes compare and decide on)."""
     return msgspec.convert(view_document(stored), View)
+
+
+def _typed_view(game: AnyGame | None, shown: dict[str, Any]) -> Any:
+    """The game's own view of the hand, for its presentation (None: no game to ask, or a
+    stored shape it no longer reads: the labels fall back to the command's type)."""
+    if game is None:
+        return None
+    try:
+        return msgspec.convert(shown, game.view_type)
+    except msgspec.ValidationError:
+        return None
+
+
+def _label(game: AnyGame | None, view: Any, entry: Any, lang: str) -> str:
+    if game is None or view is None:
+        return str(getattr(entry, "type", "discard"))
+    return labels.render(game.presentation.label(view, entry), lang)
+
+
+def _labelled(game: AnyGame | None, view: Any, stored: dict[str, Any], typed: Any, lang: str) -> dict[str, Any]:
+    """A legal command as the API shows it (``_command``) with its ``label``: the
+    sentence its game's presentation says for ``typed`` (the same command, as the game's
+    type), rendered for the reader."""
+    label = _label(game, view, typed, lang) if typed is not None else str(stored.get("type", ""))
+    command = _command(stored)
+    command["label"] = label
+    return command
 
 
 def _command(command: dict[str, Any]) -> dict[str, Any]:
@@ -111,5 +169,10 @@ def _command(command: dict[str, Any]) -> dict[str, Any]:
     return command
 
 
-def view_frame(document: dict[str, Any]) -> bytes:
+def view_frame(document: dict[str, Any], *, rollback: bool = False) -> bytes:
+    """A ``view`` frame; ``rollback``: the view is not newer than the last one the reader
+    was sent (or its ``after``): the store went back and this is the table as it is now
+    (docs/api.md, "Rollback")."""
+    if rollback:
+        return b'{"type":"view","version":%d,"rollback":true,"view":%s}' % (document["version"], _encode(document))
     return b'{"type":"view","version":%d,"view":%s}' % (document["version"], _encode(document))

@@ -1,4 +1,4 @@
-"""The API's bodies (API.md), as msgspec types: the server decodes and encodes with them,
+"""The API's bodies (docs/api.md), as msgspec types: the server decodes and encodes with them,
 and Litestar builds the OpenAPI document from the same types."""
 
 from __future__ import annotations
@@ -7,9 +7,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-# Names are 1–24 printable characters (API.md, Players); the printable check is in code,
-# since a JSON-schema pattern cannot say "printable" portably.
+# Names are 1–24 printable characters (docs/api.md, "Players"), a table's 1-40 (empty: the
+# table's id); the printable check is in code (names.py), since a JSON-schema pattern
+# cannot say "printable" portably.
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=24)]
+TableName = Annotated[str, msgspec.Meta(max_length=40)]
 CommandId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 SeatNo = Annotated[int, msgspec.Meta(ge=0, le=7)]
 Status = Literal["open", "playing", "finished"]
@@ -67,24 +69,29 @@ class Table(msgspec.Struct, frozen=True):
     created: str
     version: int = 0  # the table version the entry reflects
     reason: str | None = None  # why a finished table closed (match_over, resigned, …)
+    private: bool = False  # listed to nobody, joined with its invite code (invites.py)
+    invite: str | None = None  # a private table's invite code: in its creator's Table only
 
 
-class Tables(msgspec.Struct, frozen=True):
+class Tables(msgspec.Struct, frozen=True, omit_defaults=True):
     tables: list[Table]
+    cursor: str | None = None  # the next lobby page's (?cursor=); absent on the last page
 
 
 class NewTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     game: str = "mighty-5"
     options: dict[str, Any] = {}
-    name: Annotated[str, msgspec.Meta(max_length=80)] = ""
+    name: TableName = ""
     hands: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 10
     turn_seconds: Annotated[int, msgspec.Meta(ge=0, le=3600)] = 60
     seat: SeatNo | None = 0
     bots: dict[str, str] = {}
+    private: bool = False
 
 
 class JoinRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seat: SeatNo | None = None
+    invite: Annotated[str, msgspec.Meta(max_length=64)] | None = None  # a private table's code
 
 
 class Joined(msgspec.Struct, frozen=True):
@@ -111,8 +118,8 @@ class Accepted(msgspec.Struct, frozen=True):
 
 
 class View(msgspec.Struct, frozen=True):
-    """A reader's view of a table (API.md, Playing): these fields, over the game's own
-    view of the hand as the reader may see it (rules/mighty.md §8; its fields differ by
+    """A reader's view of a table (docs/api.md, "Playing"): these fields, over the game's own
+    view of the hand as the reader may see it (docs/rules/mighty.md §8; its fields differ by
     game, so the schema names only these). Hands are numbered from 1: ``hand_no`` is the
     hand being played or last played (0 before the first deal)."""
 
@@ -132,6 +139,68 @@ class View(msgspec.Struct, frozen=True):
     hands_scored: int
     totals: list[int]
     commitment: str | None
+    away: list[int] = []  # the seats whose players are away: a bot plays them until they are back
+    # The seat's cards in the order to show them, where the hand decides it (Mighty: the
+    # trump suit first); absent: sort ``hand`` by the cards' ``order`` (``GET /games``).
+    hand_order: list[str] | None = None
+
+
+class Choice(msgspec.Struct, frozen=True):
+    value: Any
+    label: str
+
+
+class GameOption(msgspec.Struct, frozen=True, omit_defaults=True, rename={"minimum": "min", "maximum": "max"}):
+    """A rule option ``POST /tables`` takes in ``options``: ``type`` is ``choice``,
+    ``boolean`` (both with ``choices``) or ``number`` (with ``min`` and ``max``)."""
+
+    name: str
+    label: str
+    type: str
+    default: Any
+    choices: list[Choice] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+class GameCard(msgspec.Struct, frozen=True):
+    """A card of the game's deck; sorting a hand by ``order`` shows it as the rules do.
+    ``suit`` is null for a joker or the Fool."""
+
+    card: str
+    label: str
+    suit: str | None
+    rank: str
+    order: int
+
+
+class GameSuit(msgspec.Struct, frozen=True):
+    suit: str
+    label: str
+
+
+class GamePhase(msgspec.Struct, frozen=True):
+    phase: str
+    label: str
+
+
+class Game(msgspec.Struct, frozen=True):
+    """Everything a client needs to show a game without knowing it (docs/api.md,
+    "Games, labels and languages"). ``game``, ``card``, ``phase`` and option names never
+    change; labels are text in the reader's language."""
+
+    game: str
+    family: str
+    name: str
+    seats: int
+    options: list[GameOption]
+    cards: list[GameCard]
+    suits: list[GameSuit]
+    phases: list[GamePhase]
+
+
+class Games(msgspec.Struct, frozen=True):
+    games: list[Game]
 
 
 class HandSummary(msgspec.Struct, frozen=True):
@@ -147,7 +216,7 @@ class Hands(msgspec.Struct, frozen=True):
 class Deal(msgspec.Struct, frozen=True):
     """A finished hand's deal as its ``DealRevealed`` event shows it: the card order it
     was cut from and the salt, whose hash is the commitment made before the bidding
-    (rules/mighty.md §2): anyone can check the deal was fixed beforehand."""
+    (docs/rules/mighty.md §2): anyone can check the deal was fixed beforehand."""
 
     order: list[str]
     salt: str
@@ -180,3 +249,42 @@ class Ledger(msgspec.Struct, frozen=True):
 class Health(msgspec.Struct, frozen=True):
     ok: bool
     problems: list[str] = []
+
+
+# ---------------------------------------------------------------- languages (docs/i18n.md)
+
+
+class PlayerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``PATCH /api/v1/players/me``: the caller's settings to change."""
+
+    lang: str
+
+
+class Me(msgspec.Struct, frozen=True):
+    """``GET``/``PATCH /api/v1/players/me``: the caller's player and settings (``lang``:
+    null until set)."""
+
+    player: str
+    name: str
+    lang: str | None
+
+
+class Language(msgspec.Struct, frozen=True):
+    lang: str
+    name: str  # the language's name in itself: 한국어, English, suomi, ...
+
+
+class Languages(msgspec.Struct, frozen=True):
+    """``GET /api/v1/i18n``: the languages the service speaks."""
+
+    languages: list[Language]
+
+
+class Translations(msgspec.Struct, frozen=True):
+    """``GET /api/v1/i18n/{lang}``: a language's whole catalog, for a client's own text.
+    ``plural_categories``: the CLDR categories its plural messages have (``key#one``...)."""
+
+    lang: str
+    name: str
+    plural_categories: list[str]
+    messages: dict[str, str]

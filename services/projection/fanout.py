@@ -167,8 +167,12 @@ class Link:
                 self._send_sub(channel, state, resync=False)
             # else the link subscribes it on connecting
         try:
-            # shielded: the future is the channel's, other followers may wait on it too
-            await asyncio.wait_for(asyncio.shield(state.ready), timeout_s)
+            # shielded: the future is the channel's, other followers may wait on it too.
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the result of a
+            # future that completes as the caller is cancelled, and so loses the
+            # cancellation (a gateway's pusher then followed a closed socket's channel for ever)
+            async with asyncio.timeout(timeout_s):
+                await asyncio.shield(state.ready)
         except BaseException:
             self.unsubscribe(channel, inbox)
             raise

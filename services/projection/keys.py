@@ -12,6 +12,10 @@ checkpoint and the acknowledgements touches one cluster slot:
     mighty:{p07}:view:<table>:<reader>, mighty:{p07}:ledger:..., mighty:{p07}:dir
                                    the documents (projections/docs.py names them)
 
+The bot workers share the partitions through the same leases and live list, as the kind
+``bots`` (``mighty:{p07}:lease:bots``, ``mighty:{workers}:bots``; they keep no
+checkpoint, documents or feed group).
+
 Only the list of live workers is not per partition: ``mighty:{workers}:<kind>``, a sorted
 set of worker ids by heartbeat, read to share the partitions fairly, and each worker's
 ``mighty:{workers}:<kind>:stats:<id>``. They carry a hash tag of their own, ``{workers}``:

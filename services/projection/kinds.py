@@ -44,7 +44,8 @@ class Kind(Protocol):
 
     def restore(self, projection: AnyProjection, partition: int, table_ids: Sequence[str]) -> None: ...
 
-    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent) -> None: ...
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent,
+              at_ms: int | None = None) -> None: ...
 
 
 class ViewsKind:
@@ -64,21 +65,22 @@ class ViewsKind:
             version = 0 if stored is None else _decode_version(stored).version
             projection.restore(table_id, self._stream(table_id, 0, version))
 
-    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent) -> None:
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent,
+              at_ms: int | None = None) -> None:
         assert isinstance(projection, ViewsProjection)
         known = projection.version(table_id)
         if version <= known:
             return  # folded already (the stream, read to fill a gap, held it)
         if version > known + 1:
             log.warning("feed gap filled from the table stream", table=table_id, after=known, to=version)
-            for missing, old in self._stream(table_id, known, version - 1):
-                projection.apply(table_id, missing, old)
-        projection.apply(table_id, version, event)
+            for missing, old, at in self._stream(table_id, known, version - 1):
+                projection.apply(table_id, missing, old, at)
+        projection.apply(table_id, version, event, at_ms)
 
-    def _stream(self, table_id: str, after: int, upto: int) -> list[tuple[int, TableEvent]]:
+    def _stream(self, table_id: str, after: int, upto: int) -> list[tuple[int, TableEvent, int | None]]:
         if upto <= after:
             return []
-        return [(e.version, decode_event(e.data)) for e in self.events.read(table_id, after, upto)]
+        return [(e.version, decode_event(e.data), e.at_ms) for e in self.events.read(table_id, after, upto)]
 
 
 class LedgerKind:
@@ -99,8 +101,9 @@ class LedgerKind:
         for table_id, stored in zip(table_ids, self.store.client.mget(keys), strict=True):
             projection.restore(table_id, stored)
 
-    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent) -> None:
-        projection.apply(table_id, version, event)
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent,
+              at_ms: int | None = None) -> None:
+        projection.apply(table_id, version, event, at_ms)
 
 
 class DirectoryKind:
@@ -118,8 +121,9 @@ class DirectoryKind:
         for table_id, data in zip(table_ids, stored, strict=True):
             projection.restore(table_id, data)
 
-    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent) -> None:
-        projection.apply(table_id, version, event)
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent,
+              at_ms: int | None = None) -> None:
+        projection.apply(table_id, version, event, at_ms)
 
 
 def make_kind(name: str, store: ProjectionStore, events: EventStore) -> Kind:

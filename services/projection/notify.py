@@ -80,8 +80,12 @@ async def follow_async(
     confirmation, then GET the stored view on ``client``, then the notifications; the
     same cursor rule. When the hub says so (the follower fell behind, or the connection
     was lost and made again) the stored view is read again, and only what is newer than
-    the cursor is given: nothing is missed, nothing repeated. Runs until the caller stops
-    iterating (``aclose`` or a cancelled task), then leaves the channel."""
+    the cursor is given: nothing is missed, nothing repeated. A view read again that is
+    *older* than the cursor is given too: the store went back (a rollback: Redis restarted
+    on an AOF without its last second, a replica promoted without the last writes), and
+    the reader must see the table as it is now to play on (docs/reliability.md,
+    "Rollback"). Runs until the caller stops iterating (``aclose`` or a cancelled task),
+    then leaves the channel."""
     channel = channel_of(space, table_id, reader)
     own = hub is None
     shared = FanoutHub.on(client) if hub is None else hub
@@ -89,14 +93,16 @@ async def follow_async(
     try:
         async with shared.following(channel) as inbox:
             data: bytes | None = await raw.get(channel)  # only now: the server confirmed
+            reread = False
             while True:
                 if data is not None:
                     version = _version(data).version
-                    if version > cursor:
+                    if version > cursor or (reread and version < cursor):
                         cursor = version
                         yield bytes(data)
                 data = await inbox.get()
-                if data is None:  # re-read: what the hub could not hand over is stored
+                reread = data is None
+                if reread:  # re-read: what the hub could not hand over is stored
                     data = await raw.get(channel)
     finally:
         if own:

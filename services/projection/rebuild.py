@@ -46,8 +46,8 @@ from services.archive.reads import KINDS_KEPT_ARCHIVED, ArchivedEventStore
 from services.audit.feed import FeedFinding, check_partition_feed, partition_feed
 from services.projection.store import Checkpoint, ProjectionStore
 from services.store.base import StoredEvent
-from services.store.cluster import scan_partition
 from services.store.redis_store import RedisEventStore
+from services.store.table_index import indexed_tables
 
 log = structlog.get_logger("mighty.workers")
 _CHUNK = 2000
@@ -63,15 +63,9 @@ class Difference:
 
 
 def table_ids(store: ProjectionStore, partition: int) -> list[str]:
-    """Every table of the partition (SCAN of ``…:t:<id>:meta``, written with a table's
-    first event), sorted."""
-    prefix = store.keys.table_prefix(partition)
-    found = set()
-    for key in scan_partition(store.client, store.keys.feed(partition), prefix + "*:meta"):
-        table_id = key.decode()[len(prefix):-len(":meta")]
-        if store.keys.space.partition_of(table_id) == partition:
-            found.add(table_id)
-    return sorted(found)
+    """Every table of the partition, from its table index (no SCAN of the keyspace:
+    services/store/table_index.py), sorted."""
+    return indexed_tables(store.client, store.keys.space, partition)
 
 
 def later_versions(store: ProjectionStore, partition: int, at: str,
@@ -120,10 +114,10 @@ def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
     events = events or RedisEventStore(store.client, keys=store.keys.space)
     top = 1 << 62
 
-    def folded() -> Iterator[tuple[str, int, TableEvent]]:
+    def folded() -> Iterator[tuple[str, int, TableEvent, int | None]]:
         for table_id in tables:
             for event in _stream(events, table_id, later.get(table_id, top) - 1, every_chunk):
-                yield table_id, event.version, decode_event(event.data)
+                yield table_id, event.version, decode_event(event.data), event.at_ms
 
     docs = replay(new_projection(store.keys.kind), folded())
     return docs, cut
@@ -159,10 +153,12 @@ def check(store: ProjectionStore, partition: int, attempts: int = 20,
     """Compare the stored documents with a rebuild up to the stored checkpoint."""
     for _ in range(attempts):
         checkpoint = store.checkpoint(partition)
-        stored = store.docs(partition)
+        rebuilt, _ = compute(store, partition, checkpoint, events=events)
+        # the documents the rebuild makes, read by name (no SCAN of the keyspace): a
+        # stored document of a table the store does not hold is not looked for
+        stored = store.docs_named(partition, rebuilt.keys())
         if store.checkpoint(partition) != checkpoint:
             continue  # a worker wrote meanwhile: read again
-        rebuilt, _ = compute(store, partition, checkpoint, events=events)
         return [
             Difference(partition, doc, stored.get(doc), rebuilt.get(doc))
             for doc in sorted(stored.keys() | rebuilt.keys(), key=lambda d: (d.name, d.field or ""))
@@ -197,7 +193,7 @@ def rebuild(store: ProjectionStore, partition: int, events: RedisEventStore | No
     store.take_over(partition, token, _REBUILD_LEASE_MS)
 
     def keep_lease() -> None:
-        if not store.renew([partition], token, _REBUILD_LEASE_MS)[0]:
+        if store.renew([partition], token, _REBUILD_LEASE_MS)[0] is None:
             raise RebuildInterrupted(partition)
 
     try:

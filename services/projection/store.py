@@ -17,8 +17,10 @@ import redis
 from projections.docs import DocKey, Docs
 from projections.turns import TURNS_DOC
 from services.projection.keys import ProjectionKeys
-from services.store.base import FeedEntry
+from services.projection.leases import Leases
+from services.store.base import FeedEntry, appended_at
 from services.store.cluster import SyncClient, evalsha_many, is_cluster, scan_partition
+from services.store.table_index import mark_complete
 
 APPLY_SCRIPT: Final = resources.files("services.projection").joinpath("apply.lua").read_text()
 START: Final = "0-0"
@@ -28,20 +30,6 @@ START: Final = "0-0"
 # (docs/workers.md).
 CLUSTER_POLL_S: Final = (0.002, 0.05)
 
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-_ACQUIRE = """
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0
-"""
 # The feed is a queue: entries every kind's checkpoint has passed are dropped (XTRIM
 # MINID keeps the checkpoints' own entries). A kind with no checkpoint yet holds it all.
 _TRIM = """
@@ -57,10 +45,6 @@ for i = 2, #KEYS do
 end
 if lowest == nil or lowest[1] == 0 and lowest[2] == 0 then return 0 end
 return redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d-%d', lowest[1], lowest[2]))
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
 """
 
 
@@ -128,7 +112,7 @@ def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
     that is not a number) comes back as a ``BadFeedEntry`` instead of stopping the read."""
     try:
         return FeedEntry(entry_id.decode(), fields[b"t"].decode(), int(fields[b"v"]), bytes(fields[b"e"]),
-                         fields[b"h"].decode())
+                         fields[b"h"].decode(), appended_at(fields))
     except (KeyError, ValueError) as error:
         table = fields.get(b"t", b"").decode(errors="replace")
         return BadFeedEntry(entry_id.decode(), table, 0, b"", "",
@@ -143,9 +127,7 @@ class ProjectionStore:
         self.cluster = is_cluster(client)
         self._quiet_s = CLUSTER_POLL_S[0]  # the cluster's poll pause (``_poll_new``)
         self._apply = self.client.register_script(APPLY_SCRIPT)
-        self._renew = self.client.register_script(_RENEW)
-        self._acquire = self.client.register_script(_ACQUIRE)
-        self._release = self.client.register_script(_RELEASE)
+        self.leases = Leases(client, keys)  # who owns each partition (leases.py)
         self._trim = self.client.register_script(_TRIM)
 
     # ---------------------------------------------------------------- checkpoint
@@ -230,48 +212,40 @@ class ProjectionStore:
         return int(info.get("length", 0)) < int(info.get("entries-added", 0)) - checkpoint.count
 
     # ---------------------------------------------------------------- leases
+    # The one lease protocol (services/projection/leases.py), which the bot workers share.
 
     def acquire(self, partition: int, token: str, ttl_ms: int) -> bool:
-        """Take a free lease, or one this token already holds (a worker taking its
-        partitions again after an outage finds its own leases still there)."""
-        return bool(self._acquire(keys=[self.keys.lease(partition)], args=[token, ttl_ms]))
+        return self.leases.acquire(partition, token, ttl_ms)
 
-    def renew(self, partitions: Sequence[int], token: str, ttl_ms: int) -> list[bool]:
-        """Extend this worker's leases (one round trip); False where it holds one no more."""
-        calls = [([self.keys.lease(partition)], [token, ttl_ms]) for partition in partitions]
-        return [bool(kept) for kept in evalsha_many(self.client, _RENEW, self._renew.sha, calls)]
+    def renew(self, partitions: Sequence[int], token: str, ttl_ms: int) -> list[str | None]:
+        return self.leases.renew(partitions, token, ttl_ms)
 
     def release(self, partition: int, token: str) -> None:
-        self._release(keys=[self.keys.lease(partition)], args=[token])
+        self.leases.release(partition, token)
 
     def take_over(self, partition: int, token: str, ttl_ms: int) -> None:
-        """Take the lease whoever holds it (a rebuild): the holder's next write is refused."""
-        self.client.set(self.keys.lease(partition), token, px=ttl_ms)
+        self.leases.take_over(partition, token, ttl_ms)
 
     def heartbeat(self, worker_id: str, ttl_ms: int) -> int:
-        """Record this worker as live; answer how many workers of the kind are live."""
-        now_s, now_us = self.client.time()
-        now = now_s * 1000 + now_us // 1000
-        pipe = self.client.pipeline(transaction=False)
-        pipe.zadd(self.keys.workers(), {worker_id: now})
-        pipe.zremrangebyscore(self.keys.workers(), 0, now - ttl_ms)
-        pipe.zcard(self.keys.workers())
-        return int(pipe.execute()[-1])
+        return self.leases.heartbeat(worker_id, ttl_ms)
 
     def leave(self, worker_id: str) -> None:
-        self.client.zrem(self.keys.workers(), worker_id)
+        self.leases.leave(worker_id)
 
     # ---------------------------------------------------------------- consumer group
 
     def ensure_group(self, partition: int, at: str) -> bool:
         """Create the kind's group on a partition's feed at ``at`` (the stored checkpoint,
         never ``$``); False if it existed already."""
+        fresh = not self.client.exists(self.keys.feed(partition))
         try:
             self.client.xgroup_create(self.keys.feed(partition), self.keys.group, id=at, mkstream=True)
         except redis.ResponseError as error:
             if "BUSYGROUP" in str(error):
                 return False
             raise
+        if fresh:  # no table was ever appended here: the table index is complete from now on
+            mark_complete(self.client, self.keys.space, partition)
         return True
 
     def claim_all(self, partition: int, consumer: str) -> tuple[int, list[str]]:
@@ -339,6 +313,26 @@ class ProjectionStore:
     def feed_after(self, partition: int, after: str, count: int) -> list[FeedEntry]:
         start = "-" if after == START else f"({after}"
         return feed_entries(self.client.xrange(self.keys.feed(partition), start, "+", count=count))
+
+    def docs_named(self, partition: int, names: Iterable[DocKey]) -> dict[DocKey, bytes]:
+        """The stored documents of a partition among ``names`` (a hash document whole,
+        every field it holds), read key by key: no SCAN of the keyspace."""
+        hashes = sorted({doc.name for doc in names if doc.field is not None})
+        strings = sorted({doc.name for doc in names if doc.field is None} - set(hashes))
+        pipe = self.client.pipeline(transaction=False)
+        for name in hashes:
+            pipe.hgetall(self.keys.doc(partition, name))
+        for name in strings:
+            pipe.get(self.keys.doc(partition, name))
+        replies = pipe.execute()
+        found: dict[DocKey, bytes] = {}
+        for name, fields in zip(hashes, replies, strict=False):
+            for name_of_field, data in fields.items():
+                found[DocKey(name, name_of_field.decode())] = bytes(data)
+        for name, data in zip(strings, replies[len(hashes):], strict=True):
+            if data is not None:
+                found[DocKey(name)] = bytes(data)
+        return found
 
     def docs(self, partition: int) -> dict[DocKey, bytes]:
         """Every stored document of this kind in a partition."""

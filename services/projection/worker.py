@@ -11,10 +11,6 @@ nothing, and checks the lease, so a worker that lost its partition writes nothin
 
 from __future__ import annotations
 
-import math
-import os
-import secrets
-import socket
 import threading
 import time
 from collections.abc import Sequence
@@ -27,6 +23,8 @@ import structlog
 from domain.codec import decode_event
 from projections import KINDS
 from services.projection.kinds import AnyProjection, Kind, make_kind
+from services.projection.lag_log import SUMMARY_S, Behind, LagLog, Summary
+from services.projection.leases import fair_share, new_worker_id, surplus
 from services.projection.rebuild import rebuild
 from services.projection.store import (
     Applied,
@@ -40,7 +38,7 @@ from services.projection.store import (
 )
 from services.store.base import EventStore, FeedEntry
 from services.store.cluster import CLUSTER_UNAVAILABLE
-from services.store.errors import StoreUnavailable
+from services.store.errors import StoreUnavailable, is_transient
 
 log = structlog.get_logger("mighty.workers")
 
@@ -67,8 +65,14 @@ class _Outage:
         return min(2.0, 0.05 * 2.0 ** min(self.failures - 1, 6))
 
 
-def new_worker_id(kind: str) -> str:
-    return f"{kind}-{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+@dataclass(frozen=True)
+class Taken:
+    """A partition a worker took: whether its consumer group was created, and how many
+    pending entries it claimed from a consumer that had gone."""
+
+    partition: int
+    group_created: bool
+    claimed: int
 
 
 @dataclass
@@ -117,6 +121,7 @@ class Worker:
         publish: bool = True,
         linger_ms: int = 10,
         trim: bool = True,
+        summary_s: float = SUMMARY_S,
     ) -> None:
         kind = store.keys.kind
         self.keys = store.keys
@@ -131,6 +136,8 @@ class Worker:
         self.stats = Stats(self.id, kind)
         self._next_maintain = 0.0
         self._next_report = 0.0
+        self._lag_log = LagLog()
+        self._applied = Summary(summary_s)
         self._encode = msgspec.json.Encoder().encode
         self.log = log.bind(kind=kind, worker=self.id)
 
@@ -151,8 +158,9 @@ class Worker:
                     # failover, a group deleted mid-take): the same ride-out, logged as such.
                     self._lose_everything()
                     if outage.failed() == 1:
-                        if isinstance(error, redis.ResponseError):
-                            self.log.error("redis refused", error=str(error))
+                        if isinstance(error, redis.ResponseError):  # MISCONF, OOM, READONLY...: an outage
+                            log_refusal = self.log.warning if is_transient(error) else self.log.error
+                            log_refusal("redis refused", error=str(error))
                         else:
                             self.log.warning("redis unreachable", error=str(error))
                     stop.wait(outage.delay_s())
@@ -170,8 +178,7 @@ class Worker:
         """After an outage nothing held in memory can be trusted: Redis may have come
         back from an AOF that lost its last second, our leases may have expired and been
         taken. Forget every partition; ``maintain`` takes them again from what is stored."""
-        for partition in list(self.owned):
-            self._drop(partition, "redis unreachable")
+        self._drop_all("redis unreachable")
         self._fresh_entries.clear()
         self._next_maintain = 0.0
 
@@ -199,8 +206,9 @@ class Worker:
         return read
 
     def shutdown(self) -> None:
-        for partition in list(self.owned):
-            self._drop(partition, "shutdown")
+        released = sorted(self.owned)
+        self.owned.clear()
+        for partition in released:
             self.store.release(partition, self.id)
         self.store.leave(self.id)
         self.report(force=True)
@@ -219,7 +227,7 @@ class Worker:
         elapsed = time.perf_counter() - started
         for batch, result in zip(batches, results, strict=True):
             self._settle(batch, result)
-            self.log.info("batch", partition=batch.partition, entries=len(batch.acks), applied=batch.applied,
+            self.log.debug("batch", partition=batch.partition, entries=len(batch.acks), applied=batch.applied,
                           docs=len(batch.docs), outcome=result.status, latency_ms=round(elapsed * 1000, 3))
         self.stats.batches += len(batches)
         self.stats.busy_s += elapsed
@@ -260,9 +268,19 @@ class Worker:
             self._drop(partition, "gap")
             self._next_maintain = 0.0
         elif batch.applied:  # done or stale: what we folded is not what is stored: start over
-            self.log.warning("checkpoint moved under us", partition=partition, status=result.status,
-                             stored=result.stored, expected=batch.expected)
-            self.owned[partition] = self._fresh(partition)
+            if result.stored and id_key(result.stored) < id_key(batch.expected):
+                # The stored checkpoint is behind ours: the store went back (a rollback: Redis
+                # restarted on an AOF without its last second, a replica promoted without the
+                # last writes) under a connection the client's retries kept. What was
+                # folded is gone, and the entries the group had delivered since the stored
+                # checkpoint are pending: take the partition again, from what it holds.
+                self.log.warning("store went back", partition=partition, stored=result.stored,
+                                 expected=batch.expected)
+            else:
+                self.log.warning("checkpoint moved under us", partition=partition, status=result.status,
+                                 stored=result.stored, expected=batch.expected)
+            self._drop(partition, "checkpoint moved")
+            self._next_maintain = 0.0
 
     def _fold(self, owned: _Partition, partition: int, entries: Sequence[FeedEntry]) -> list[DeadLetter]:
         """Fold the entries; answer those that could not be decoded or folded (a stored
@@ -289,7 +307,7 @@ class Worker:
         if entry.table_id in quarantined:
             return "the table has an earlier dead letter: held back until a rebuild"
         try:
-            self.kind.apply(projection, entry.table_id, entry.version, decode_event(entry.data))
+            self.kind.apply(projection, entry.table_id, entry.version, decode_event(entry.data), entry.at_ms)
         except _NOT_THE_ENTRY:
             raise
         except Exception as error:  # noqa: BLE001 - whatever an entry makes a fold raise
@@ -325,31 +343,36 @@ class Worker:
             return
         self._next_maintain = now + self.lease_ms / 3000
         live = self.store.heartbeat(self.id, self.lease_ms)
-        for partition, kept in zip(list(self.owned), self.store.renew(list(self.owned), self.id, self.lease_ms),
-                                   strict=True):
-            if not kept:
+        for partition, stored in zip(list(self.owned), self.store.renew(list(self.owned), self.id, self.lease_ms),
+                                     strict=True):
+            if stored is None:
                 self._drop(partition, "lease lost")
-        share = math.ceil(self.keys.partitions / max(live, 1))
-        while len(self.owned) > share:
-            partition = max(self.owned)
+            elif stored != self.owned[partition].checkpoint.id:
+                # Only this worker moves a checkpoint it holds the lease of, so the store
+                # went back under a connection the client's retries kept (Redis restarted on
+                # an AOF without its last second, a replica promoted without the last
+                # writes). What was folded since is gone, and the entries delivered since
+                # the stored checkpoint are pending, where a quiet partition would leave
+                # them for good: take the partition again, from what it holds.
+                held = self.owned[partition].checkpoint.id
+                went_back = id_key(stored) < id_key(held)
+                self.log.warning("store went back" if went_back else "checkpoint moved under us",
+                                 partition=partition, stored=stored, expected=held)
+                self._drop(partition, "checkpoint moved")
+        share = fair_share(self.keys.partitions, live)
+        for partition in surplus(self.owned, share):
             self._drop(partition, "rebalance")
             self.store.release(partition, self.id)
-        if len(self.owned) < share:
-            self._acquire(share)
+        taken = [took for partition in self.store.leases.take_up_to(self.owned, share, self.id, self.lease_ms)
+                 if (took := self.take(partition)) is not None]
+        if taken:  # one line for every partition taken in this round
+            self.log.info("partitions taken", partitions=sorted(t.partition for t in taken), owned=len(self.owned),
+                          claimed=sum(t.claimed for t in taken),
+                          groups_created=sum(1 for t in taken if t.group_created))
         if self.trim and self.owned:
             self.store.trim(sorted(self.owned), KINDS)
 
-    def _acquire(self, share: int) -> None:
-        count = self.keys.partitions
-        offset = int.from_bytes(self.id.encode()[-4:], "big") % count  # spread first picks
-        for i in range(count):
-            partition = (offset + i) % count
-            if len(self.owned) >= share:
-                return
-            if partition not in self.owned and self.store.acquire(partition, self.id, self.lease_ms):
-                self.take(partition)
-
-    def take(self, partition: int) -> None:
+    def take(self, partition: int) -> Taken | None:
         """Own a partition: group at the checkpoint, claim what a dead consumer left
         pending, apply our pending entries (oldest first), then go on with new ones."""
         self.owned[partition] = owned = self._fresh(partition)
@@ -359,7 +382,7 @@ class Worker:
             rebuild(self.store, partition)  # takes the lease for itself and frees it
             if not self.store.acquire(partition, self.id, self.lease_ms):
                 self._drop(partition, "lease taken during the rebuild")
-                return
+                return None
             self.owned[partition] = owned = self._fresh(partition)
         created = self.store.ensure_group(partition, owned.checkpoint.id)
         claimed, deleted = self.store.claim_all(partition, self.id)
@@ -369,8 +392,8 @@ class Worker:
         if deleted:
             self.log.error("pending entries were deleted from the feed", partition=partition, ids=deleted[:20],
                            count=len(deleted))
-        self.log.info("partition taken", partition=partition, checkpoint=owned.checkpoint.id,
-                      group_created=created, claimed=claimed)
+        self.log.debug("partition taken", partition=partition, checkpoint=owned.checkpoint.id,
+                       group_created=created, claimed=claimed)
         after = "0-0"
         while partition in self.owned:
             entries = self.store.read_pending(partition, self.id, after, self.batch)
@@ -379,6 +402,7 @@ class Worker:
             self.process([(partition, entries)])
             after = entries[-1].id
         self.store.drop_idle_consumers(partition, self.id, idle_ms=self.lease_ms)
+        return Taken(partition, created, claimed) if partition in self.owned else None
 
     def _fresh(self, partition: int) -> _Partition:
         return _Partition(self.kind.new(self.store, partition), self.store.checkpoint(partition),
@@ -387,6 +411,12 @@ class Worker:
     def _drop(self, partition: int, reason: str, **details: object) -> None:
         if self.owned.pop(partition, None) is not None:
             self.log.info("partition dropped", partition=partition, reason=reason, **details)
+
+    def _drop_all(self, reason: str) -> None:
+        """Forget every partition, in one line."""
+        if self.owned:
+            self.log.info("partitions dropped", partitions=sorted(self.owned), reason=reason)
+            self.owned.clear()
 
     def _recreate_groups(self) -> None:
         """A lost group comes back at the stored checkpoint, never at ``$``."""
@@ -413,9 +443,20 @@ class Worker:
         self.stats.cpu_s = time.process_time()
         self.stats.behind = self.lag()
         self.store.client.set(self.keys.stats(self.id), self._encode(self.stats), ex=3600)
-        worst = max(self.stats.behind.values(), default=(0, 0))
-        self.log.info("lag", partitions=self.stats.partitions, entries_behind=sum(e for e, _ in self.stats.behind.values()),
-                      ms_behind=worst[1], events=self.stats.events)
+        if force:  # the last report, as the worker stops: its line is "worker stopped"
+            return
+        # the lines (lag_log.py): behind (at least 1 s, every 10 s), caught up, applied
+        said = self._lag_log.observe(now, self.stats.behind)
+        if isinstance(said, Behind):
+            self.log.info("lag", partitions=list(said.partitions), entries_behind=said.entries, ms_behind=said.ms,
+                          behind_s=said.behind_s)
+        elif said is not None:
+            self.log.info("caught up", behind_s=said.behind_s)
+        applied = self._applied.observe(now, self.stats.events)
+        if applied is not None:
+            self.log.info("applied", entries=applied, seconds=self._applied.every_s, events=self.stats.events,
+                          dead_letters=self.stats.dead_letters, partitions=len(self.stats.partitions))
+        self.log.debug("lag measured", partitions=self.stats.partitions, behind=self.stats.behind, events=self.stats.events)
 
 
 def behind(store: ProjectionStore, checkpoints: dict[int, Checkpoint]) -> dict[int, tuple[int, int]]:

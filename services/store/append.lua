@@ -5,14 +5,19 @@
 -- KEYS[3] command ids     mighty:{pNN}:t:<table>:cmds    hash: command id -> outcome
 -- KEYS[4] partition feed  mighty:{pNN}:feed
 -- KEYS[5] (optional) command-id index  mighty:{pNN}:t:<table>:cmdx  list of '<ms>:<command id>'
+-- KEYS[6] (optional) table index     mighty:{pNN}:tables  set of the partition's table ids:
+--   a table's first append adds its id (services/store/table_index.py), so operator tools
+--   list tables without SCANning the keyspace. Same hash tag: same slot, same script.
 -- ARGV[1] table id, ARGV[2] expected version, ARGV[3] command id, ARGV[4] outcome,
 -- ARGV[5] prev hash (the head hash the caller built on), ARGV[6] event count n,
 -- ARGV[7 ..] n pairs: event bytes, event hash (hash version 2, from the caller:
 --   sha256(prev hash hex .. command id .. '\n' .. event); each stream entry records 'hv' 2)
 --
--- Each event is one stream entry, fields hv v e h c (hash version, version, event bytes,
--- hash, command id), the same five in every entry (a listpack stores the field names
--- once per node then). The previous hash is not stored: it is the hash of the entry
+-- Each event is one stream entry, fields hv v e h c a (hash version, version, event bytes,
+-- hash, command id, the append's time: the server's clock in ms), the same six in every
+-- entry (a listpack stores the field names once per node then); the feed's entries carry
+-- t v e h a. The time is data the projections read (a turn's deadline starts then), so a
+-- rebuild from the stream gives the same views as the live feed did. The previous hash is not stored: it is the hash of the entry
 -- before, GENESIS for the first, which readers take from there (releases before this
 -- one also wrote it, as 'p'; docs/store.md, "The stored entry").
 -- ARGV[7 + 2n] (optional, with KEYS[5]) the idempotency window in ms: command ids are kept
@@ -60,11 +65,11 @@ local function key_type(key)
   return reply
 end
 
-if #KEYS ~= 4 and #KEYS ~= 5 then return bad('expected 4 or 5 keys') end
+if #KEYS < 4 or #KEYS > 6 then return bad('expected 4 to 6 keys') end
 local n = count(ARGV[6])
 if n == nil or n < 1 or n > MAX_EVENTS then return bad('event count') end
 local window = nil
-if #KEYS == 5 and #ARGV == 7 + 2 * n then
+if #KEYS >= 5 and #ARGV == 7 + 2 * n then
   window = count(ARGV[7 + 2 * n])
   if window == nil or window < 1 then return bad('idempotency window') end
 elseif #ARGV ~= 6 + 2 * n then return bad('argument count') end
@@ -122,26 +127,33 @@ if refused then return refused end
 if seen then return {'dup', seen, version, head} end
 if expected ~= version then return {'conflict', version} end
 if prev ~= head then return {'chain', head} end
+local index = nil
+if #KEYS == 6 and version == 0 then  -- the table's first append: into the index
+  index = KEYS[6]
+  local found = key_type(index)
+  if found ~= 'none' and found ~= 'set' then return {'corrupt', index .. ' is a ' .. found .. ', not a set'} end
+end
 
 -- CHECKS DONE: nothing below may fail except the first XADD, which fails whole.
 
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local v = version
 for i = 1, n do
   v = v + 1
   local hash = ARGV[6 + 2 * i]
-  redis.call('XADD', KEYS[1], '0-' .. v, 'hv', 2, 'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'c', command_id)
+  redis.call('XADD', KEYS[1], '0-' .. v, 'hv', 2, 'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'c', command_id, 'a', now)
   prev = hash
 end
 v = version
 for i = 1, n do
   v = v + 1
-  redis.call('XADD', KEYS[4], '*', 't', table_id, 'v', v, 'e', ARGV[5 + 2 * i], 'h', ARGV[6 + 2 * i])
+  redis.call('XADD', KEYS[4], '*', 't', table_id, 'v', v, 'e', ARGV[5 + 2 * i], 'h', ARGV[6 + 2 * i], 'a', now)
 end
 redis.call('HSET', KEYS[2], 'v', v, 'h', prev)
 redis.call('HSET', KEYS[3], command_id, outcome)
+if index then redis.call('SADD', index, table_id) end
 if window then
-  local clock = redis.call('TIME')
-  local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
   for _ = 1, 64 do
     local oldest = redis.call('LINDEX', KEYS[5], 0)
     if not oldest then break end

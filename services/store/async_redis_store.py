@@ -50,7 +50,6 @@ from services.store.cluster import (
     AsyncClient,
     connect_cluster_async,
     is_cluster_url,
-    scan_partition_async,
 )
 from services.store.errors import NotReplicated
 from services.store.keys import KeySpace, check_command_id, fence_of
@@ -64,13 +63,12 @@ from services.store.redis_store import (
     feed_entry,
     feed_start,
     idempotency_ms,
-    meta_pattern,
     parse_head,
     replicas_acknowledged,
     store_error,
-    table_of_meta,
     waitaof_unknown,
 )
+from services.store.table_index import indexed_tables_async
 
 # Appends per pipeline at most: once this many are queued they go at once. Smaller
 # pipelines let Redis start sooner but cost the client more CPU per append (a write and
@@ -124,7 +122,7 @@ def _packing_with_hiredis(connection_class: type[Any]) -> type[Any]:
     per append (docs/performance.md)."""
     if redis.utils.HIREDIS_AVAILABLE is False:
         return connection_class
-    serializer = HiredisRespSerializer()
+    serializer = HiredisRespSerializer()  # type: ignore[no-untyped-call, unused-ignore]
 
     def pack_command(self: Any, *args: Any) -> list[bytes]:
         packed: list[bytes] = serializer.pack(*args)
@@ -374,8 +372,8 @@ class AsyncRedisEventStore:
                     if replies is None:
                         try:  # math.inf: no timeout of its own, the batch has one
                             return await connection.read_response(timeout=math.inf)
-                        except redis.ResponseError as refused:
-                            return refused
+                        except (redis.ResponseError, redis.exceptions.BusyLoadingError) as refused:
+                            return refused  # a reply (LOADING too), not a lost connection
                     reply = replies.gets()
                     while reply is replies.not_enough_data:
                         await replies.read_more()
@@ -387,7 +385,9 @@ class AsyncRedisEventStore:
                         await read()  # ASKING's +OK
                     reply = await read()
                     future = item[2]
-                    if isinstance(reply, redis.ResponseError):
+                    # an error reply, of any class: hiredis hands LOADING back as a
+                    # BusyLoadingError, which is a ConnectionError, not a ResponseError
+                    if isinstance(reply, redis.RedisError):
                         if isinstance(reply, redis.exceptions.NoScriptError) or (cluster and isinstance(reply, _RESEND)):
                             resend.append((item, reply))
                         elif not future.done():
@@ -459,12 +459,10 @@ class AsyncRedisEventStore:
         return reading.events
 
     async def table_ids(self) -> list[str]:
-        found: set[str] = set()
+        found: list[str] = []
         with _redis_errors():
             for partition in range(self.keys.partitions):
-                prefix, pattern = meta_pattern(self.keys, partition)
-                async for key in scan_partition_async(self.client, self.keys.feed(partition), pattern):
-                    found.update(table_of_meta(self.keys, partition, prefix, key))
+                found.extend(await indexed_tables_async(self.client, self.keys, partition))
         return sorted(found)
 
     async def head(self, table_id: str) -> Head:

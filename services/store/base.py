@@ -67,6 +67,9 @@ class StoredEvent:
     prev_hash: str
     command_id: str
     hash_version: int = HASH_V1  # an entry without ``hv`` was stored before version 2
+    # when it was appended (the Redis server's clock, ms since the epoch; ``a``): the turn
+    # that follows starts then (its deadline, projections/views.py). None before it was stored.
+    at_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,7 @@ class FeedEntry:
     version: int
     data: bytes
     hash: str
+    at_ms: int | None = None  # when it was appended (``a``), as in its table's stream
 
 
 class Appended(msgspec.Struct, frozen=True):
@@ -228,3 +232,9 @@ def _check_sizes(events: Sequence[bytes], outcome: bytes) -> None:
         raise PayloadTooLarge(f"an append is {total} bytes, the limit is {MAX_APPEND_BYTES}")
     if not isinstance(outcome, bytes) or len(outcome) > MAX_OUTCOME_BYTES:
         raise PayloadTooLarge(f"an outcome is bytes, at most {MAX_OUTCOME_BYTES}")
+
+
+def appended_at(fields: dict[bytes, bytes]) -> int | None:
+    """An entry's append time (``a``, ms), None for an entry stored before it was kept."""
+    at = fields.get(b"a")
+    return None if at is None else int(at)

@@ -22,7 +22,7 @@ from services.store.errors import BadCommandId, BadTableId
 DEFAULT_PARTITIONS: Final = 16
 MAX_PARTITIONS: Final = 999
 DEFAULT_NAMESPACE: Final = "mighty"
-_KEY_CACHE_SIZE: Final = 100_000
+KEY_CACHE_SIZE: Final = 4096  # tables whose key names a KeySpace keeps (then made again)
 
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _COMMAND_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
@@ -73,6 +73,8 @@ class TableKeys:
     commands: str
     feed: str
     command_index: str = ""  # the command ids by time, for their expiry
+    tables: str = ""  # the partition's table index (a set of table ids, table_index.py)
+    audit: str = ""  # the table's audit checkpoint (services/audit/checkpoint.py)
 
     def as_list(self) -> list[str]:
         """The four keys of the script's original call (command ids kept for ever)."""
@@ -81,6 +83,11 @@ class TableKeys:
     def with_index(self) -> list[str]:
         """The five keys of a call with an idempotency window (command ids expire)."""
         return [self.events, self.meta, self.commands, self.feed, self.command_index]
+
+    def with_table_index(self) -> list[str]:
+        """The six keys of this release's call: the five, and the partition's table index,
+        which a table's first append adds it to (with or without an idempotency window)."""
+        return [self.events, self.meta, self.commands, self.feed, self.command_index, self.tables]
 
 
 class KeySpace:
@@ -107,6 +114,11 @@ class KeySpace:
     def feed(self, partition: int) -> str:
         return f"{self.namespace}:{self.tag(partition)}:feed"
 
+    def tables(self, partition: int) -> str:
+        """The partition's table index: the set of its tables' ids, each added by the
+        append script with the table's first event (services/store/table_index.py)."""
+        return f"{self.namespace}:{self.tag(partition)}:tables"
+
     def fence(self, partition: int) -> str:
         """A counter the ``replicated`` durability profile increments after each append,
         so the WAIT that follows covers the append even when it was a duplicate (which
@@ -119,8 +131,9 @@ class KeySpace:
             partition = self.partition_of(table_id)
             base = f"{self.namespace}:{self.tag(partition)}:t:{table_id}"
             feed = self.feed(partition)
-            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed, f"{base}:cmdx")
-            if len(self._tables) >= _KEY_CACHE_SIZE:
+            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed, f"{base}:cmdx",
+                             self.tables(partition), f"{base}:audit")
+            if len(self._tables) >= KEY_CACHE_SIZE:
                 self._tables.clear()
             self._tables[table_id] = keys
         return keys

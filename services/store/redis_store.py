@@ -36,6 +36,7 @@ from services.store.base import (
     FeedEntry,
     Head,
     StoredEvent,
+    appended_at,
     check_append,
     event_hash,
 )
@@ -44,7 +45,6 @@ from services.store.cluster import (
     SyncClient,
     connect_cluster,
     is_cluster_url,
-    scan_partition,
 )
 from services.store.errors import (
     BadAppend,
@@ -54,8 +54,11 @@ from services.store.errors import (
     StoreError,
     StoreUnavailable,
     VersionConflict,
+    is_transient,
+    unavailable,
 )
 from services.store.keys import DEFAULT_IDEMPOTENCY_S, KeySpace, check_command_id, fence_of
+from services.store.table_index import indexed_tables
 
 APPEND_SCRIPT: Final = resources.files("services.store").joinpath("append.lua").read_text()
 READ_CHUNK: Final = 1000
@@ -104,21 +107,17 @@ def connect(
     )
 
 
-def store_error(error: Exception) -> StoreError:
-    """The typed store error for a redis-py error."""
-    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
-        return StoreUnavailable(f"Redis is unreachable: {error}")
+def store_error(error: BaseException) -> StoreError:
+    """The typed store error for a redis-py error: an outage (``is_transient``: Redis
+    loading, unable to persist, out of memory, a replica, a cluster failing over, no
+    connection) is ``StoreUnavailable``, retried with the same command id; anything else
+    is ``StoreCorrupt``, saying what Redis said."""
+    if isinstance(error, StoreError):
+        return error
     if isinstance(error, (*_CLUSTER_UNAVAILABLE, *CLUSTER_UNAVAILABLE)):
         return StoreUnavailable(f"the Redis cluster cannot serve the keys now (failing over?): {error}")
-    if isinstance(error, redis.exceptions.ReadOnlyError):
-        return StoreUnavailable(f"Redis refused the write (read-only replica): {error}")
-    if str(error).startswith("UNBLOCKED"):
-        # a blocking call (the replicated profile's WAIT) cut short by the node becoming a
-        # replica mid-failover: whether a replica has the append is unknown, so it is not
-        # acknowledged; its retry (the same command id) is answered as the first time
-        return StoreUnavailable(f"Redis failed over while the command waited: {error}")
-    if isinstance(error, redis.exceptions.OutOfMemoryError) or str(error).startswith("OOM"):
-        return StoreUnavailable(f"Redis is out of memory and refused the write: {error}")
+    if is_transient(error):
+        return unavailable(error)
     return StoreCorrupt(f"Redis refused the command: {error}")
 
 
@@ -307,16 +306,10 @@ class RedisEventStore:
         return reading.events
 
     def table_ids(self) -> list[str]:
-        """SCAN each partition's table heads (``…:t:<id>:meta``, written with the first
-        append); a scan never blocks the server, and on a cluster each partition's
-        pattern names one slot."""
-        found: set[str] = set()
+        """Every partition's table index (``table_index.py``: one set a partition, no
+        SCAN of the keyspace; an index older tables are missing from is completed once)."""
         with _redis_errors():
-            for partition in range(self.keys.partitions):
-                prefix, pattern = meta_pattern(self.keys, partition)
-                for key in scan_partition(self.client, self.keys.feed(partition), pattern):
-                    found.update(table_of_meta(self.keys, partition, prefix, key))
-        return sorted(found)
+            return sorted(t for p in range(self.keys.partitions) for t in indexed_tables(self.client, self.keys, p))
 
     def head(self, table_id: str) -> Head:
         key = self.keys.table(table_id).meta
@@ -384,6 +377,8 @@ def _read_replies(connection: Any, count: int) -> list[Any]:
             replies.append(connection.read_response())
         except redis.ResponseError as refused:
             replies.append(refused)
+        except redis.exceptions.BusyLoadingError as loading:  # a reply, not a lost connection
+            replies.append(loading)
     return replies
 
 
@@ -417,12 +412,12 @@ def append_call(
     window_ms: int,
 ) -> tuple[list[str], list[Any]]:
     """The append script's KEYS and ARGV for one command's events, checked first: the
-    5-key call when command ids expire (``window_ms``), else the original 4-key one. Both
-    Redis stores, sync and async, send exactly this."""
+    6-key call (the table index last; command ids expire when ``window_ms`` is given).
+    Both Redis stores, sync and async, send exactly this."""
     check_append(table_id, events, expected, command_id, outcome)
     keys = space.table(table_id)
     args = append_args(table_id, events, expected, command_id, outcome, window_ms)
-    return (keys.with_index() if window_ms else keys.as_list()), args
+    return keys.with_table_index(), args
 
 
 def append_args(
@@ -594,6 +589,7 @@ def stored_event(fields: dict[bytes, bytes], prev_hash: str) -> StoredEvent:
             prev_hash=prev_hash if link is None else link.decode(),
             command_id=fields[b"c"].decode(),
             hash_version=int(fields.get(b"hv", b"1")),  # entries before hash v2 have none
+            at_ms=appended_at(fields),
         )
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
@@ -614,6 +610,7 @@ def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
             version=int(fields[b"v"]),
             data=bytes(fields[b"e"]),
             hash=fields[b"h"].decode(),
+            at_ms=appended_at(fields),
         )
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a feed entry lacks a field or holds a bad one: {error}") from error

@@ -58,6 +58,7 @@ class Outage:
     stopped: Awaitable[None] | None = None  # the probes still waiting for their answers
     answered: list[tuple[float, str]] = field(default_factory=list)  # when each probe was answered, how
     streams: Counter[str] = field(default_factory=Counter)  # what opening the stream met
+    lobby: bool = False  # probe the lobby too: create a player, list the tables
 
     def began(self) -> None:
         """The outage is on: the commands held for it go."""
@@ -97,10 +98,14 @@ class Outage:
             n = 0
             while not stop.is_set():
                 n += 1
-                for method, path, body in (
+                calls: list[tuple[str, str, Any]] = [
                     ("GET", f"/api/v1/tables/{self.table}/view", None),
                     ("POST", f"/api/v1/tables/{self.table}/commands", {"id": f"probe{n}", "command": {"type": "pass"}}),
-                ):
+                ]
+                if self.lobby:
+                    calls += [("POST", "/api/v1/players", {"name": f"probe{n}"}),
+                              ("GET", "/api/v1/tables", None)]
+                for method, path, body in calls:
                     asked = time.monotonic()
                     try:
                         answer = await http.request(method, path, json=body, headers=auth)
@@ -168,27 +173,32 @@ class Found:
 
 def run_outage_drill(directory: Path, redis_url: str, outage: Callable[[Outage], Awaitable[None]], *,
                      durability: Durability = "everysec", answers_up: frozenset[str] = frozenset(),
-                     refused_by_lost_writes: bool = False) -> Found:
+                     refused_by_lost_writes: bool = False, probe_lobby: bool = False,
+                     before: Callable[[Service], None] | None = None) -> Found:
     """The drill on the Redis at ``redis_url`` (one server, or a cluster's URL).
     ``answers_up``: what a probe may be answered during the outage besides ``503
     unavailable`` (an outage that not every call meets, a cluster's failover: what the
     API answers with the store up). ``refused_by_lost_writes``: a command may be refused
     by the rules on a state the cluster then discards (a primary continued after it was
     failed over: docs/reliability.md, drill 6); its client acts again on the view, and the
-    refusals are counted (``Found.figures``), not failed."""
+    refusals are counted (``Found.figures``), not failed. ``probe_lobby``: the probes
+    call the lobby too (``Outage.lobby``). ``before``: run on the service once it is up,
+    before the tables are opened."""
     service = Service(directory / "service", drill_settings(redis_url, durability=durability))
     try:
         for kind in (*KINDS, "bots", "timers", "gateway"):
             service.start(kind)
         service.wait_gateway()
         service.wait_leases(KINDS)
+        if before is not None:
+            before(service)
         base = service.base()
         seats: list[Seat] = []
         for _ in range(TABLES):
             players = guests(base, 5)
             seats += seats_of(open_table(base, players), players, lambda: (base,))
         prober = guests(base, 1)[0]
-        drill = Outage(service, seats[0].table, prober.token, seats)
+        drill = Outage(service, seats[0].table, prober.token, seats, lobby=probe_lobby)
 
         async def course() -> None:
             play = asyncio.create_task(play_all(seats, time.monotonic() + PLAY_S))

@@ -30,6 +30,7 @@ import websockets
 RETRY_S = 0.2  # between two tries of an unacknowledged command
 ANSWER_S = 8.0  # a socket command with no answer this long is sent again
 PING_S = 2.0  # a socket silent this long is pinged (the web client pings every 20 s)
+ACT_S = 0.03  # a client thinks this long before it acts: a table lasts seconds, not one
 
 
 def choose(view: dict[str, Any], table: str, seat: int) -> dict[str, Any]:
@@ -58,6 +59,10 @@ class Journal:
     progress: list[float] = field(default_factory=list)  # monotonic times of the views and acks received
     views_at: list[float] = field(default_factory=list)  # monotonic times of the view frames
     repeats: int = 0  # view frames not newer than the last one seen
+    # the views marked ``rollback``: (the last version seen before, the view's version)
+    rollbacks: list[tuple[int, int]] = field(default_factory=list)
+    # acknowledged commands a rollback took (sent again, the same id, if the turn comes back)
+    lost_to_rollback: dict[str, int] = field(default_factory=dict)
     acted_again: int = 0  # new commands sent after a refusal by the rules (``Seat._act_again``)
     pings: int = 0
     finished: bool = False
@@ -180,7 +185,12 @@ class Seat:
 
     async def _on_view(self, frame: dict[str, Any], ws: Any, http: httpx.AsyncClient, base: str) -> None:
         version = int(frame["version"])
-        if version <= self.last:
+        if frame.get("rollback") is True:  # the store went back: the table as it is now
+            self.journal.rollbacks.append((self.last, version))
+            for command_id, at in list(self.journal.acked.items()):
+                if at > version:  # acknowledged beyond what the store holds: lost with it
+                    self.journal.lost_to_rollback[command_id] = self.journal.acked.pop(command_id)
+        elif version <= self.last:
             self.journal.repeats += 1
             return
         self.journal.versions.append(version)
@@ -194,6 +204,7 @@ class Seat:
         if view.get("to_act") == self.seat and view.get("legal"):
             command_id = f"c{version}"
             if command_id not in self.pending and command_id not in self.journal.acked:
+                await asyncio.sleep(ACT_S)
                 self.pending[command_id] = choose(view, self.table, self.seat)
                 self.at_gate = True
                 await self.gate.wait()

@@ -33,7 +33,11 @@ def drill_settings(redis_url: str, **changes: object) -> Settings:
     """The settings every part of a drill runs on: a private Redis, no rate limit in the
     way of a few clients playing fast, a readiness lag loose enough for a busy machine."""
     base = Settings(redis_url=redis_url, namespace=NAMESPACE, namespace_chosen=True, log_format="json",
-                    log_level="info", rate_commands=100_000, max_lag_s=30.0)
+                    log_level="info", rate_commands=100_000, max_lag_s=30.0,
+                    # many players and tables from one address (127.0.0.1): quotas out of the way
+                    players_per_address=1_000_000, tables_per_address=1_000_000, tables_per_player=1_000_000,
+                    quickplays_per_address=1_000_000, quickplays_per_player=1_000_000,
+                    seats_per_player=1_000_000)
     return msgspec.structs.replace(base, **changes)
 
 

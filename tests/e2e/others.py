@@ -1,6 +1,7 @@
 """The other seats of an end-to-end test: guest players over the public HTTP API who each
-send a random command of their view's ``legal`` list on their turn, as a bot would (the
-gateway seats bots but nothing plays them yet, docs/gateway.md).
+send a random command of their view's ``legal`` list on their turn, as a bot would, but
+with moves the test chooses (passing in the auction, say); the e2e stack runs no bot
+worker (docs/bots.md, "The bot worker").
 
 Run in a thread beside the client under test; ``python -m tests.e2e.others URL GAME N [--pass]``
 seats N such players by quick play, for a person trying the client by hand.
@@ -103,7 +104,8 @@ class Others:
         return True
 
     def choose(self, view: dict[str, Any]) -> dict[str, Any]:
-        if self.pass_first and {"type": "pass"} in view["legal"]:
+        # a legal entry carries its label (docs/api.md, "Games, labels and languages"): compare the type
+        if self.pass_first and any(c.get("type") == "pass" for c in view["legal"]):
             return {"type": "pass"}
         return a_legal_command(view, self.rng)
 

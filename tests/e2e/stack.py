@@ -24,6 +24,11 @@ from services.store import connect
 from services.store.keys import KeySpace
 from tests.integration.workers.support import wait_for, wait_ready, workers
 
+# many players and tables from one address (127.0.0.1): quotas out of the way
+LOOSE_QUOTAS = {"MIGHTY_PLAYERS_PER_ADDRESS": "1000000", "MIGHTY_TABLES_PER_ADDRESS": "1000000",
+                "MIGHTY_TABLES_PER_PLAYER": "1000000", "MIGHTY_QUICKPLAYS_PER_ADDRESS": "1000000",
+                "MIGHTY_QUICKPLAYS_PER_PLAYER": "1000000", "MIGHTY_SEATS_PER_PLAYER": "1000000"}
+
 
 @contextmanager
 def running_stack(directory: Path) -> Iterator[str]:
@@ -36,7 +41,7 @@ def running_stack(directory: Path) -> Iterator[str]:
             wait_ready(client, KeySpace(), ("views", "ledger", "directory"))
             port = free_port()
             env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": "warning",
-                   "MIGHTY_RATE_COMMANDS": "100000", "REDIS_URL": server.url}
+                   "MIGHTY_RATE_COMMANDS": "100000", "REDIS_URL": server.url, **LOOSE_QUOTAS}
             process = subprocess.Popen(
                 [sys.executable, "-m", "services.cli", "gateway", "--port", str(port)],
                 stdin=subprocess.DEVNULL, stdout=logs, stderr=logs, env=env)

@@ -2,9 +2,9 @@
 against the real gateway, projection workers and redis-server, over the public API.
 
 The four other seats of the mighty-5 table are guest players of ``tests.e2e.others``
-sending a random legal command of their views over HTTP (nothing plays the gateway's
-bots yet); they pass in the auction, so the client under test becomes the declarer and
-plays every phase from the keyboard: the bid, the discard, the friend call, the tricks.
+sending a random legal command of their views over HTTP (moves the test chooses, which
+the bot worker's would not be; the stack runs none); they pass in the auction, so the
+client under test becomes the declarer and plays every phase from the keyboard: the bid, the discard, the friend call, the tricks.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from clients.terminal.hand import HandBar
 from clients.terminal.lobby import LobbyScreen
 from clients.terminal.replay import ReplayScreen
 from clients.terminal.table import TableScreen
-from clients.terminal.words import describe
+from clients.terminal.words import said
 from tests.e2e.others import Others
+from tests.fixtures.hostile_names import HOSTILE_NAMES, HOSTILE_TABLE_NAMES
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 
@@ -62,7 +63,7 @@ async def press_card(pilot: Any, hand: HandBar, card: str) -> None:
 async def choose(pilot: Any, app: PlayApp, command: dict[str, Any], game: str) -> None:
     """In the open menu, type the command's name to filter it to the top, then enter."""
     await until(pilot, lambda: isinstance(app.screen, Choose), "the menu")
-    await pilot.press(*describe(command, game))
+    await pilot.press(*said(command, game))  # the menu names an entry by its label
     await pilot.press("enter")
 
 
@@ -228,7 +229,9 @@ async def _the_lobby(url: str, others: Others, tmp_path: Path) -> None:
         assert isinstance(table, TableScreen) and table.seat == 0
         await until(pilot, lambda: table.view.get("phase") == "bidding" and len(table.names) == 4,
                     "the table to start with its bots")
-        assert table.names[1:] == ["beginner bot"] * 3
+        # each bot its own name, its level beside it
+        assert all(name.endswith(" · beginner bot") for name in table.names[1:])
+        assert len(set(table.names[1:])) == 3
         assert table.view["hand"] and len(table.view["hand"]) == table.view["hand_sizes"][0]
         await pilot.press("escape")
         lobby = app.screen
@@ -287,10 +290,94 @@ async def _a_mitigati_hand(url: str, tmp_path: Path) -> None:
             assert isinstance(screen, TableScreen) and screen.table == table and screen.view["game"] == "mitigati"
             others.play(table)
             done: set[str] = set()
-            # the client always says continue (rules/mitigati.md §4), so the deal goes on to the play
+            # the client always says continue (docs/rules/mitigati.md, "Bargaining"), so the deal goes on to the play
             await my_turns(pilot, app, screen, random.Random(8), done,
                            prefer=({"type": "bargain", "action": "continue"},))
             assert {"bargain", "declare", "play"} <= done, done
             await until(pilot, lambda: any("Hand result" in line for line in screen.logged), "the hand's result")
     finally:
         others.stop()
+
+
+def rendered(widget: Any) -> list[str]:
+    """The lines a widget draws on the screen now, as text."""
+    return [widget.render_line(y).text for y in range(widget.size.height)]
+
+
+def test_the_lobby_and_a_table_show_every_hostile_name_as_written_and_markup_does_nothing(
+        service: str, tmp_path: Path) -> None:
+    asyncio.run(_hostile_names(service, tmp_path))
+
+
+async def _hostile_names(url: str, tmp_path: Path) -> None:
+    players: list[dict[str, Any]] = []
+    tables: dict[str, tuple[str, str]] = {}  # table id -> (its name, the name of the player seated)
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        for name in HOSTILE_NAMES:
+            made = await http.post("/api/v1/players", json={"name": name})
+            assert made.status_code == 201 and made.json()["name"] == name, made.text
+            players.append(made.json())
+        for n, table_name in enumerate(HOSTILE_TABLE_NAMES):
+            owner = players[n % len(players)]
+            made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0, "name": table_name},
+                                   headers={"Authorization": f"Bearer {owner['token']}"})
+            assert made.status_code == 201, made.text
+            tables[made.json()["table"]] = (table_name, owner["name"])
+        # a table the hostile names play at: the first five, a seat each
+        seated = players[:5]
+        made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0, "name": "seated"},
+                               headers={"Authorization": f"Bearer {seated[0]['token']}"})
+        assert made.status_code == 201, made.text
+        played = made.json()["table"]
+        for seat, guest in enumerate(seated[1:], start=1):
+            joined = await http.post(f"/api/v1/tables/{played}/join", json={"seat": seat},
+                                     headers={"Authorization": f"Bearer {guest['token']}"})
+            assert joined.status_code == 200, joined.text
+
+    app = PlayApp(url, name="[/x]", config=tmp_path / "play.json")
+    async with app.run_test(size=(220, 120)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        listing = lobby.query_one("#tables")
+        await until(pilot, lambda: {k.value for k in listing.rows} >= set(tables),  # type: ignore[attr-defined]
+                    "every hostile table in the lobby")
+        assert "Playing as [/x] at" in str(lobby.query_one("#who").render())
+
+        def misshown() -> list[tuple[str, str]]:
+            """The tables whose row does not show the table's and the player's name as written."""
+            lines = rendered(listing)
+            wrong = []
+            for table, (table_name, player_name) in tables.items():
+                row = listing.get_row_index(table)  # type: ignore[attr-defined]
+                assert 1 + row < len(lines), "the row is off the screen: make the test's screen taller"
+                line = lines[1 + row]  # under the header
+                if not (line[1:].startswith(table_name + " ") and f" {player_name}, ·" in line):
+                    wrong.append((table_name, line.rstrip()))
+            return wrong
+
+        try:  # the columns take their width once the rows are drawn
+            await until(pilot, lambda: not misshown(), "every name shown as written", timeout_s=10)
+        except AssertionError:
+            raise AssertionError(misshown()) from None
+
+        # a click on the name that is Textual markup for "quit": nothing but a selected row
+        clicked = listing.get_row_index(next(t for t, (n, _) in tables.items()  # type: ignore[attr-defined]
+                                             if n == "[@click=app.quit]x[/]"))
+        await pilot.click("#tables", offset=(1, 1 + clicked))
+        await pilot.click("#tables", offset=(2, 1 + clicked))
+        await pilot.pause(0.2)
+        assert app.is_running and app.return_code is None and app.screen is lobby
+
+        # the table of five hostile names, watched: each shown as written around it
+        listing.move_cursor(row=listing.get_row_index(played))  # type: ignore[attr-defined]
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.table == played
+                    and bool(app.screen.view) and len(app.screen.names) == 5, "the watched table")
+        table_screen = app.screen
+        assert isinstance(table_screen, TableScreen)
+        await pilot.pause()
+        around = rendered(table_screen.query_one("#seats"))
+        for seat, guest in enumerate(seated):
+            assert any(line.lstrip(" ▶").startswith(guest["name"] + " ") for line in around[1:]), (
+                seat, guest["name"], around)
+        await until(pilot, lambda: app.screen is table_screen, "no crash")

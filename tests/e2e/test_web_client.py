@@ -1,7 +1,7 @@
 """The web client as a person uses it, in a real browser against the real service.
 
-The person (seat 0) plays by clicking. The gateway has no bot players yet (bots join
-seats but nothing plays them), so the other four seats are guest players this test
+The person (seat 0) plays by clicking. The other four seats are guest players, not bots
+(the bot worker would choose its own moves, and this stack runs none), that this test
 drives through the HTTP API with random legal commands; in the bidding they pass, so the
 person wins the auction and goes through the kitty, the discard and the friend call.
 """
@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from domain.table import deal_commitment
+from tests.fixtures.hostile_names import HOSTILE_NAMES, HOSTILE_TABLE_NAMES
 
 pytestmark = pytest.mark.e2e
 
@@ -85,11 +86,19 @@ def play_my_turn(page: Page, view: dict[str, Any], rng: random.Random) -> None:
             page.click(f"[data-card='{card}']")
         page.click("[data-action=discard]")
     elif "call_friend" in types:
+        # each call is named by the server's label (docs/api.md, "Games, labels and languages")
+        labels = [c["label"] for c in view["legal"] if c["type"] == "call_friend"]
         choice = page.locator("select[data-choice=call_friend]")
         if choice.count():
+            expect(choice.locator("option")).to_have_text(labels)
             choice.select_option(index=1)
+        else:
+            expect(page.locator("[data-action=call_friend]")).to_have_text(labels)
         page.click("[data-action=call_friend]")
     else:
+        if view.get("hand_order"):  # the hand as the server orders it: the trump suit first
+            shown = page.locator(".hand [data-card]").evaluate_all("els => els.map((e) => e.dataset.card)")
+            assert shown == view["hand_order"], (shown, view["hand_order"])
         cards = page.locator("[data-card][data-legal]:not([disabled])")
         cards.nth(rng.randrange(cards.count())).click()
         chooser = page.locator("[data-action=play][data-suit], [data-action=play][data-joker-call]")
@@ -105,7 +114,11 @@ def test_a_person_plays_a_whole_hand_by_clicking_reloads_midway_and_steps_its_re
     me = log_in(page, service, "Ana")
 
     # the lobby: a new table of two hands, the person at seat 0, the rest for people
+    # (the form offers bots in the other seats: each is set to "a person")
     page.fill("input[name=hands]", "2")
+    for seat in range(1, 5):
+        expect(page.locator(f"select[name=bot-{seat}]")).to_have_value("beginner")
+        page.select_option(f"select[name=bot-{seat}]", "")
     page.click("[data-action=create_table]")
     page.wait_for_url(re.compile(r"#/t/"))
     table = page.url.split("#/t/")[1]
@@ -175,7 +188,8 @@ def test_a_person_plays_a_whole_hand_by_clicking_reloads_midway_and_steps_its_re
     page_caught_up(page, final["version"])
     result = page.locator("[data-result]").first
     expect(result).to_be_visible()
-    expect(result).to_contain_text(f"{final['declarer_side_points']} points")
+    taken = final["declarer_side_points"]
+    expect(result).to_contain_text(f"{taken} point" if taken == 1 else f"{taken} points")  # CLDR: one, other
     expect(page.locator("[data-ledger='2']")).to_be_visible()
     page.screenshot(path=str(shots / "result.png"), full_page=True)
 
@@ -205,6 +219,7 @@ def test_the_browser_reproduces_the_deal_commitment_and_catches_a_changed_deal(p
     """commit.js hashes the revealed order and salt with SubtleCrypto as the table does
     (domain.table.deal_commitment), and a changed salt or a card dealt elsewhere fails."""
     page.goto(f"{service}/")
+    expect(page.locator("[data-action=login]")).to_be_visible()  # the page's catalog is loaded
     order = [f"{r}{s}" for s in "SHDC" for r in "23456789TJQKA"] + ["JK"]
     random.Random(3).shuffle(order)
     salt = secrets.token_hex(16)
@@ -237,6 +252,12 @@ def test_quick_play_seats_the_person_at_a_mighty_5_table(page: Page, service: st
     assert made.status_code == 201, made.text
     me = log_in(page, service, "Ana")
     expect(page.locator(f"[data-table='{made.json()['table']}']")).to_contain_text("Four friends")
+    # the games and their options as the server describes them (GET /api/v1/games)
+    names = [g["name"] for g in api.http.get("/games").json()["games"]]
+    expect(page.locator(".quick select[name=game] option")).to_have_text(names)
+    score = page.locator(".create [data-option=score]")
+    expect(score).to_have_value('"fixed"')
+    expect(score.locator("option")).to_have_text(["fixed (default)", "pagat.com's", "penalty tally"])
     page.screenshot(path=str(shots / "lobby.png"))
     page.fill("input[name=wait_seconds]", "0")
     page.click("[data-action=quickplay]")
@@ -267,3 +288,78 @@ def test_a_refused_join_is_explained_in_the_api_s_words(page: Page, service: str
     expect(page.locator("#toast")).to_be_visible()
     message = page.locator("#toast").inner_text()
     assert table in message or "seat" in message.lower() or "started" in message.lower(), message
+
+
+INJECTED = """() => ({
+  elements: document.querySelectorAll("img, iframe, object, embed, b, [onerror], [onclick], [onload]").length,
+  inlineScripts: [...document.scripts].filter((s) => !s.src).length,
+})"""
+
+LOBBY_ROWS = """() => Object.fromEntries([...document.querySelectorAll("[data-table]")].map((row) => [
+  row.dataset.table,
+  { name: row.querySelector(".what strong").textContent,
+    seats: [...row.querySelectorAll(".seat-chip a")].map((a) => a.textContent) },
+]))"""
+
+
+def test_every_hostile_name_is_shown_as_written_in_the_lobby_and_at_a_table(
+        page: Page, service: str, shots: Path) -> None:
+    """Names and table names of tests/fixtures/hostile_names.py read back as written (the
+    DOM's textContent), with no element made of them and no dialog opened."""
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    api = Api(service)
+    tokens = [api.player(name) for name in HOSTILE_NAMES]
+
+    def bearer(token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"}
+
+    expected: dict[str, tuple[str, list[str]]] = {}  # table -> its name, the names seated
+    for n, table_name in enumerate(HOSTILE_TABLE_NAMES):  # one of each name waiting at a table of that name
+        owner = n % len(HOSTILE_NAMES)
+        made = api.http.post("/tables", json={"game": "mighty-5", "seat": 0, "name": table_name},
+                             headers=bearer(tokens[owner]))
+        assert made.status_code == 201, made.text
+        expected[made.json()["table"]] = (table_name, [HOSTILE_NAMES[owner]])
+    groups = [list(range(start, min(start + 5, len(HOSTILE_NAMES)))) for start in range(0, len(HOSTILE_NAMES), 5)]
+    played = []
+    for group in groups:  # every name at a table that plays
+        game = {5: "mighty-5", 4: "mighty-4", 3: "mighty-3"}[len(group)]
+        made = api.http.post("/tables", json={"game": game, "seat": 0, "name": "hostile"},
+                             headers=bearer(tokens[group[0]]))
+        assert made.status_code == 201, made.text
+        table = made.json()["table"]
+        for seat, n in enumerate(group[1:], start=1):
+            joined = api.http.post(f"/tables/{table}/join", json={"seat": seat}, headers=bearer(tokens[n]))
+            assert joined.status_code == 200, joined.text
+        expected[table] = ("hostile", [HOSTILE_NAMES[n] for n in group])
+        played.append(table)
+
+    me = "<img src=x onerror=a()>"
+    log_in(page, service, me)
+    assert me in (page.locator("header").text_content() or "")
+    for table in expected:
+        expect(page.locator(f"[data-table='{table}']")).to_be_visible()
+    rows = page.evaluate(LOBBY_ROWS)
+    for table, (table_name, seated) in expected.items():
+        assert rows[table] == {"name": table_name, "seats": seated}, (table, rows[table])
+    assert page.evaluate(INJECTED) == {"elements": 0, "inlineScripts": 0}
+    page.screenshot(path=str(shots / "hostile-lobby.png"))
+
+    for table in played:  # watch each playing table from the lobby, by clicks
+        page.locator(f"[data-table='{table}'] [data-action=spectate]").click()
+        seated = expected[table][1]
+        plates = page.locator(".nameplate .name")
+        expect(plates).to_have_count(len(seated), timeout=15000)
+        assert sorted(plates.all_text_contents()) == sorted(seated)
+        assert page.evaluate(INJECTED) == {"elements": 0, "inlineScripts": 0}
+        if table == played[0]:
+            page.screenshot(path=str(shots / "hostile-table.png"))
+            page.set_viewport_size({"width": 390, "height": 844})  # a phone
+            expect(plates).to_have_count(len(seated))
+            page.wait_for_timeout(300)  # the felt is drawn again for the narrow screen
+            page.screenshot(path=str(shots / "hostile-phone.png"), full_page=True)
+            page.set_viewport_size({"width": 1200, "height": 860})
+        page.locator("nav a[href='#/']").click()
+        expect(page.locator(f"[data-table='{table}']")).to_be_visible()
+    assert not dialogs, dialogs

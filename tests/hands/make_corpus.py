@@ -1,8 +1,8 @@
 """Write the hand-file corpus of ``tests/hands/`` (run: ``python tests/hands/make_corpus.py``).
 
-Each file is a hand file (rules/hand-file.md) with its expected outcome embedded under
+Each file is a hand file (docs/hand-files.md) with its expected outcome embedded under
 ``"expect"`` (extra fields are allowed); a file that must not even be JSON gets a sibling
-``NAME.expect.json``. The expectations below were worked out by hand from mighty.md, trick
+``NAME.expect.json``. The expectations below were worked out by hand from docs/rules/mighty.md, trick
 by trick — the comments show the reckoning — and never copied from the engine's output.
 The plays of a trick are written in order from its leader; a trick's leader is the previous
 trick's expected winner, so a wrong expectation shows up as a refused command.
@@ -60,7 +60,7 @@ FOUR_SHORT = [
 ]
 FOUR_SHORT_KITTY = "6C 5C 3C"
 
-# mighty-8 (mighty-large.md): in every suit, seat s holds the cards at places s, s + 8 and
+# mighty-8 (docs/rules/mighty.md §10): in every suit, seat s holds the cards at places s, s + 8 and
 # s + 16 of A#1 A#2 K#1 K#2 Q#1 Q#2 J#1 J#2 T#1 T#2 9#1 ... 3#1 3#2, so each seat holds
 # three cards of each suit ("tiers": top, middle, low) and everyone can always follow. The
 # kitty holds 2S#1, 2D#1 and the four jokers, which the declarer discards: no joker plays.
@@ -121,7 +121,7 @@ THREE = [
 ]
 THREE_KITTY = "JK 3D 2D 3C 2C"
 
-# hand-file.md's output example, made real: seat 4 deals, seat 0 (left of the dealer)
+# docs/hand-files.md's output example, made real: seat 4 deals, seat 0 (left of the dealer)
 # bids 13 S, discards the kitty 2C 4D 5H, changes to NT (14), calls AH (seat 4's). Each
 # seat's hand is the column of its cards in SPEC_LINE below.
 SPEC = [
@@ -436,7 +436,7 @@ def large(declarer: int, points: int, trump: str, friends: list[int], side: int,
 
 
 def large_hands() -> dict[str, dict[str, Any]]:
-    """mighty-large.md: three complete mighty-8 hands on the same deal and line of play."""
+    """docs/rules/mighty.md §10: three complete mighty-8 hands on the same deal and line of play."""
     files: dict[str, dict[str, Any]] = {}
     line = plays(0, 8, EIGHT_LINE, EIGHT_WINNERS)
     files["complete-mighty-8-two-friends"] = hand_file(
@@ -685,7 +685,7 @@ def rejections() -> dict[str, dict[str, Any]]:
 
 
 def more_rejections() -> dict[str, dict[str, Any]]:
-    """Each refusal case hand-file.md names, and its order of precedence when several apply."""
+    """Each refusal case docs/hand-files.md names, and its order of precedence when several apply."""
     files: dict[str, dict[str, Any]] = {}
     discarded = AUCTION_13H + [{"seat": 0, "type": "discard", "cards": ["4C", "2C", "KD"]}]
     # bad_discard: "Every discard fault (wrong count, a card not held, a card twice)"
@@ -741,7 +741,7 @@ def more_rejections() -> dict[str, dict[str, Any]]:
         # seat 4 holds JK and clubs (6C 5C) and plays a heart to the Ripper lead
         rejected(16, 4, "must_play_joker", "play", to_act=4),
         "Both must_play_joker and must_follow_suit apply: must_play_joker comes first.")
-    # mighty-3: the kitty exchange (hand-file.md)
+    # mighty-3: the kitty exchange (docs/hand-files.md)
     files["reject-mighty-3-exchange-out-of-turn"] = three(
         THREE_DISCARDED + [swap(2, "3C", "4S")], rejected(4, 2, "not_your_turn", "exchange", to_act=1),
         "mighty-3: seat 1, on the declarer's left, exchanges before seat 2.")
@@ -763,7 +763,7 @@ def more_rejections() -> dict[str, dict[str, Any]]:
         THREE_DISCARDED + [swap(1, "3C", "8S"), {"seat": 0, "type": "call_friend", "friend": "none"}],
         rejected(5, 0, "not_your_turn", "exchange", to_act=2),
         "mighty-3: the declarer calls only after every exchange; seat 2 has not exchanged.")
-    # friend lists (hand-file.md; mighty-large.md §7)
+    # friend lists (docs/hand-files.md, "Six to eight players")
     files["reject-friend-list-in-mighty-5"] = standard(
         discarded + [{"seat": 0, "type": "call_friend", "friend": ["QH", "JH"]}],
         rejected(6, 0, "malformed_command", "exchange"),

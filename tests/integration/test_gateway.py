@@ -33,6 +33,12 @@ pytestmark = pytest.mark.integration
 SPACE = KeySpace()  # the workers' and the gateway's default partitions
 
 
+# many players and tables from one address (127.0.0.1): quotas out of the way
+LOOSE_QUOTAS = {"MIGHTY_PLAYERS_PER_ADDRESS": "1000000", "MIGHTY_TABLES_PER_ADDRESS": "1000000",
+                "MIGHTY_TABLES_PER_PLAYER": "1000000", "MIGHTY_QUICKPLAYS_PER_ADDRESS": "1000000",
+                "MIGHTY_QUICKPLAYS_PER_PLAYER": "1000000", "MIGHTY_SEATS_PER_PLAYER": "1000000"}
+
+
 class Gateway:
     def __init__(self, port: int) -> None:
         self.port = port
@@ -80,7 +86,7 @@ class Gateway:
 def gateway(redis_server: Any, redis_client: Any, tmp_path: Any) -> Iterator[Gateway]:
     port = free_port()
     env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": "warning",
-           "MIGHTY_RATE_COMMANDS": "100000", "REDIS_URL": redis_server.url}
+           "MIGHTY_RATE_COMMANDS": "100000", "REDIS_URL": redis_server.url, **LOOSE_QUOTAS}
     logs = open(tmp_path / "gateway.log", "ab")  # noqa: SIM115 - handed to the child
     with workers(redis_server.url):
         wait_ready(redis_client, SPACE, ("views", "ledger", "directory"))
@@ -298,3 +304,50 @@ def test_quickplay_seats_waiting_players_together_and_gives_the_rest_bots(gatewa
     table = gateway.http.get(path).json()
     bots = [s for s in table["seats"] if s["bot"]]
     assert len(bots) == 3 and all(s["player"] for s in table["seats"])
+
+
+def test_the_games_route_describes_every_game_and_every_legal_entry_pushed_or_read_carries_its_label(
+        gateway: Gateway) -> None:
+    """docs/api.md, "Games, labels and languages": ``GET /api/v1/games`` names every game
+    with its cards and options; the views a seat reads and is pushed label every legal
+    entry; an entry sent back as written, ``label`` and all, is the command (a retry of its
+    id without the label is the same command, not a reused id)."""
+    games = gateway.http.get("/api/v1/games")
+    assert games.status_code == 200
+    catalogue = {g["game"]: g for g in games.json()["games"]}
+    assert {"mighty-5", "mighty-3", "mighty-8", "mitigati"} <= set(catalogue)
+    assert catalogue["mighty-5"]["seats"] == 5 and len(catalogue["mighty-5"]["cards"]) == 53
+    assert {o["name"]: o["default"] for o in catalogue["mighty-5"]["options"]}["score"] == "fixed"
+    assert {c["card"]: c["label"] for c in catalogue["mitigati"]["cards"]}["FOOL"] == "the Fool"
+    rng = random.Random(3)
+    for game, seats in (("mighty-5", 5), ("mitigati", 3)):
+        players = [gateway.player(f"L{i}") for i in range(seats)]
+        table = gateway.table(players, game, hands=1)
+        with gateway.stream(table, players[0]) as ws:
+            frames = _frames(ws, lambda f: f["type"] == "view" and f["view"]["phase"] != "waiting")
+        first = frames[-1]["view"]
+        version = first["version"]
+        acting = first["to_act"]
+        if acting == 0:
+            assert first["legal"] and all(e["label"] and e["label"][0].isupper() for e in first["legal"])
+        for step in range(12):  # the first steps of the hand over HTTP, each as written
+            view = gateway.view(table, players[acting], at_least=version)
+            assert view["legal"], view
+            for entry in view["legal"]:
+                assert isinstance(entry["label"], str) and entry["label"][0].isupper(), entry
+            command = a_legal_command(view, rng)
+            assert "label" in command
+            answer = gateway.command(table, players[acting], command, f"l{step}")
+            assert answer.status_code == 200, answer.text
+            if step == 0:  # the same id, the label left out: the same command
+                bare = {k: v for k, v in command.items() if k != "label"}
+                again = gateway.command(table, players[acting], bare, f"l{step}")
+                assert again.status_code == 200 and again.json() == answer.json(), again.text
+            version = answer.json()["version"]
+            acting = gateway.view(table, None, at_least=version)["to_act"]
+            if acting is None:
+                break
+        if game == "mighty-5":
+            with gateway.stream(table, players[acting]) as ws:
+                pushed = _frames(ws, lambda f: f["type"] == "view" and bool(f["view"]["legal"]))
+            assert all(e["label"] for e in pushed[-1]["view"]["legal"])

@@ -119,3 +119,22 @@ def test_serve_runs_a_table_where_bots_play_their_turns_and_sigint_stops_every_p
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=30) == 0
     assert not [pid for pid in parts if alive(pid)], "a part outlived mighty serve"
+
+
+def test_serve_stops_with_an_error_when_a_part_cannot_start_rather_than_retrying_for_ever(tmp_path: Path) -> None:
+    """The gateway's port is taken: it exits at once, is retried with backoff, and after
+    five tries in a row before the service was ever ready, serve says so and exits 1."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        env["MIGHTY_LOG_LEVEL"] = "warning"
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "services.cli", "serve", "--port", str(port)],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+        took = time.monotonic() - started
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "the gateway process exited 5 times in a row as it started" in done.stderr, done.stderr[-2000:]
+    assert done.stderr.count("part_restarting") == 4  # one line a restart
+    assert took > 0.5 + 1 + 2 + 4  # the backoff between the tries: no busy loop

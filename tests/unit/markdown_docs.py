@@ -44,6 +44,25 @@ def slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
 
 
+def headings(text: str) -> list[str]:
+    """Every heading's text, in order, as rendered (code spans without their backticks)."""
+    stream = tokens(text)
+    return [_inline_text(stream[i + 1]) for i, t in enumerate(stream) if t.type == "heading_open"]
+
+
+def emphasised(text: str) -> list[str]:
+    """The text of every strong emphasis (``**Rollback.**``), as rendered: the bold
+    labels a page uses for items too small for a heading."""
+    found: list[str] = []
+    for token in tokens(text):
+        children = token.children or []
+        for i, child in enumerate(children):
+            if child.type == "strong_open":
+                end = next(j for j in range(i, len(children)) if children[j].type == "strong_close")
+                found.append("".join(c.content for c in children[i + 1:end] if c.type in ("text", "code_inline")))
+    return found
+
+
 def anchors(text: str) -> set[str]:
     """Every heading's anchor; a repeated heading gets -1, -2, … as on GitHub."""
     seen: dict[str, int] = {}

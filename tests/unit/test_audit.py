@@ -145,8 +145,8 @@ def logged(event: TableEvent) -> str:
 
 
 def test_the_log_never_shows_the_kitty_or_any_discard(stored: list[StoredEvent]) -> None:
-    """operations.md: `mighty log` hides the deal; the kitty is part of it and the discards
-    are the declarer's alone until the hand ends (mighty.md §8)."""
+    """docs/operations.md: `mighty log` hides the deal; the kitty is part of it and the discards
+    are the declarer's alone until the hand ends (docs/rules/mighty.md §8)."""
     lines = [describe(e) for e in stored]
     for kind in ("hand_dealt", "cards_discarded"):
         found = [line for line in lines if f" {kind} " in line]

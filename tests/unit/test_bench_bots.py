@@ -83,3 +83,25 @@ def test_a_record_of_another_budget_is_not_counted(tmp_path: Path) -> None:
              json.dumps({**bots.record_key("mighty-5", "expert", "beginner", 30), "deal": 8,
                          "a": 1.0, "b": 0.0, "stats": {}})]
     assert set(bots.recorded_deals(lines, key)) == {7}
+
+
+def test_the_bot_tables_are_spread_evenly_over_the_workers_and_their_partitions() -> None:
+    from bench._bot_tables import table_ids
+    from services.store.keys import partition_of
+
+    holders = ["w1", "w2", "w1", "w1", "w2", "w2", "w1", "w2"]  # eight partitions, four each
+    ids = table_ids(12, holders)
+    assert len(set(ids)) == 12
+    owners = [holders[partition_of(t, len(holders))] for t in ids]
+    assert owners.count("w1") == owners.count("w2") == 6
+    per_partition = [sum(partition_of(t, len(holders)) == p for t in ids) for p in range(len(holders))]
+    assert sum(per_partition) == 12 and max(per_partition) - min(per_partition) <= 1
+
+
+@pytest.mark.parametrize("argv", [["--workers", "1,x"], ["--workers", "0"], ["--workers", "1,2"],
+                                  ["--tables", "0"], ["--tables", "2", "--level", "godmode"],
+                                  ["--tables", "2", "--rounds", "0"]])
+def test_the_bench_refuses_worker_counts_tables_and_levels_it_cannot_run(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        bots.main(argv)
+    assert exited.value.code == 2

@@ -1,4 +1,4 @@
-"""mighty.md §3: bidding."""
+"""docs/rules/mighty.md §3: bidding."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""mighty.md §1 (cards, points, notation), §7 (variants) and the rule options as data."""
+"""docs/rules/mighty.md §1 (cards, points, notation), §7 (variants) and the rule options as data."""
 
 from __future__ import annotations
 

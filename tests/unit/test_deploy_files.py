@@ -1,5 +1,6 @@
-"""deploy/: the Procfile and the systemd units start commands the CLI accepts, one worker
-of each kind, and the env example documents only settings the code reads."""
+"""deploy/: the Procfile and the systemd units start commands the CLI accepts, every part
+``mighty serve`` runs (``services.serve.parts``), each unit restarted, bounded and
+hardened; the env example documents only settings the code reads."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 
 from projections import KINDS
 from services import cli
+from services.serve import parts
+from services.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -25,17 +28,76 @@ def parse(argv: list[str]) -> object:
     return cli.build_parser().parse_args(argv)
 
 
-def test_the_procfile_runs_redis_and_one_worker_of_each_kind() -> None:
+SYSTEMD = DEPLOY / "systemd"
+# every part, the archive worker with it (it runs once an archive URL is set)
+EVERY_PART = parts(Settings(archive_url="postgresql://mighty@127.0.0.1:5432/mighty"))
+
+
+def what_it_runs(argv: list[str]) -> tuple[str, str | None]:
+    """The CLI command a command line runs, and the worker kind if a worker."""
+    args = parse(argv)
+    return args.command, getattr(args, "kind", None)  # type: ignore[attr-defined]
+
+
+def part_runs(name: str) -> tuple[str, str | None]:
+    (part,) = [p for p in EVERY_PART if p.name == name]
+    assert part.argv[1:3] == ["-m", "services.cli"]
+    return what_it_runs(part.argv[3:])
+
+
+def unit_of(part: str) -> tuple[str, list[str]]:
+    """The unit that runs ``part``: its text and its ExecStart (the instance filled in)."""
+    if part == "gateway":
+        unit = (SYSTEMD / "mighty-gateway.service").read_text()
+    else:
+        unit = (SYSTEMD / "mighty-worker@.service").read_text().replace("%i", part)
+    exec_start = re.search(r"^ExecStart=(.+)$", unit, re.M)
+    assert exec_start is not None
+    return unit, shlex.split(exec_start.group(1))
+
+
+def test_serve_runs_the_gateway_and_every_worker() -> None:
+    assert sorted(p.name for p in EVERY_PART) == sorted([*KINDS, "bots", "timers", "archive", "gateway"])
+
+
+def test_the_procfile_runs_redis_and_every_part_serve_runs_once() -> None:
     processes = procfile()
     assert processes.pop("redis")[:2] == ["redis-server", "deploy/redis.conf"]
     assert (DEPLOY / "redis.conf").exists()
-    kinds = []
-    for argv in processes.values():
-        assert argv[0] == "mighty"
-        args = parse(argv[1:])
-        assert args.command == "worker"  # type: ignore[attr-defined]
-        kinds.append(args.kind)  # type: ignore[attr-defined]
-    assert sorted(kinds) == sorted(KINDS)
+    assert all(argv[0] == "mighty" for argv in processes.values())
+    runs = sorted((what_it_runs(argv[1:]) for argv in processes.values()), key=str)
+    assert runs == sorted((part_runs(p.name) for p in EVERY_PART), key=str)
+
+
+@pytest.mark.parametrize("part", [p.name for p in EVERY_PART])
+def test_every_part_has_a_systemd_unit_that_runs_it_restarts_it_bounds_and_hardens_it(part: str) -> None:
+    unit, argv = unit_of(part)
+    assert Path(argv[0]).name == "mighty"
+    assert what_it_runs(argv[1:]) == part_runs(part)
+    settings = dict(re.findall(r"^([A-Za-z]+)=(.*)$", unit, re.M))
+    assert settings["Restart"] == "always" and float(settings["RestartSec"]) > 0
+    assert settings["StartLimitIntervalSec"] == "0"  # retried for ever, as serve does once ready
+    assert settings["KillSignal"] == "SIGTERM" and int(settings["TimeoutStopSec"]) > 0
+    assert int(settings["LimitNOFILE"]) >= 4096 and settings["MemoryMax"].endswith(("M", "G"))
+    assert settings["EnvironmentFile"] == "/etc/mighty/mighty.env"
+    assert settings["User"] == "mighty"
+    for hardening in ("NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes"):
+        assert f"\n{hardening}\n" in unit, hardening
+    assert "WantedBy=mighty.target" in unit and "PartOf=mighty.target" in unit
+
+
+def test_the_mighty_target_wants_every_part() -> None:
+    target = (SYSTEMD / "mighty.target").read_text()
+    wanted = {w for line in re.findall(r"^Wants=(.+)$", target, re.M) for w in line.split()}
+    assert {"mighty-gateway.service" if p.name == "gateway" else f"mighty-worker@{p.name}.service"
+            for p in EVERY_PART} <= wanted
+    assert "mighty-redis.service" in wanted
+
+
+def test_the_gateway_stops_before_the_workers() -> None:
+    gateway = (SYSTEMD / "mighty-gateway.service").read_text()
+    after = {w for line in re.findall(r"^After=(.+)$", gateway, re.M) for w in line.split()}
+    assert {f"mighty-worker@{p.name}.service" for p in EVERY_PART if p.name != "gateway"} <= after
 
 
 @pytest.mark.parametrize("kind", KINDS)

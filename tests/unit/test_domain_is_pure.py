@@ -1,4 +1,4 @@
-"""DESIGN.md §2: ``domain/`` and ``projections/`` know nothing of I/O, time or randomness,
+"""docs/architecture.md, "Layers": ``domain/`` and ``projections/`` know nothing of I/O, time or randomness,
 so every hand replays the same anywhere. Proved by reading the imports of every module."""
 
 from __future__ import annotations

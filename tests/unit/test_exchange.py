@@ -1,4 +1,4 @@
-"""mighty.md §4: kitty, discards, trump change, friend call, 20 NT lead advice."""
+"""docs/rules/mighty.md §4: kitty, discards, trump change, friend call, 20 NT lead advice."""
 
 from __future__ import annotations
 

@@ -83,3 +83,21 @@ def test_the_scan_sees_a_game_imported_in_every_form() -> None:
     assert not game_imports("from domain.mighty.cards import SUITS\nfrom . import hand\n", "domain.mighty.legal")
     assert not game_imports("from domain.games import Game\nfrom domain import registry\n", "domain.table")
     assert game_imports("from .. import mitigati\n", "domain.mighty", is_package=True) == {"domain.mitigati"}
+
+
+def test_every_game_package_supplies_its_presentation_in_a_module_of_its_own() -> None:
+    """A game's presentation (``domain/presentation.py``: its catalogue, labels, hand
+    order) is its package's ``presentation.py``, and the catalogues together name every
+    game ``CreateTable`` takes, each once."""
+    from domain.registry import GAMES, variants
+
+    named: list[str] = []
+    for game in GAMES.values():
+        package = type(game).__module__.rsplit(".", 1)[0]
+        assert package in GAME_PACKAGES
+        assert type(game.presentation).__module__ == f"{package}.presentation"
+        assert (ROOT / package.replace(".", "/") / "presentation.py").is_file()
+        entries = game.presentation.catalogue()
+        assert entries and all(entry.family == game.name for entry in entries)
+        named.extend(entry.game for entry in entries)
+    assert sorted(named) == sorted(variants())

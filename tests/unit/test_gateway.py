@@ -1,4 +1,4 @@
-"""The gateway's HTTP routes over fakeredis (API.md): players and tokens, the lobby,
+"""The gateway's HTTP routes over fakeredis (docs/api.md): players and tokens, the lobby,
 views and commands, every refusal's status and code, the limits, OpenAPI, operations."""
 
 from __future__ import annotations
@@ -375,7 +375,7 @@ def test_a_mitigati_table_lists_replays_and_exports_its_hands_like_any_game(clie
     _play_until_closed(client, table, seated, seed=2)
     hands = client.get(f"/api/v1/tables/{table}/hands").json()["hands"]
     assert len(hands) == 1 and hands[0]["status"] in ("finished", "abandoned")
-    assert len(hands[0]["scores"]) == 3  # a deal bargained away pays too (mitigati.md §4)
+    assert len(hands[0]["scores"]) == 3  # a deal bargained away pays too (docs/rules/mitigati.md, "Bargaining")
     document = client.get(f"/api/v1/tables/{table}/hands/1").json()
     assert document["rules"] == "mitigati"
     replay = client.get(f"/api/v1/tables/{table}/hands/1/replay?as=audit").json()
@@ -448,7 +448,9 @@ def test_the_store_unreachable_is_503_unavailable() -> None:
         assert client.get("/healthz").status_code == 200
 
 
-def test_each_request_and_each_command_is_one_log_line(client: Any) -> None:
+def test_each_request_and_each_command_is_one_debug_log_line(client: Any) -> None:
+    """Routine lines (a request answered, a command played or refused by the rules) are
+    at debug: a line per request at info was most of a busy gateway's log."""
     import structlog
 
     table, seated = full_table(client)
@@ -462,6 +464,21 @@ def test_each_request_and_each_command_is_one_log_line(client: Any) -> None:
     assert commands[0]["outcome"] in ("ok", "refused:not_your_turn") and commands[0]["latency_ms"] >= 0
     assert requests[0]["method"] == "POST" and requests[0]["player"] == seated[1]["player"]
     assert requests[0]["status"] in (200, 422) and "latency_ms" in requests[0]
+    assert commands[0]["log_level"] == "debug" and requests[0]["log_level"] == "debug"
+
+
+def test_a_command_held_back_by_the_rate_limit_is_a_line_at_info() -> None:
+    import structlog
+
+    with gateway(rate_commands=1, rate_window_s=60) as limited:
+        table, seated = full_table(limited)
+        with structlog.testing.capture_logs() as logs:
+            for n in range(2):
+                limited.post(f"/api/v1/tables/{table}/commands", headers=auth(seated[1]),
+                             json={"id": f"r{n}", "command": {"type": "pass"}})
+    limited_lines = [e for e in logs if e.get("outcome") == "refused:rate_limited"]
+    assert [e["log_level"] for e in limited_lines] == ["info"]
+    assert [e["log_level"] for e in logs if e["event"] == "request" and e["status"] == 429] == ["info"]
 
 
 def test_a_command_retried_after_a_gateway_died_before_the_deal_deals_the_next_hand(client: Any) -> None:
@@ -672,3 +689,29 @@ def test_a_stream_whose_follow_fails_closes_without_waiting_for_the_client(
             pytest.raises(WebSocketDisconnect) as closed:
         ws.receive_json()  # the client sends nothing: the gateway closes by itself
     assert closed.value.code == 1013 and closed.value.detail == "unavailable"
+
+
+
+def test_an_expired_request_deadline_is_unavailable_not_rescheduled() -> None:
+    """A store read that outlived the request's deadline (its cancellation swallowed on the
+    way) is answered 503 ``unavailable``: rescheduling an expiring Timeout raised
+    RuntimeError, a 500 (issue 19, "Audit routes on long tables")."""
+    import asyncio
+    import contextlib
+    from types import SimpleNamespace
+
+    from services.gateway.app import _DEADLINE_KEY, _extend_deadline
+    from services.gateway.errors import ApiError
+
+    async def late() -> str:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.01) as deadline:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.sleep(1)  # a library that swallows the cancellation
+                try:
+                    _extend_deadline(SimpleNamespace(scope={_DEADLINE_KEY: deadline}), None)  # type: ignore[arg-type]
+                except ApiError as refused:
+                    return refused.code
+        return "rescheduled"
+
+    assert asyncio.run(late()) == "unavailable"

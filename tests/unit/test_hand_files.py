@@ -64,7 +64,7 @@ def test_the_corpus_covers_every_kind_of_file() -> None:
         "must_follow_suit", "illegal_first_lead", "must_play_joker", "joker_suit_required",
         "malformed_command", "misdeal_not_allowed",
     }
-    # hand-file.md's mighty-3 exchange refusals and the two-pack variants' codes have files too
+    # docs/hand-files.md's mighty-3 exchange refusals and the two-pack variants' codes have files too
     by_rules = Counter((json.loads(p.read_text()).get("rules"), expectation(p).get("rejected", {}).get("code"))
                        for p in FILES if p.name.startswith("reject-"))
     assert by_rules[("mighty-3", "not_your_turn")] >= 3 and by_rules[("mighty-3", "bad_discard")] >= 2
@@ -209,7 +209,7 @@ def test_a_file_that_cannot_be_read_exits_2(tmp_path: Path, capsys: pytest.Captu
     assert code == 2 and out == "" and "cannot read" in err
 
 
-# ---------------------------------------------------------------- conformance to hand-file.md
+# ---------------------------------------------------------------- conformance to docs/hand-files.md
 
 def _standard_file(commands: list[dict[str, Any]], **changes: Any) -> bytes:
     """The corpus's standard mighty-5 deal (``complete-alone.json``) with other commands."""
@@ -228,7 +228,7 @@ def _replay_document(data: bytes) -> dict[str, Any]:
 
 
 def test_the_result_fields_come_in_the_order_hand_file_md_shows(capsys: pytest.CaptureFixture[str]) -> None:
-    """hand-file.md's output example lists declarer, contract, friend,
+    """docs/hand-files.md's output example lists declarer, contract, friend,
     declarer_side_points, made, scores, tricks; extra fields may follow."""
     code, out, _ = replay_in_process(HANDS / "complete-friend-card.json", capsys)
     assert code == 0
@@ -252,7 +252,7 @@ _CALLED = _AUCTION + [{"seat": 0, "type": "discard", "cards": ["4C", "3C", "2C"]
     {"seat": 0, "type": "play", "card": "KS", "v": "one"},           # not a hand-file field at all
 ], ids=["suit-int", "suit-list", "joker-call-string", "v-string"])
 def test_a_field_a_play_does_not_use_is_ignored_whatever_its_type(command: dict[str, Any]) -> None:
-    """hand-file.md: "Fields a command does not use are ignored." A field of the wrong type
+    """docs/hand-files.md: "Fields a command does not use are ignored." A field of the wrong type
     is malformed only where the command uses it."""
     document = _replay_document(_standard_file(_CALLED + [command]))
     assert "rejected" not in document, document.get("rejected")

@@ -1,4 +1,4 @@
-"""mighty-3's kitty (rules/mighty.md §7, hand-file.md): the declarer turns up 5 kitty
+"""mighty-3's kitty (docs/rules/mighty.md §7, docs/hand-files.md): the declarer turns up 5 kitty
 cards, keeps 3 and discards 3; then each other player, clockwise from the declarer's
 left, takes one of the cards left and discards one (the one just taken included)."""
 

@@ -1,4 +1,4 @@
-"""mighty-large.md: mighty-6, mighty-7 and mighty-8 — two packs, four jokers, up to two
+"""docs/rules/mighty.md §10: mighty-6, mighty-7 and mighty-8 — two packs, four jokers, up to two
 friends. One test per rule, each from an explicit deal.
 
 ``large_deal`` writes a 108/104/102-card deal readably: each seat lists the cards the test

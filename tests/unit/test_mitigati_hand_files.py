@@ -1,5 +1,5 @@
 """`mighty replay` on every file of ``tests/hands/mitigati/`` gives the outcome worked out
-by hand in ``tests/hands/mitigati/make_corpus.py`` (mitigati-hand-file.md §2, §9, §10)."""
+by hand in ``tests/hands/mitigati/make_corpus.py`` (docs/hand-files.md, "Mitigati files")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property tests over random Mitigati hands (mitigati-hand-file.md).
+"""Property tests over random Mitigati hands (docs/hand-files.md, "Mitigati files").
 
 A hand is a random deal and a seed that picks among ``legal_commands`` (a kind of command
 first, then one of that kind, as ``mighty bench domain --variant mitigati`` does) until
@@ -46,7 +46,7 @@ from services.players import pick_by_kind
 
 
 def random_packets(rng: random.Random, dealer: int) -> Packets:
-    """A shuffled tarot deck cut into mitigati-hand-file.md §2's packets."""
+    """A shuffled tarot deck cut into the packets of docs/hand-files.md, "Mitigati files"."""
     deck = list(DECK)
     rng.shuffle(deck)
     return packets_from_order(tuple(deck), dealer)

@@ -1,4 +1,4 @@
-"""Mitigati's rules, one test per behaviour (rules/mitigati.md, mitigati-hand-file.md).
+"""Mitigati's rules, one test per behaviour (docs/rules/mitigati.md, docs/hand-files.md, "Mitigati files").
 
 Deals and states come from ``mitigati_helpers``: dealer 0, so R (the dealer's right) is
 seat 2 and L is seat 1; every turn passes to the right: 2, 1, 0.

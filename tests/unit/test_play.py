@@ -1,4 +1,4 @@
-"""mighty.md §5: following suit, the first trick, the Joker, the Ripper, the winner."""
+"""docs/rules/mighty.md §5: following suit, the first trick, the Joker, the Ripper, the winner."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Projections as pure folds: views per reader (mighty.md §8), ledgers (§6), the lobby.
+"""Projections as pure folds: views per reader (docs/rules/mighty.md §8), ledgers (§6), the lobby.
 
 Tables are played here with the domain alone: random legal commands (services.players)
 decided and evolved in memory, so these tests need no Redis. The visibility checker

@@ -2,7 +2,7 @@
 
 A hand is a random deal (a permutation of the variant's deck), a random rule set and a
 seed that picks among ``legal_commands`` until the hand ends. At every step the tests
-check the decider against an oracle written from mighty.md alone (who may play what, who
+check the decider against an oracle written from docs/rules/mighty.md alone (who may play what, who
 wins a trick, what a hand scores) and every seat's view against §8; at the end they check
 the conservation laws and that folding the events gives the same state.
 
@@ -66,7 +66,7 @@ settings.register_profile(
 )
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "unit"))
 
-# ---------------------------------------------------------------- mighty.md, read again
+# ---------------------------------------------------------------- docs/rules/mighty.md, read again
 
 RANKS = "23456789TJQKA"
 PLAYABLE = [name for name, spec in VARIANTS.items() if spec.playable and spec.packs == 1]
@@ -82,7 +82,7 @@ OFFSET = {"mighty-5": 12, "mighty-4": 12, "mighty-3": 9, "mighty-4-short": 11, "
           "mighty-6": 24, "mighty-7": 24, "mighty-8": 24}
 MIN_BID = {"mighty-5": 13, "mighty-4": 13, "mighty-3": 10, "mighty-4-short": 12, "mighty-3-short": 11,
            "mighty-6": 25, "mighty-7": 25, "mighty-8": 25}
-# mighty-large.md: two packs (cards AS#1, AS#2, jokers JK1..JK4), 40 points, two friends.
+# docs/rules/mighty.md §10: two packs (cards AS#1, AS#2, jokers JK1..JK4), 40 points, two friends.
 TWO_PACKS = {"mighty-6", "mighty-7", "mighty-8"}
 TIE_RANK = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": 4}
 CARD = re.compile(rb'"(JK\d?|[2-9TJQKA][SHDC](?:#\d)?)"')
@@ -141,7 +141,7 @@ class Trick:
 
 
 def expected_play_refusal(state: Playing, trick: Trick, card: str, rules: RuleSet) -> str | None:
-    """The code mighty.md §5 refuses a held card with, or None when it may be played."""
+    """The code docs/rules/mighty.md §5 refuses a held card with, or None when it may be played."""
     hand = state.hands[state.to_act]
     trump = state.trump
     restricted = [c for c in hand if joker(c) or c in ripper(rules, trump) or suit(c) == trump]
@@ -194,7 +194,7 @@ def expected_scores(rules: RuleSet, declarer: int, friend: int | None | set[int]
         for doubled in (taken == total, back_run, trump == "NT", not friends):
             stake *= 2 if doubled else 1
     sign = 1 if made else -1
-    if rules.variant in TWO_PACKS:  # mighty-large.md §6's table: d - k, +1 each friend, -1 each
+    if rules.variant in TWO_PACKS:  # docs/rules/mighty.md §10.6's table: d - k, +1 each friend, -1 each
         k = len(friends)
         d = n - 1 - k
         return tuple(sign * stake * (d - k if s == declarer else 1 if s in friends else -1)
@@ -363,13 +363,13 @@ def check_legal_commands_are_accepted(state: HandState, trick: Trick, rng: rando
 
 
 def check_refusals(state: HandState, trick: Trick, rng: random.Random) -> None:
-    """Commands of known illegal kinds are refused with the code mighty.md gives."""
+    """Commands of known illegal kinds are refused with the code docs/rules/mighty.md gives."""
     n = state.players
     two_packs = state.rules.variant in TWO_PACKS
     assert refused_with(state, Pass(seat=n)) == "malformed_command"
     assert refused_with(state, Play(seat=0, card="ZZ")) == "malformed_command"
     ace = "AS#1" if two_packs else "AS"
-    if two_packs:  # mighty-large.md §7: a one-pack name is no card here
+    if two_packs:  # docs/hand-files.md, "Six to eight players": a one-pack name is no card here
         assert refused_with(state, Play(seat=to_act(state) or 0, card="AS")) == "malformed_command"
         assert refused_with(state, Play(seat=to_act(state) or 0, card="JK")) == "malformed_command"
     if isinstance(state, Finished | Redeal):
@@ -537,7 +537,7 @@ def check_views(state: HandState, trick: Trick, rng: random.Random) -> None:
 
 
 def revealed_friends(state: Playing) -> list[int]:
-    """The friends public so far, from the tricks alone (mighty-large.md §4.5)."""
+    """The friends public so far, from the tricks alone (docs/rules/mighty.md §10.4, item 5)."""
     seats = []
     played = [(t.leader + i) % state.players for t in state.tricks for i in range(len(t.cards))]
     cards = [c for t in state.tricks for c in t.cards]
@@ -605,7 +605,7 @@ def check_finished(played: Played) -> None:
 
 
 def check_two_pack_friends(played: Played) -> None:
-    """mighty-large.md §4, §6: the friends are the distinct seats the calls name."""
+    """docs/rules/mighty.md §10.4, §10.6: the friends are the distinct seats the calls name."""
     state, rules = played.state, played.rules
     assert isinstance(state, Finished)
     friends: set[int] = set()
@@ -690,7 +690,7 @@ TWO_PACK_PROFILE = settings(PROFILE, max_examples=TWO_PACK_EXAMPLES)
 @TWO_PACK_PROFILE
 @given(deals(TWO_PACK_VARIANTS))
 def test_random_two_pack_hands_keep_every_rule_and_invariant(deal: tuple[RuleSet, list[str], int, int]) -> None:
-    """mighty-6/7/8 (mighty-large.md) through the same oracle and invariants."""
+    """mighty-6/7/8 (docs/rules/mighty.md §10) through the same oracle and invariants."""
     rules, deck, dealer, seed = deal
     played = play_hand(rules, deck, dealer, seed, check=every_step(
         check_legal_commands_are_accepted, check_refusals))

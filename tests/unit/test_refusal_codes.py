@@ -1,4 +1,4 @@
-"""hand-file.md "A rejected command": the stable codes, and which wins when several apply."""
+"""docs/hand-files.md, "Refusals": the stable codes, and which wins when several apply."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ def test_every_stable_code_of_the_hand_file_format_has_its_error_class() -> None
 
 
 def test_codes_added_since_keep_their_own_meaning() -> None:
-    # misdeal_not_allowed (mighty.md §3); must_trump, bad_bargain, bad_declaration
-    # (mitigati-hand-file.md §10)
+    # misdeal_not_allowed (docs/rules/mighty.md §3); must_trump, bad_bargain, bad_declaration
+    # (docs/hand-files.md, "Mitigati files")
     assert set(RULE_ERRORS) - set(STABLE) == {
         "misdeal_not_allowed", "must_trump", "bad_bargain", "bad_declaration"}
 

@@ -1,4 +1,4 @@
-"""Rules audit (mighty.md §1-§8, mighty-large.md): behaviours pinned while checking the
+"""Rules audit (docs/rules/mighty.md §1-§8, §10): behaviours pinned while checking the
 engine against the rule text, each named after what the rules say."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_a_joker_call_field_appears_only_where_the_leader_declares_it() -> None:
 
 @pytest.mark.parametrize("name", ["AS#1", "JK1", "KH#2"])
 def test_a_two_pack_name_is_not_a_card_in_a_one_pack_game(name: str) -> None:
-    """hand-file.md: "a string that is not a card" is malformed_command; mighty-large.md §1
+    """docs/hand-files.md: "a string that is not a card" is malformed_command; docs/rules/mighty.md §10.1
     makes the pack-numbered names the cards of two-pack games only, as plain names are
     not cards there."""
     events = ready_to_play(standard_deal(), discards="4C 2C KD")

@@ -1,4 +1,4 @@
-"""mighty.md §6 (and the payouts of §7): fixed, pagat and the penalty tally."""
+"""docs/rules/mighty.md §6 (and the payouts of §7): fixed, pagat and the penalty tally."""
 
 from __future__ import annotations
 

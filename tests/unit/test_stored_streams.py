@@ -160,7 +160,7 @@ def test_a_stored_stream_projects_into_the_documents_it_made_when_written(name: 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n != "mitigati"])
 def test_each_stored_hand_exports_to_a_hand_file_that_replays_to_its_score(name: str) -> None:
-    """Two calls made by one command export as one call_friend of two (mighty-large.md §4.3)."""
+    """Two calls made by one command export as one call_friend of two (docs/rules/mighty.md §10.4, item 3)."""
     stored = stored_stream(name)
     scored = [decode_event(e.data) for e in stored]
     scores = [e.scores for e in scored if isinstance(e, HandScored)]

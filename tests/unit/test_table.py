@@ -386,9 +386,9 @@ def test_a_table_closed_between_hands_reveals_nothing_twice() -> None:
     assert not any(isinstance(e, DealRevealed) for e in table.send(CloseTable(reason="idle")))
 
 
-def test_only_the_service_closes_a_table() -> None:
+def test_only_the_service_closes_a_started_table() -> None:
     table = started()
-    table.refuse(CloseTable(), "ann", "not_allowed")
+    table.refuse(CloseTable(), "ann", "table_started")  # ann created it: before the start she could
     table.send(CloseTable(reason="idle"))
     assert table.state.status == "closed"
 

@@ -16,7 +16,7 @@ from clients.terminal.cards import label, plain, sort_hand
 from clients.terminal.hand import HandBar
 from clients.terminal.replay import audit_hands
 from clients.terminal.table import TableScreen
-from clients.terminal.words import describe
+from clients.terminal.words import describe, said
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "terminal"
 
@@ -51,7 +51,7 @@ def test_the_recorded_finished_view_shows_the_result_the_point_cards_and_the_tot
     declarer, friend = view["declarer"], view["friend"]
     assert rows[declarer][1].plain == "declarer" and rows[friend][1].plain == "friend dealer"
     defenders = [s for s in range(5) if s not in (declarer, friend)]
-    for seat in defenders:  # rules/mighty.md §5: the defenders' point cards lie face up
+    for seat in defenders:  # docs/rules/mighty.md §5: the defenders' point cards lie face up
         shown = rows[seat][5].plain.split()
         assert len(shown) == view["face_up_points"][seat]
     assert sum(len(rows[s][5].plain.split()) for s in defenders) == 20 - view["declarer_side_points"]
@@ -93,7 +93,7 @@ def test_cards_sort_by_suit_high_to_low_with_the_trump_first_and_mitigatis_own_o
     assert sort_hand(["2S", "JK", "AH", "TS", "3C", "KD"]) == ["TS", "2S", "AH", "3C", "KD", "JK"]
     assert sort_hand(["2S", "AH", "TS", "3C"], trump="C") == ["3C", "TS", "2S", "AH"]
     assert plain("KH#2") == "K♥²" and plain("JK3") == "Jkr³" and plain("TD") == "10♦"
-    # rules/mitigati.md §1: T20 above T21; in coins and cups the 1 beats the 10
+    # docs/rules/mitigati.md, "The cards": T20 above T21; in coins and cups the 1 beats the 10
     assert sort_hand(["T1", "T21", "T20", "FOOL", "TD", "1D", "TS", "1S"], "mitigati") == \
         ["T20", "T21", "T1", "FOOL", "1D", "TD", "TS", "1S"]
     assert label("7B", "mitigati").plain == "7‖" and label("QH", dim=True).style == "dim"
@@ -163,3 +163,72 @@ def test_an_unreachable_gateway_stops_the_client_with_the_reason_and_keeps_no_gu
     asyncio.run(start())
     assert app.failure is not None and app.failure.startswith("offline: The server at http://127.0.0.1:")
     assert not (tmp_path / "play.json").exists()
+
+
+def test_a_refusal_a_menu_and_the_ledger_show_a_strangers_text_as_written() -> None:
+    """Server text in a notification, a menu's options and the ledger's columns is shown
+    literally: no MarkupError, no action made of ``[@click=…]``."""
+    from textual.widgets import DataTable, OptionList
+    from textual.widgets._toast import Toast
+
+    from clients.terminal.dialogs import Choose, Figures
+
+    view, names = recorded("mighty5_play.json")
+    hostile = ["[/x]", "[@click=app.quit]q[/]", "[bold]b", ":smile:", "\\"]
+
+    class Shown(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(TableScreen(view["table"], seat=0, follow=False))
+
+    async def draw() -> None:
+        app = Shown()
+        async with app.run_test(size=(160, 50), notifications=True) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, TableScreen)
+            screen.show_view(view, hostile)
+            screen._refused("not_your_turn", "[/x] is not [@click=app.quit]yours[/]")
+            await pilot.pause()
+            toasts = [str(t.render()) for t in app.screen.query(Toast)]
+            assert any("[/x] is not [@click=app.quit]yours[/]" in t for t in toasts), toasts
+            app.push_screen(Figures("[/x]'s ledger", ["Hand", *hostile], [[1, 2, 3, 4, 5, 6]]))
+            await pilot.pause()
+            figures = app.screen.query_one(DataTable)
+            assert figures.render_line(0).text.split() == ["Hand", *hostile]
+            app.pop_screen()
+            app.push_screen(Choose("Whose [/x]?", [(name, name) for name in hostile]))
+            await pilot.pause()
+            options = app.screen.query_one(OptionList)
+            assert [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)] == hostile
+            drawn = "\n".join(options.render_line(y).text for y in range(options.size.height))
+            assert all(name in drawn for name in hostile), drawn
+            assert app.is_running
+
+    asyncio.run(draw())
+
+
+def test_a_legal_entry_reads_as_the_servers_label_and_a_hand_in_the_servers_order() -> None:
+    """docs/api.md, "Games, labels and languages": a menu line is the entry's ``label``
+    (the client's own words only for a command without one); the hand bar shows the
+    view's ``hand_order`` as given."""
+    assert said({"type": "bid", "points": 14, "trump": "H", "label": "Bid 14 in hearts"}) == "Bid 14 in hearts"
+    assert said({"type": "bid", "points": 14, "trump": "H"}) == "Bid 14 ♥ (hearts)"
+    view, names = recorded("mighty5_play.json")
+    order = list(reversed(view["hand"]))
+    view = {**view, "hand_order": order}
+
+    class Shown(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(TableScreen(view["table"], seat=0, follow=False))
+
+    async def draw() -> None:
+        app = Shown()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, TableScreen)
+            screen.show_view(view, names)
+            await pilot.pause()
+            assert screen.query_one(HandBar).cards == order
+
+    asyncio.run(draw())

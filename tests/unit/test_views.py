@@ -1,4 +1,4 @@
-"""mighty.md §8: what each seat, a spectator and the audit may see."""
+"""docs/rules/mighty.md §8: what each seat, a spectator and the audit may see."""
 
 from __future__ import annotations
 

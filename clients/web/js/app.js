@@ -1,8 +1,13 @@
 // The router: #/ lobby, #/t/TABLE table, #/r/TABLE/N replay, #/p/PLAYER player,
-// #/rules/NAME a rules guide. Each view returns a cleanup function (or nothing).
+// #/rules/NAME a rules guide, #/account the person's account, #/join/TABLE/CODE a private
+// table's invite. Each view returns a cleanup function (or nothing).
 
-import { session } from "./api.js";
+import { meBar, showAccount } from "./account.js";
+import { get, keepMyLang, session } from "./api.js";
 import { clear, h } from "./dom.js";
+import { forgetGames } from "./games.js";
+import { chosenLang, keepLang, keptLang, lang, languages, loadLang, t } from "./i18n.js";
+import { showInvite } from "./invite.js";
 import { showLobby } from "./lobby.js";
 import { showPlayer } from "./player.js";
 import { showReplay } from "./replay.js";
@@ -15,10 +20,31 @@ let cleanup = null;
 function renderMe() {
   const me = document.getElementById("me");
   clear(me);
-  if (session.player) {
-    me.append(h("a", { href: `#/p/${session.player}` }, session.name), " ",
-      h("button", { class: "link", onclick: () => { session.clear(); route(); } }, "log out"));
-  }
+  me.append(...meBar(route));
+}
+
+/** The static page's words (index.html marks them with data-i18n). */
+function renderChrome() {
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  document.title = t("web.brand");
+}
+
+/** The language picker: the choice is kept in this browser and as the player's setting. */
+async function renderPicker() {
+  const holder = document.getElementById("lang");
+  const list = await languages();
+  const select = h("select", { name: "lang", "data-action": "lang", "aria-label": t("web.nav.language"),
+    onchange: async () => {
+      keepLang(select.value);
+      keepMyLang(select.value);
+      await loadLang(select.value);
+      forgetGames(); // the games' names are in the language they were asked in
+      renderChrome();
+      renderPicker(); // its own label in the new language
+      route();
+    } },
+  list.map((l) => h("option", { value: l.lang, selected: l.lang === lang() }, l.name)));
+  clear(holder).append(select);
 }
 
 export function route() {
@@ -33,9 +59,23 @@ export function route() {
   if (parts[0] === "t" && parts[1]) cleanup = showTable(app, parts[1]);
   else if (parts[0] === "r" && parts[1]) cleanup = showReplay(app, parts[1], Number(parts[2] || 1), params.get("as"));
   else if (parts[0] === "p" && parts[1]) cleanup = showPlayer(app, parts[1]);
+  else if (parts[0] === "account") cleanup = showAccount(app, route);
+  else if (parts[0] === "join" && parts[1] && parts[2]) showInvite(app, parts[1], parts[2]);
   else if (parts[0] === "rules") cleanup = showRules(app, parts[1] || "mighty");
   else cleanup = showLobby(app, renderMe);
 }
 
-window.addEventListener("hashchange", route);
-route();
+async function start() {
+  let wanted = chosenLang();
+  if (!keptLang() && session.token) {
+    // no choice in this browser yet: the player's own setting, if it has one
+    try { wanted = (await get("/players/me")).lang ?? wanted; } catch { /* a guest's record may be gone */ }
+  }
+  await loadLang(wanted);
+  renderChrome();
+  await renderPicker();
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+start();

@@ -5,6 +5,7 @@
 
 import { cardBack, cardElement, isMitigati, isPointCard, SUIT_SYMBOL, trumpLabel } from "./cards.js";
 import { h } from "./dom.js";
+import { fmtNumber, t } from "./i18n.js";
 
 /** Where seat `seat` sits, in percent of the felt, with `me` at the bottom. */
 export function seatPosition(seat, me, players) {
@@ -17,21 +18,21 @@ export function seatPosition(seat, me, players) {
 export function callLabel(call, game) {
   if (call === null || call === undefined) return "";
   if (Array.isArray(call)) return call.map((c) => callLabel(c, game)).join(" + ");
-  if (call === "first_trick") return "whoever wins the first trick";
-  if (call === "none") return "no friend";
+  if (call === "first_trick") return t("web.friend.first_trick");
+  if (call === "none") return t("web.friend.none");
   return cardText(call, game);
 }
 
 export function cardText(card, game) {
   if (isMitigati(game)) return card;
   const plain = card.split("#")[0];
-  if (plain.startsWith("JK")) return "Joker";
+  if (plain.startsWith("JK")) return t("mighty.joker");
   return `${plain[0] === "T" ? "10" : plain[0]}${SUIT_SYMBOL[plain[1]]}`;
 }
 
 function bidText(entry) {
   const [, points, trump] = entry;
-  return points === 0 ? "pass" : `${points} ${trump === "NT" ? "NT" : SUIT_SYMBOL[trump]}`;
+  return points === 0 ? t("web.bid.pass") : `${fmtNumber(points)} ${trump === "NT" ? t("web.suit.nt_short") : SUIT_SYMBOL[trump]}`;
 }
 
 /** Tricks each seat won, and the point cards among them (Mighty §5: shown face up). */
@@ -71,25 +72,25 @@ export function drawFelt(doc, ctx) {
   for (let seat = 0; seat < players; seat += 1) {
     const pos = seatPosition(seat, me, players);
     const badges = [];
-    if (doc.dealer === seat) badges.push(h("span", { class: "badge dealer", title: "dealer" }, "D"));
-    if (doc.declarer === seat) badges.push(h("span", { class: "badge declarer", title: "declarer" }, "★ declarer"));
-    if (!mitigati && side.has(seat) && doc.declarer !== seat) badges.push(h("span", { class: "badge friend" }, "friend"));
-    if (!mitigati && !doc.friend_known && doc.friend === seat && me === seat) badges.push(h("span", { class: "badge friend secret" }, "you are the friend"));
+    if (doc.dealer === seat) badges.push(h("span", { class: "badge dealer", title: t("web.badge.dealer") }, t("web.badge.dealer_short")));
+    if (doc.declarer === seat) badges.push(h("span", { class: "badge declarer", title: t("web.badge.declarer") }, `★ ${t("web.badge.declarer")}`));
+    if (!mitigati && side.has(seat) && doc.declarer !== seat) badges.push(h("span", { class: "badge friend" }, t("web.badge.friend")));
+    if (!mitigati && !doc.friend_known && doc.friend === seat && me === seat) badges.push(h("span", { class: "badge friend secret" }, t("web.badge.you_friend")));
     const turn = doc.to_act === seat;
     const size = doc.hand_sizes?.[seat] ?? 0;
     const backs = h("div", { class: "backs" }, seat === me ? null : Array.from({ length: Math.min(size, 8) }, () => cardBack({ small: true })));
     const info = [];
     if (!mitigati && won && (doc.phase === "play" || doc.phase === "finished")) {
-      info.push(h("span", { class: "tricks", title: "tricks won" }, `${won.tricks[seat]} tricks`));
+      info.push(h("span", { class: "tricks", title: t("web.felt.tricks_won") }, t("web.felt.tricks", { count: won.tricks[seat] })));
     }
     if (mitigati && doc.tricks?.length) {
-      info.push(h("span", { class: "tricks" }, `${doc.tricks.filter((t) => t.winner === seat).length} tricks`));
+      info.push(h("span", { class: "tricks" }, t("web.felt.tricks", { count: doc.tricks.filter((x) => x.winner === seat).length })));
     }
     let bubble = null;
     if (doc.phase === "bidding" && lastBid[seat]) bubble = h("span", { class: "bubble" }, bidText(lastBid[seat]));
     if (mitigati && said[seat]) bubble = h("span", { class: "bubble" }, `${said[seat][1]}${said[seat][2] != null ? ` ${said[seat][2]}` : ""}`);
     const faceUp = !mitigati && won && !side.has(seat) && won.points[seat].length
-      ? h("div", { class: "face-up", title: "point cards won (face up)", "data-points": seat }, won.points[seat].map((c) => cardElement(c, game, { small: true })))
+      ? h("div", { class: "face-up", title: t("web.felt.face_up"), "data-points": seat }, won.points[seat].map((c) => cardElement(c, game, { small: true })))
       : null;
     const total = ctx.totals?.[seat];
     felt.append(h("div", {
@@ -97,8 +98,9 @@ export function drawFelt(doc, ctx) {
       style: { left: `${pos.x}%`, top: `${pos.y}%` },
       "data-seat": seat,
     },
-    h("div", { class: "nameplate" }, h("span", { class: "name" }, ctx.names?.[seat] ?? `Seat ${seat}`),
-      total !== undefined ? h("span", { class: "total", title: "match total" }, total > 0 ? `+${total}` : `${total}`) : null),
+    h("div", { class: "nameplate" }, h("span", { class: "name" }, ctx.names?.[seat] ?? t("web.seat.n", { seat })),
+      ctx.away?.includes(seat) ? h("span", { class: "away", title: t("web.seat.away_title") }, t("web.seat.away")) : null,
+      total !== undefined ? h("span", { class: "total", title: t("web.felt.match_total") }, fmtNumber(total, { signed: true })) : null),
     h("div", { class: "badges" }, badges, info, bubble),
     backs, faceUp));
   }
@@ -106,7 +108,7 @@ export function drawFelt(doc, ctx) {
   const center = h("div", { class: "center" });
   center.append(contractLine(doc, ctx));
   if (doc.kitty && doc.phase !== "finished" && (doc.phase === "exchange" || doc.phase === "bidding")) {
-    center.append(h("div", { class: "kitty" }, h("span", { class: "label" }, "kitty"), doc.kitty.map((c) => cardElement(c, game, { small: true }))));
+    center.append(h("div", { class: "kitty" }, h("span", { class: "label" }, t("web.felt.kitty")), doc.kitty.map((c) => cardElement(c, game, { small: true }))));
   }
   felt.append(center);
   felt.append(drawTrick(doc, ctx));
@@ -119,35 +121,35 @@ function contractLine(doc, ctx) {
   if (isMitigati(game)) {
     if (doc.bargaining) {
       const b = doc.bargaining;
-      parts.push(h("div", {}, `Bargaining, session ${b.session}`));
-      if (b.offer != null) parts.push(h("div", { class: "muted" }, `Seat ${b.payer} offers ${b.offer}`));
-      if (b.ask != null) parts.push(h("div", { class: "muted" }, `Seat ${b.seller} asks ${b.ask}`));
+      parts.push(h("div", {}, t("web.felt.bargaining", { session: b.session })));
+      if (b.offer != null) parts.push(h("div", { class: "muted" }, t("web.felt.offers", { seat: b.payer, amount: b.offer })));
+      if (b.ask != null) parts.push(h("div", { class: "muted" }, t("web.felt.asks", { seat: b.seller, amount: b.ask })));
     }
     if (doc.declarations?.length) {
       parts.push(h("div", { class: "declarations" }, doc.declarations.map((d) =>
-        h("div", {}, `${ctx.names?.[d.seat] ?? `Seat ${d.seat}`}: ${d.name} (${d.value})`,
+        h("div", {}, `${ctx.names?.[d.seat] ?? t("web.seat.n", { seat: d.seat })}: ${t(`mitigati.combination.${d.name}`)} (${fmtNumber(d.value)})`,
           d.shown ? h("span", { class: "shown" }, d.shown.map((c) => cardElement(c, game, { small: true }))) : null))));
     }
-    if (doc.abandoned) parts.push(h("div", {}, "The deal was bargained away."));
+    if (doc.abandoned) parts.push(h("div", {}, t("web.felt.bargained_away")));
     return h("div", { class: "contract" }, parts);
   }
   if (doc.contract) {
     const [points, trump] = doc.contract;
-    parts.push(h("div", { class: "big" }, `${points} `, h("span", { class: trump === "H" || trump === "D" ? "red" : "" }, trumpLabel(trump))));
-    parts.push(h("div", { class: "muted" }, `by ${ctx.names?.[doc.declarer] ?? `seat ${doc.declarer}`}`));
+    parts.push(h("div", { class: "big" }, `${fmtNumber(points)} `, h("span", { class: trump === "H" || trump === "D" ? "red" : "" }, trumpLabel(trump))));
+    parts.push(h("div", { class: "muted" }, t("web.felt.by", { name: ctx.names?.[doc.declarer] ?? t("web.seat.n", { seat: doc.declarer }) })));
   } else if (doc.phase === "bidding") {
-    parts.push(h("div", { class: "big" }, "Bidding"));
+    parts.push(h("div", { class: "big" }, t("web.felt.bidding")));
   } else if (doc.redeal) {
-    parts.push(h("div", { class: "big" }, doc.redeal === "misdeal" ? "Misdeal: a new deal" : "Everyone passed: a new deal"));
+    parts.push(h("div", { class: "big" }, doc.redeal === "misdeal" ? t("web.felt.misdeal") : t("web.felt.all_passed")));
   }
   if (doc.friend_call) {
-    parts.push(h("div", {}, "Friend: ", callLabel(doc.friend_call[1] ?? doc.friend_call[0], game),
+    parts.push(h("div", {}, t("web.felt.friend"), " ", callLabel(doc.friend_call[1] ?? doc.friend_call[0], game),
       doc.friend_known && doc.friend !== null && doc.friend !== undefined ? ` → ${ctx.names?.[doc.friend] ?? doc.friend}` : ""));
   }
-  if (Array.isArray(doc.friend_calls) && doc.friend_calls.length) parts.push(h("div", {}, "Calls: ", callLabel(doc.friend_calls, game)));
-  if (doc.lead_suit) parts.push(h("div", { class: "muted" }, `advised lead: ${SUIT_SYMBOL[doc.lead_suit]}`));
-  if (doc.led_suit) parts.push(h("div", { class: "muted" }, `led: ${SUIT_SYMBOL[doc.led_suit] ?? doc.led_suit}`));
-  if (doc.joker_call === true) parts.push(h("div", { class: "callout" }, "Joker called!"));
+  if (Array.isArray(doc.friend_calls) && doc.friend_calls.length) parts.push(h("div", {}, t("web.felt.calls"), " ", callLabel(doc.friend_calls, game)));
+  if (doc.lead_suit) parts.push(h("div", { class: "muted" }, t("web.felt.advised_lead", { suit: SUIT_SYMBOL[doc.lead_suit] })));
+  if (doc.led_suit) parts.push(h("div", { class: "muted" }, t("web.felt.led", { suit: SUIT_SYMBOL[doc.led_suit] ?? doc.led_suit })));
+  if (doc.joker_call === true) parts.push(h("div", { class: "callout" }, t("web.felt.joker_called")));
   return h("div", { class: "contract" }, parts);
 }
 
@@ -180,17 +182,17 @@ export function drawResult(doc, ctx) {
   for (let seat = 0; seat < players; seat += 1) {
     const score = doc.scores[seat];
     rows.push(h("tr", { class: score > 0 ? "plus" : score < 0 ? "minus" : "" },
-      h("td", {}, ctx.names?.[seat] ?? `Seat ${seat}`, seat === doc.declarer ? " ★" : "", doc.friend === seat && seat !== doc.declarer ? " (friend)" : ""),
-      doc.points ? h("td", {}, doc.points[seat]) : null,
-      h("td", { class: "num" }, score > 0 ? `+${score}` : `${score}`)));
+      h("td", {}, ctx.names?.[seat] ?? t("web.seat.n", { seat }), seat === doc.declarer ? " ★" : "", doc.friend === seat && seat !== doc.declarer ? ` (${t("web.badge.friend")})` : ""),
+      doc.points ? h("td", {}, fmtNumber(doc.points[seat])) : null,
+      h("td", { class: "num" }, fmtNumber(score, { signed: true }))));
   }
   let headline;
-  if (isMitigati(game)) headline = doc.abandoned ? "The deal was bargained away" : "Hand over";
-  else if (doc.made === true) headline = `Contract made: ${doc.declarer_side_points} points for ${doc.contract?.[0]}`;
-  else if (doc.made === false) headline = `Contract failed: ${doc.declarer_side_points} points for ${doc.contract?.[0]}`;
-  else headline = "Hand over";
+  if (isMitigati(game)) headline = doc.abandoned ? t("web.felt.bargained_away") : t("web.result.over");
+  else if (doc.made === true) headline = t("web.result.made", { count: doc.declarer_side_points, contract: doc.contract?.[0] });
+  else if (doc.made === false) headline = t("web.result.failed", { count: doc.declarer_side_points, contract: doc.contract?.[0] });
+  else headline = t("web.result.over");
   return h("div", { class: `result ${doc.made === false ? "failed" : "made"}`, "data-result": doc.made === false ? "failed" : "made" },
     h("h3", {}, headline),
-    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Seat"), doc.points ? h("th", {}, "Points") : null, h("th", {}, "Score"))),
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("web.result.seat")), doc.points ? h("th", {}, t("web.result.points")) : null, h("th", {}, t("web.result.score")))),
       h("tbody", {}, rows)));
 }

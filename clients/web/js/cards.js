@@ -1,14 +1,14 @@
 // Card notation (docs/hand-files.md): Mighty's `AS`, `TH`, `JK`, two packs' `AS#2`, `JK3`;
 // Mitigati's tarot `KS`, `TC` (ten of cups), trumps `T1`…`T21`, the Fool `FOOL`.
 
-export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣", NT: "NT" };
-export const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs", NT: "no trump" };
-const RANK_NAME = { T: "10" };
-const MIGHTY_RANKS = "23456789TJQKA";
-// the hand's suit order alternates colours so neighbouring suits are easy to tell apart
-const MIGHTY_SUIT_ORDER = ["S", "H", "C", "D"];
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
-const TAROT_SUIT = { D: "coins", C: "cups", B: "batons", S: "swords" };
+export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣", NT: "NT" };
+const RANK_NAME = { T: "10" };
+// the catalog's rank keys (mighty.rank.*, mitigati.rank.*): the server's words for cards
+const RANK_KEY = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
+const TAROT_RANK_KEY = { T: "10", F: "fante", N: "cavallo", Q: "queen", K: "king" };
 const TAROT_SYMBOL = { D: "🪙", C: "🏆", B: "🥢", S: "🗡" };
 const TAROT_RANK = { T: "10", F: "Fante", N: "Cavallo", Q: "Q", K: "K" };
 
@@ -55,31 +55,13 @@ export function isPointCard(card) {
 /** A name a screen reader can say. */
 export function cardLabel(card, game) {
   if (isMitigati(game)) {
-    if (card === "FOOL") return "the Fool";
-    if (/^T\d+$/.test(card)) return `trump ${card.slice(1)}`;
-    return `${TAROT_RANK[card[0]] ?? card[0]} of ${TAROT_SUIT[card[1]]}`;
+    if (card === "FOOL") return t("mitigati.fool");
+    if (/^T\d+$/.test(card)) return t("mitigati.trump", { n: Number(card.slice(1)) });
+    return t("mitigati.card", { rank: t(`mitigati.rank.${TAROT_RANK_KEY[card[0]] ?? card[0]}`), suit: t(`mitigati.card_suit.${card[1]}`) });
   }
   const b = base(card);
-  if (b === "JK") return "Joker";
-  return `${RANK_NAME[b[0]] ?? b[0]} of ${SUIT_NAME[b[1]]}`;
-}
-
-/** The hand sorted by suit (Jokers first), high cards first within a suit. */
-export function sortHand(cards, game) {
-  const key = (card) => {
-    if (isMitigati(game)) {
-      if (card === "FOOL") return [0, 0];
-      if (/^T\d+$/.test(card)) return [1, -Number(card.slice(1))];
-      return [2 + "DCBS".indexOf(card[1]), -"123456789TFNQK".indexOf(card[0])];
-    }
-    const b = base(card);
-    if (b === "JK") return [0, 0];
-    return [1 + MIGHTY_SUIT_ORDER.indexOf(b[1]), -MIGHTY_RANKS.indexOf(b[0])];
-  };
-  return [...cards].sort((x, y) => {
-    const a = key(x); const b = key(y);
-    return a[0] - b[0] || a[1] - b[1] || x.localeCompare(y);
-  });
+  if (b === "JK") return t("mighty.joker");
+  return t("mighty.card", { rank: t(`mighty.rank.${RANK_KEY[b[0]] ?? b[0]}`), suit: t(`mighty.card_suit.${b[1]}`) });
 }
 
 /** A card as an element: rank and suit symbol, red or black. */
@@ -97,15 +79,16 @@ export function cardElement(card, game, { small = false } = {}) {
     if (rank === "JK") { el.classList.add("joker"); face = "JK"; symbol = "★"; } else {
       face = RANK_NAME[rank] ?? rank; symbol = SUIT_SYMBOL[suit];
     }
-  } else if (card === "FOOL") { el.classList.add("joker"); face = "Fool"; symbol = "☺"; } else if (suit === "T") {
+  } else if (card === "FOOL") { el.classList.add("joker"); face = t("web.card.fool_short"); symbol = "☺"; } else if (suit === "T") {
     el.classList.add("trump"); face = rank; symbol = "✦";
   } else {
     face = TAROT_RANK[rank] === "Fante" ? "F" : TAROT_RANK[rank] === "Cavallo" ? "N" : (TAROT_RANK[rank] ?? rank);
     symbol = TAROT_SYMBOL[suit];
   }
   const pack = card.includes("#") ? card.split("#")[1] : null;
-  el.innerHTML = `<span class="rank">${face}</span><span class="suit">${symbol}</span>` +
-    (pack ? `<span class="pack">${pack}</span>` : "");
+  // built from text nodes, never from HTML: a card name comes from the server
+  el.append(h("span", { class: "rank" }, face), h("span", { class: "suit" }, symbol ?? ""));
+  if (pack) el.append(h("span", { class: "pack" }, pack));
   return el;
 }
 
@@ -117,5 +100,5 @@ export function cardBack({ small = false } = {}) {
 }
 
 export function trumpLabel(trump) {
-  return trump === "NT" ? "no trump" : `${SUIT_SYMBOL[trump] ?? trump} ${SUIT_NAME[trump] ?? ""}`.trim();
+  return trump === "NT" ? t("mighty.suit.NT") : `${SUIT_SYMBOL[trump] ?? trump} ${t(`mighty.suit.${trump}`)}`.trim();
 }

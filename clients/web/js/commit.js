@@ -3,6 +3,8 @@
 // the hand ends it reveals the order and the salt. Seat i was dealt order[i*h:(i+1)*h]
 // and the kitty is the tail.
 
+import { t } from "./i18n.js";
+
 export async function commitmentOf(order, salt) {
   const bytes = new TextEncoder().encode(`${order.join(" ")}|${salt}`);
   const digest = await crypto.subtle.digest("SHA-256", bytes);
@@ -13,16 +15,16 @@ export async function commitmentOf(order, salt) {
 export async function checkDeal({ order, salt, commitment, dealt, kitty }) {
   const computed = await commitmentOf(order, salt);
   const problems = [];
-  if (computed !== commitment) problems.push(`the order and salt hash to ${computed.slice(0, 16)}…, not the commitment ${commitment.slice(0, 16)}…`);
+  if (computed !== commitment) problems.push(t("web.proof.bad_hash", { computed: `${computed.slice(0, 16)}…`, commitment: `${commitment.slice(0, 16)}…` }));
   if (dealt) {
     const size = dealt[0]?.length ?? 0;
     dealt.forEach((cards, seat) => {
       const slice = order.slice(seat * size, (seat + 1) * size);
-      if ([...slice].sort().join(" ") !== [...cards].sort().join(" ")) problems.push(`seat ${seat} was not dealt order[${seat * size}:${(seat + 1) * size}]`);
+      if ([...slice].sort().join(" ") !== [...cards].sort().join(" ")) problems.push(t("web.proof.not_dealt", { seat: String(seat), slice: `order[${seat * size}:${(seat + 1) * size}]` }));
     });
     if (kitty) {
       const tail = order.slice(dealt.length * size);
-      if ([...tail].sort().join(" ") !== [...kitty].sort().join(" ")) problems.push("the kitty is not the order's tail");
+      if ([...tail].sort().join(" ") !== [...kitty].sort().join(" ")) problems.push(t("web.proof.kitty"));
     }
   }
   return { ok: problems.length === 0, computed, problems };

@@ -1,6 +1,7 @@
 // The match ledger as a chart over the hands: each seat's running total, inline SVG.
 
 import { h } from "./dom.js";
+import { fmtNumber, t } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const COLOURS = ["#f4c542", "#e8554e", "#4ea1e8", "#7bd389", "#c58af9", "#f29e4c", "#5fd3d3", "#ffffff"];
@@ -23,7 +24,7 @@ export function ledgerChart(ledger, names) {
   const W = 360; const H = 180; const pad = { l: 34, r: 10, t: 10, b: 22 };
   const x = (i) => pad.l + (i * (W - pad.l - pad.r)) / Math.max(1, running.length - 1);
   const y = (v) => pad.t + ((top - v) * (H - pad.t - pad.b)) / (top - bottom);
-  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "ledger-chart", role: "img", "aria-label": "running totals by hand", "data-ledger": ledger.hands.length });
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "ledger-chart", role: "img", "aria-label": t("web.ledger.chart"), "data-ledger": ledger.hands.length });
   chart.append(svg("line", { x1: pad.l, x2: W - pad.r, y1: y(0), y2: y(0), class: "axis" }));
   chart.append(svg("text", { x: pad.l - 4, y: y(top) + 4, class: "tick", "text-anchor": "end" }, top));
   chart.append(svg("text", { x: pad.l - 4, y: y(0) + 4, class: "tick", "text-anchor": "end" }, 0));
@@ -36,11 +37,11 @@ export function ledgerChart(ledger, names) {
     chart.append(svg("polyline", { points, fill: "none", stroke: COLOURS[seat % COLOURS.length], "stroke-width": 2.5, "stroke-linejoin": "round" }));
     running.forEach((totals, i) => {
       if (i > 0) chart.append(svg("circle", { cx: x(i), cy: y(totals[seat]), r: 3, fill: COLOURS[seat % COLOURS.length] },
-        svg("title", {}, `${names?.[seat] ?? `Seat ${seat}`} after hand ${i}: ${totals[seat]}`)));
+        svg("title", {}, t("web.ledger.point", { name: names?.[seat] ?? t("web.seat.n", { seat }), hand: i, total: totals[seat] }))));
     });
   }
   const legend = h("ul", { class: "legend" }, Array.from({ length: players }, (_, seat) =>
     h("li", {}, h("span", { class: "swatch", style: { background: COLOURS[seat % COLOURS.length] } }),
-      `${names?.[seat] ?? `Seat ${seat}`} `, h("strong", {}, ledger.totals[seat] > 0 ? `+${ledger.totals[seat]}` : ledger.totals[seat] ?? 0))));
-  return h("figure", { class: "ledger" }, h("figcaption", {}, `The match over ${ledger.hands.length} hand${ledger.hands.length === 1 ? "" : "s"}`), chart, legend);
+      `${names?.[seat] ?? t("web.seat.n", { seat })} `, h("strong", {}, fmtNumber(ledger.totals[seat] ?? 0, { signed: true })))));
+  return h("figure", { class: "ledger" }, h("figcaption", {}, t("web.ledger.caption", { count: ledger.hands.length })), chart, legend);
 }

@@ -2,18 +2,19 @@
 
 import { get } from "./api.js";
 import { h } from "./dom.js";
+import { fmtNumber, t } from "./i18n.js";
 
 export function showPlayer(root, playerId) {
-  const page = h("div", { class: "panel player-page" }, h("p", { class: "muted" }, "Loading…"));
+  const page = h("div", { class: "panel player-page" }, h("p", { class: "muted" }, t("web.loading")));
   root.append(page);
   get(`/players/${encodeURIComponent(playerId)}`, { auth: false }).then((p) => {
     page.replaceChildren(
-      h("h2", {}, p.bot ? `${p.name} (bot)` : p.name),
+      h("h2", {}, p.bot ? t("web.player.bot", { name: p.name }) : p.name),
       h("dl", { class: "stats" },
-        h("dt", {}, "Hands played"), h("dd", { "data-stat": "hands" }, p.hands),
-        h("dt", {}, "Total score"), h("dd", { "data-stat": "total" }, p.total > 0 ? `+${p.total}` : p.total),
-        h("dt", {}, "Contracts made"), h("dd", { "data-stat": "made" }, p.contracts.made),
-        h("dt", {}, "Contracts failed"), h("dd", { "data-stat": "failed" }, p.contracts.failed)),
-      h("a", { href: "#/" }, "← lobby"));
+        h("dt", {}, t("web.player.hands")), h("dd", { "data-stat": "hands" }, fmtNumber(p.hands)),
+        h("dt", {}, t("web.player.total")), h("dd", { "data-stat": "total" }, fmtNumber(p.total, { signed: true })),
+        h("dt", {}, t("web.player.made")), h("dd", { "data-stat": "made" }, fmtNumber(p.contracts.made)),
+        h("dt", {}, t("web.player.failed")), h("dd", { "data-stat": "failed" }, fmtNumber(p.contracts.failed))),
+      h("a", { href: "#/" }, `← ${t("web.nav.lobby")}`));
   }).catch((error) => page.replaceChildren(h("p", {}, error.message)));
 }

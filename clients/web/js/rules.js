@@ -3,8 +3,10 @@
 // and links. Everything is escaped first; only the renderer's own tags are made.
 
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
-const GUIDES = { mighty: "Mighty", mitigati: "Mitigati" };
+// the guides, each named by its catalog key
+const GUIDES = { mighty: "web.rules.mighty", mitigati: "web.rules.mitigati" };
 
 function escape(text) {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -85,11 +87,11 @@ export function showRules(root, name) {
   const [guide, anchor] = name.split("#");
   current = GUIDES[guide] ? guide : "mighty";
   const nav = h("nav", { class: "rules-nav" }, Object.entries(GUIDES).map(([key, label]) =>
-    h("a", { href: `#/rules/${key}`, class: key === current ? "current" : "" }, label)),
-  h("a", { href: `/rules/${current}.md` }, "source"));
-  const article = h("article", { class: "rules panel" }, h("p", { class: "muted" }, "Loading…"));
+    h("a", { href: `#/rules/${key}`, class: key === current ? "current" : "" }, t(label))),
+  h("a", { href: `/rules/${current}.md` }, t("web.rules.source")));
+  const article = h("article", { class: "rules panel" }, h("p", { class: "muted" }, t("web.loading")));
   root.append(h("div", { class: "rules-page" }, nav, article));
-  fetch(`/rules/${current}.md`).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`The rules page answered ${r.status}.`))))
+  fetch(`/rules/${current}.md`).then((r) => (r.ok ? r.text() : Promise.reject(new Error(t("web.error.status", { status: r.status })))))
     .then((text) => {
       article.innerHTML = renderMarkdown(text);
       const target = location.hash.split("#")[2];

@@ -4,10 +4,13 @@
 // a dropped socket from the last version seen); commands go over HTTP.
 
 import { follow, get, post, sendCommand, session } from "./api.js";
-import { callLabel, cardText, drawFelt, drawResult } from "./board.js";
-import { cardElement, isMitigati, sortHand, SUIT_SYMBOL, trumpLabel } from "./cards.js";
+import { cardText, drawFelt, drawResult } from "./board.js";
+import { cardElement, SUIT_SYMBOL } from "./cards.js";
+import { chatPanel } from "./chat.js";
 import { rememberCommitment } from "./commit.js";
 import { clear, h, toast } from "./dom.js";
+import { gameInfo, handInOrder } from "./games.js";
+import { fmtNumber, t } from "./i18n.js";
 import { ledgerChart } from "./ledger.js";
 
 const CACHE = (table) => `mighty.view.${table}`;
@@ -24,36 +27,23 @@ function lastEnded(view) {
   return view.phase === "finished" || view.status === "closed" ? view.hand_no : view.hand_no - 1;
 }
 
-function describe(command, game) {
-  switch (command.type) {
-    case "pass": return "Pass";
-    case "bid": return `Bid ${command.points} ${command.trump === "NT" ? "NT" : SUIT_SYMBOL[command.trump]}`;
-    case "claim_misdeal": return "Claim a misdeal";
-    case "change_trump": return `Change trump to ${trumpLabel(command.trump)}`;
-    case "call_friend": return `Friend: ${callLabel(command.friend, game)}${command.lead_suit ? ` (advise ${SUIT_SYMBOL[command.lead_suit]} lead)` : ""}`;
-    case "exchange": return `Take ${cardText(command.take, game)}, discard ${cardText(command.discard, game)}`;
-    case "bargain": return `${command.action[0].toUpperCase()}${command.action.slice(1)}${command.amount != null ? ` ${command.amount}` : ""}`;
-    case "declare": return command.combinations.length ? `Declare ${command.combinations.join(", ")}` : "Declare nothing";
-    case "discard": return `Discard ${(command.cards || []).map((c) => cardText(c, game)).join(" ")}`;
-    default: return command.type;
-  }
-}
-
 function timeLeft(deadline) {
   if (!deadline) return null;
   const ms = Date.parse(deadline) - Date.now();
   if (Number.isNaN(ms)) return null;
   const s = Math.max(0, Math.round(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  return `${fmtNumber(Math.floor(s / 60))}:${String(s % 60).padStart(2, "0")}`;
 }
 
 export function showTable(root, tableId) {
   const state = {
     view: null, table: null, names: [], busy: false, selected: new Set(), focus: null,
     choosing: null, lastHand: null, result: null, link: "connecting", ledger: null,
+    info: null, // the table's game as the server describes it (games.js)
   };
   const page = h("div", { class: "table-page", "data-table": tableId });
-  root.append(page);
+  const chat = chatPanel(tableId); // beside the page, not redrawn with it (chat.js)
+  root.append(h("div", { class: "table-with-chat" }, page, chat.element));
   let stream = null;
   let ticker = null;
   let closed = false;
@@ -66,7 +56,8 @@ export function showTable(root, tableId) {
   async function loadTable() {
     try {
       state.table = await get(`/tables/${tableId}`, { auth: false });
-      state.names = state.table.seats.map((s) => (s.bot ? (s.name ?? "bot") : s.name ?? (s.player ? "?" : "free")));
+      // a bot's name says its level ("Ada · beginner bot")
+      state.names = state.table.seats.map((s) => (s.bot ? t("web.seat.bot_named", { name: s.name ?? t("web.seat.bot"), level: t(`web.bot.${s.bot}`) }) : s.name ?? (s.player ? "?" : t("web.seat.free"))));
       draw();
     } catch (error) { toast(error.message); }
   }
@@ -104,6 +95,9 @@ export function showTable(root, tableId) {
     rememberCommitment(tableId, view.hand_no, view.commitment);
     sessionStorage.setItem(CACHE(tableId), JSON.stringify({ reader: session.player ?? null, view }));
     if (!state.table || JSON.stringify(before?.seats) !== JSON.stringify(view.seats)) loadTable();
+    if (view.game && state.info?.game !== view.game) {
+      gameInfo(view.game).then((info) => { state.info = info ?? null; draw(); }).catch(() => {});
+    }
     if (before && view.hands_scored !== before.hands_scored) {
       loadLedger();
       if (doc.phase !== "finished") loadResult(lastEnded(view));
@@ -129,8 +123,7 @@ export function showTable(root, tableId) {
   function playsOf(card) { return legal().filter((c) => c.type === "play" && c.card === card); }
   function discardStep() { return legal().find((c) => c.type === "discard" && c.count !== undefined); }
   function legalCards() {
-    const game = state.view?.game;
-    return sortHand(state.view?.hand || [], game).filter((card) => playsOf(card).length > 0);
+    return state.view ? handInOrder(state.view, state.info).filter((card) => playsOf(card).length > 0) : [];
   }
 
   function clickCard(card) {
@@ -153,8 +146,8 @@ export function showTable(root, tableId) {
     const view = state.view;
     const game = view.game;
     const step = discardStep();
-    const hand = sortHand(view.hand || [], game);
-    const row = h("div", { class: `hand${step ? " discarding" : ""}`, role: "group", "aria-label": "your hand" });
+    const hand = handInOrder(view, state.info);
+    const row = h("div", { class: `hand${step ? " discarding" : ""}`, role: "group", "aria-label": t("web.table.your_hand") });
     const legalNow = new Set(legalCards());
     hand.forEach((card) => {
       const playable = legalNow.has(card) && !state.busy;
@@ -188,15 +181,15 @@ export function showTable(root, tableId) {
       for (const option of options) {
         if (option.suit) {
           chooser.append(h("button", { class: `action suit ${option.suit === "H" || option.suit === "D" ? "red" : ""}`, "data-action": "play", "data-suit": option.suit, onclick: () => send(option) },
-            `${SUIT_SYMBOL[option.suit]} lead ${trumpLabel(option.suit)}`));
+            `${SUIT_SYMBOL[option.suit] ?? ""} ${option.label}`));
         } else if (option.joker_call !== undefined) {
           chooser.append(h("button", { class: "action", "data-action": "play", "data-joker-call": String(option.joker_call), onclick: () => send(option) },
-            option.joker_call ? "Play and call the Joker" : "Play without calling the Joker"));
+            option.label));
         } else {
-          chooser.append(actionButton(option, "Play"));
+          chooser.append(actionButton(option, option.label));
         }
       }
-      chooser.append(h("button", { class: "link", onclick: () => { state.choosing = null; draw(); } }, "cancel"));
+      chooser.append(h("button", { class: "link", onclick: () => { state.choosing = null; draw(); } }, t("web.table.cancel")));
       panel.append(chooser);
       return panel;
     }
@@ -211,45 +204,46 @@ export function showTable(root, tableId) {
         const step = group[0];
         const chosen = [...state.selected];
         panel.append(h("div", { class: "group" },
-          h("span", { class: "prompt" }, `Choose ${step.count} card${step.count === 1 ? "" : "s"} to discard (${chosen.length}/${step.count})`),
+          h("span", { class: "prompt" }, t("web.table.choose", { step: step.label, chosen: chosen.length, count: step.count })),
           h("button", {
             class: "action primary", "data-action": "discard", disabled: chosen.length !== step.count || state.busy ? true : undefined,
-            onclick: () => send({ type: "discard", cards: chosen }),
-          }, "Discard")));
+            // mighty-3: the step names the kitty cards kept (`take`); they go with the discard
+            onclick: () => send(step.take ? { type: "discard", cards: chosen, take: step.take } : { type: "discard", cards: chosen }),
+          }, t("web.table.discard"))));
       } else if (type === "bid") {
         panel.append(bidControls(group));
       } else if (type === "change_trump") {
-        panel.append(h("div", { class: "group" }, h("span", { class: "prompt" }, "Change trump (raises the contract):"),
-          group.map((c) => actionButton(c, `${SUIT_SYMBOL[c.trump] ?? c.trump}`, { "data-trump": c.trump, title: describe(c, game), class: `action ${c.trump === "H" || c.trump === "D" ? "red" : ""}` }))));
+        panel.append(h("div", { class: "group" }, h("span", { class: "prompt" }, t("web.table.change_trump")),
+          group.map((c) => actionButton(c, `${SUIT_SYMBOL[c.trump] ?? c.trump}`, { "data-trump": c.trump, title: c.label, "aria-label": c.label, class: `action ${c.trump === "H" || c.trump === "D" ? "red" : ""}` }))));
       } else if (group.length <= 6) {
-        panel.append(h("div", { class: "group" }, group.map((c) => actionButton(c, describe(c, game)))));
+        panel.append(h("div", { class: "group" }, group.map((c) => actionButton(c, c.label))));
       } else {
-        const select = h("select", { "data-choice": type }, group.map((c, i) => h("option", { value: i }, describe(c, game))));
-        panel.append(h("div", { class: "group" }, h("span", { class: "prompt" }, type === "call_friend" ? "Call your friend:" : `${type}:`), select,
+        const select = h("select", { "data-choice": type }, group.map((c, i) => h("option", { value: i }, c.label)));
+        panel.append(h("div", { class: "group" }, h("span", { class: "prompt" }, type === "call_friend" ? t("web.table.call_friend") : `${type}:`), select,
           h("button", { class: "action primary", "data-action": type, disabled: state.busy ? true : undefined, onclick: () => send(group[Number(select.value)]) },
-            type === "call_friend" ? "Call" : "Send")));
+            type === "call_friend" ? t("web.table.call") : t("web.table.send"))));
       }
     }
     if (!panel.childNodes.length && view.to_act === view.seat && view.seat !== null && legalCards().length) {
-      panel.append(h("span", { class: "prompt" }, isMitigati(game) ? "Your lead or follow: pick a card." : "Your turn: pick a highlighted card (← → or 1–9, Enter)."));
+      panel.append(h("span", { class: "prompt" }, t("web.table.pick_card")));
     }
-    if (doc.phase === "bidding" && view.seat !== null && !commands.length) panel.append(h("span", { class: "prompt muted" }, "Waiting for the others to bid."));
+    if (doc.phase === "bidding" && view.seat !== null && !commands.length) panel.append(h("span", { class: "prompt muted" }, t("web.table.others_bid")));
     return panel;
   }
 
   function bidControls(group) {
     const pointsList = [...new Set(group.map((c) => c.points))].sort((a, b) => a - b);
     if (state.bidPoints === undefined || !pointsList.includes(state.bidPoints)) state.bidPoints = pointsList[0];
-    const select = h("select", { name: "points", "aria-label": "points", onchange: (e) => { state.bidPoints = Number(e.target.value); draw(); } },
-      pointsList.map((p) => h("option", { value: p, selected: p === state.bidPoints }, p)));
+    const select = h("select", { name: "points", "aria-label": t("web.table.points"), onchange: (e) => { state.bidPoints = Number(e.target.value); draw(); } },
+      pointsList.map((p) => h("option", { value: p, selected: p === state.bidPoints }, fmtNumber(p))));
     const trumps = ["S", "H", "D", "C", "NT"].map((trump) => {
       const command = group.find((c) => c.points === state.bidPoints && c.trump === trump);
       return h("button", {
         class: `action bid ${trump === "H" || trump === "D" ? "red" : ""}`, "data-action": "bid", "data-trump": trump,
-        disabled: !command || state.busy ? true : undefined, onclick: () => command && send(command), title: command ? describe(command) : "not a legal bid",
-      }, trump === "NT" ? "NT" : SUIT_SYMBOL[trump]);
+        disabled: !command || state.busy ? true : undefined, onclick: () => command && send(command), title: command ? command.label : t("web.table.not_legal_bid"),
+      }, trump === "NT" ? t("web.suit.nt_short") : SUIT_SYMBOL[trump]);
     });
-    return h("div", { class: "group" }, h("span", { class: "prompt" }, "Bid "), select, trumps);
+    return h("div", { class: "group" }, h("span", { class: "prompt" }, t("web.table.bid"), " "), select, trumps);
   }
 
   function statusLine() {
@@ -259,43 +253,50 @@ export function showTable(root, tableId) {
     let text;
     if (view.status === "open" || view.phase === "waiting") {
       const seated = (view.seats || []).filter(Boolean).length;
-      text = `Waiting for players: ${seated} of ${(view.seats || []).length} seated`;
-    } else if (view.status === "closed") text = "The match is over.";
-    else if (who === null || who === undefined) text = doc.phase === "finished" ? "Hand over." : "…";
-    else if (who === view.seat) text = "Your turn";
-    else text = `${state.names[who] ?? `Seat ${who}`} to play`;
+      text = t("web.table.waiting_players", { seated, seats: (view.seats || []).length });
+    } else if (view.status === "closed") text = t("web.table.match_over");
+    else if (who === null || who === undefined) text = doc.phase === "finished" ? t("web.table.hand_over") : "…";
+    else if ((view.away || []).includes(view.seat)) text = t("web.table.you_are_away");
+    else if (who === view.seat) text = t("web.table.your_turn");
+    else text = t("web.table.to_play", { name: state.names[who] ?? t("web.seat.n", { seat: who }) });
     const left = timeLeft(view.deadline);
     return h("div", { class: `status-line${who === view.seat && who !== null ? " mine" : ""}` },
       h("span", { class: "whose", "data-to-act": who ?? "" }, text),
-      left ? h("span", { class: "clock", "data-deadline": view.deadline }, `time left ${left}`) : null,
-      h("span", { class: `link-state ${state.link}`, title: "connection" }, state.link === "open" ? "●" : state.link === "retrying" ? "reconnecting…" : "○"));
+      (view.away || []).includes(view.seat) && view.status !== "closed" && session.token
+        ? h("button", { class: "primary", "data-action": "back", onclick: async () => {
+          try { await post(`/tables/${tableId}/join`, {}); } catch (error) { toast(error.message); }
+        } }, t("web.table.im_back"))
+        : null,
+      left ? h("span", { class: "clock", "data-deadline": view.deadline }, t("web.table.time_left", { left })) : null,
+      h("span", { class: `link-state ${state.link}`, title: t("web.table.connection") }, state.link === "open" ? "●" : state.link === "retrying" ? t("web.table.reconnecting") : "○"));
   }
 
   function header() {
     const view = state.view;
-    const t = state.table;
+    const tbl = state.table;
     const seat = view?.seat;
     const controls = [];
-    if (t && seat === null && t.status === "open" && session.token) {
+    if (tbl && seat === null && tbl.status === "open" && session.token) {
       controls.push(h("button", { class: "primary", "data-action": "join", onclick: async () => {
         try { await post(`/tables/${tableId}/join`, {}); } catch (error) { toast(error.message); }
-      } }, "Take a seat"));
+      } }, t("web.table.take_seat")));
     }
     if (view && seat !== null && view.status !== "closed") {
       controls.push(h("button", { "data-action": "leave", onclick: async () => {
         try { await post(`/tables/${tableId}/leave`); location.hash = "#/"; } catch (error) { toast(error.message); }
-      } }, "Leave"));
+      } }, t("web.table.leave")));
     }
     if (view && view.status === "closed" && session.token) {
       controls.push(h("button", { class: "primary", "data-action": "rematch", onclick: async () => {
         try { const next = await post(`/tables/${tableId}/rematch`); location.hash = `#/t/${next.table}`; } catch (error) { toast(error.message); }
-      } }, "Rematch"));
+      } }, t("web.table.rematch")));
     }
-    if (view && lastEnded(view) > 0) controls.push(h("a", { class: "button", href: `#/r/${tableId}/${lastEnded(view)}`, "data-action": "replay" }, "Replay"));
+    if (view && lastEnded(view) > 0) controls.push(h("a", { class: "button", href: `#/r/${tableId}/${lastEnded(view)}`, "data-action": "replay" }, t("web.table.replay")));
     return h("div", { class: "table-head" },
-      h("div", {}, h("strong", {}, t?.name || tableId), " ", h("span", { class: "tag" }, view?.game ?? t?.game ?? ""),
-        view ? h("span", { class: "muted" }, ` · hand ${view.hand_no}${t ? ` of ${t.hands}` : ""}${seat === null ? " · watching" : ""}`) : null,
-        " ", h("a", { href: `#/rules/${(view?.game ?? "mighty") === "mitigati" ? "mitigati" : "mighty"}`, class: "muted" }, "rules")),
+      h("div", {}, h("strong", {}, tbl?.name || tableId), " ", h("span", { class: "tag" }, view?.game ?? tbl?.game ?? ""),
+        view ? h("span", { class: "muted" }, " · ", tbl ? t("web.table.hand_of", { hand: view.hand_no, hands: tbl.hands }) : t("web.table.hand", { hand: view.hand_no }),
+          seat === null ? ` · ${t("web.table.watching")}` : "") : null,
+        " ", h("a", { href: `#/rules/${state.info?.family ?? "mighty"}`, class: "muted" }, t("web.table.rules"))),
       h("div", { class: "controls" }, controls));
   }
 
@@ -305,20 +306,20 @@ export function showTable(root, tableId) {
     clear(page);
     page.append(header());
     const view = state.view;
-    if (!view) { page.append(h("p", { class: "muted" }, "Connecting…")); return; }
+    if (!view) { page.append(h("p", { class: "muted" }, t("web.table.connecting"))); return; }
     page.dataset.version = view.version;
     page.dataset.phase = view.phase;
     const doc = docOf(view);
     const players = (view.seats || []).length || 5;
-    const ctx = { game: view.game, players, me: view.seat, names: state.names, totals: view.totals };
+    const ctx = { game: view.game, players, me: view.seat, names: state.names, totals: view.totals, away: view.away || [] };
     const felt = drawFelt(doc, ctx);
     page.append(h("div", { class: "felt-wrap" }, felt));
     page.append(statusLine());
     if (state.result && (doc.phase !== "finished")) {
       const panel = drawResult(state.result.doc, ctx);
       if (panel) {
-        panel.prepend(h("button", { class: "link close", onclick: () => { state.result = null; draw(); }, "aria-label": "close" }, "✕"));
-        panel.querySelector("h3").prepend(`Hand ${state.result.hand}: `);
+        panel.prepend(h("button", { class: "link close", onclick: () => { state.result = null; draw(); }, "aria-label": t("web.table.close") }, "✕"));
+        panel.querySelector("h3").prepend(t("web.table.hand_prefix", { hand: state.result.hand }), " ");
         page.append(h("div", { class: "result-wrap" }, panel, state.ledger ? ledgerChart(state.ledger, state.names) : null));
       }
     }
@@ -366,13 +367,14 @@ export function showTable(root, tableId) {
   stream = follow(tableId, {
     after: state.view?.version ?? 0,
     onView,
+    onChat: chat.receive,
     onLink: (link) => { state.link = link; draw(); },
     onError: (error) => { toast(error.message); },
   });
   window.mightyStream = stream; // for the tests: drop the socket as a network would
   ticker = setInterval(() => {
     const clock = page.querySelector(".clock");
-    if (clock && state.view?.deadline) clock.textContent = `time left ${timeLeft(state.view.deadline)}`;
+    if (clock && state.view?.deadline) clock.textContent = t("web.table.time_left", { left: timeLeft(state.view.deadline) });
   }, 1000);
   return () => {
     closed = true;

@@ -1,7 +1,7 @@
 """Worlds a Mighty seat may be in: deals of the unseen cards consistent with its view,
 rebuilt into full hand states the real decider can play out.
 
-What the view tells (rules/mighty.md §8), and so what a sampled deal respects:
+What the view tells (docs/rules/mighty.md §8), and so what a sampled deal respects:
 - every hand's size, the seat's own hand, every card played, the declarer's discards
   (to the declarer);
 - voids: a seat that played neither the led suit nor a Mighty or a Joker holds none of

@@ -1,6 +1,6 @@
 """The Mitigati beginner: rules of thumb, no search.
 
-- Bargaining (mitigati.md "Deal and bargaining"): judge the cards held so far (trumps,
+- Bargaining (docs/rules/mitigati.md, "Bargaining"): judge the cards held so far (trumps,
   honours, kings) against an average hand of that size. A weak hand offers to pay a
   little to abandon, or pays a seller's modest ask; a strong one says continue; a middling
   one sells to a payer who offers enough, and, as the third player, lets an agreed bargain

@@ -1,6 +1,6 @@
 """Write the Mitigati hand-file corpus (run: ``python tests/hands/mitigati/make_corpus.py``).
 
-Each file is a hand file (rules/mitigati-hand-file.md, ``"rules": "mitigati"``) with its
+Each file is a hand file (docs/hand-files.md, "Mitigati files", ``"rules": "mitigati"``) with its
 expected outcome under ``"expect"``; the file that must not be JSON gets a sibling
 ``NAME.expect.json``. Every expectation below was worked out by hand from the spec — the
 comments give the reckoning — never copied from the engine. A trick's leader is the
@@ -126,7 +126,7 @@ def complete_hands() -> dict[str, dict[str, Any]]:
 
 
 # ------------------------------------------------ the spec's finished example (§2 in, §9 out)
-# mitigati-hand-file.md §2 fixes dealer 0 (R = 2, L = 1), the packets of rounds 1 and 5,
+# docs/hand-files.md, "Mitigati files" fixes dealer 0 (R = 2, L = 1), the packets of rounds 1 and 5,
 # the bargaining, the discard TC 2S 1S, R's `honours` and the first lead KD; §9 shows
 # trick 0 (KD 5D 1D, R wins), the Fool (R's, trick 9, to the dealer, 5D, paid at once),
 # points [59, 0, 70] (L wins no trick) and scores [6, -53, 47]. Rounds 2-4 are ours.
