@@ -30,6 +30,7 @@ class TableStream:
         self.api = api
         self.table = table
         self.after = after  # the last version seen: the resume cursor
+        self.acked = 0  # the last version a command of ours was acknowledged with (docs/api.md, "acked=")
         self.received: list[int] = []  # every view frame's version as it came, for the record
         self.connects = 0
         self._on_view = on_view
@@ -45,7 +46,9 @@ class TableStream:
     def url(self) -> str:
         token = f"&token={quote(self.api.token)}" if self.api.token else ""
         lang = f"&lang={quote(self.api.lang)}" if self.api.lang else ""
-        return f"{self.api.ws_url}/api/v1/tables/{quote(self.table)}/stream?after={self.after}{token}{lang}"
+        acked = f"&acked={self.acked}" if self.acked > self.after else ""
+        return (f"{self.api.ws_url}/api/v1/tables/{quote(self.table)}/stream?after={self.after}"
+                f"{acked}{token}{lang}")
 
     async def run(self) -> None:
         """Read frames until ``stop``; reconnect after any drop, backing off to 5 s."""
@@ -98,6 +101,11 @@ class TableStream:
 
     async def send(self, command: dict[str, Any]) -> int:
         """Send a command as the reader's seat: its version, or the refusal as ApiError."""
+        version = await self._send(command)
+        self.acked = max(self.acked, version)
+        return version
+
+    async def _send(self, command: dict[str, Any]) -> int:
         cid = command_id()
         ws = self._ws
         if ws is not None:

@@ -545,14 +545,15 @@ _decode_frame = msgspec.json.Decoder(dict[str, Any]).decode
 
 @websocket("/tables/{table:str}/stream")
 async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: FromQuery[int] = 0,
-                 token: FromQuery[str | None] = None, chat_after: FromQuery[str | None] = None) -> None:
+                 token: FromQuery[str | None] = None, chat_after: FromQuery[str | None] = None,
+                 acked: FromQuery[int] = 0) -> None:
     """Push each change of the reader's view; take commands and pings (docs/api.md, "Playing").
     The gauge counts the socket from its first moment to its last: whatever ends it, the
     handler ends with it (``_stream``), and the pusher with the handler."""
     metrics: Metrics = socket.app.state.metrics
     metrics.sockets.inc()
     try:
-        await _stream(socket, table, after, token, chat_after)
+        await _stream(socket, table, after, token, chat_after, acked)
     except Exception as error:
         if not sockets.is_disconnect(error):
             raise
@@ -561,7 +562,7 @@ async def stream(socket: WebSocket[Any, Any, Any], table: FromPath[str], after: 
 
 
 async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, token: str | None,
-                  chat_after: str | None = None) -> None:
+                  chat_after: str | None = None, acked: int = 0) -> None:
     settings = _settings(socket)
     await socket.accept()
     player: str | None = None
@@ -574,7 +575,10 @@ async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, toke
         state, version, reader = await _reader(_backend(socket), table_id, player)
         # The reader saw more than the store holds: writes were lost (a rollback). It gets
         # the table as it is now, marked, rather than nothing until the table passes its cursor.
-        behind = after > version
+        # ``acked``: the last version one of its commands was acknowledged with, which it may
+        # not have seen as a view yet (the power cut came between the ack and the view)
+        seen = max(after, acked)
+        behind = seen > version
         if behind:
             socket.app.state.metrics.stream_rollbacks.inc()
             log.debug("stream_behind_cursor", table=table_id, after=after, version=version)
@@ -592,8 +596,8 @@ async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, toke
             if player is not None:  # a player whose seat went away is back (docs/bots.md, "Away seats")
                 await _back(backend, table_id, player, state)
             try:
-                await _follow(socket, table_id, reader, player, after, behind, settings.ws_send_timeout_s, release,
-                              chat_cursor, lang)
+                await _follow(socket, table_id, reader, player, seen if behind else after, behind,
+                              settings.ws_send_timeout_s, release, chat_cursor, lang)
             finally:
                 presence.unwatch(watcher)
                 release()

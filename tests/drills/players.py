@@ -110,6 +110,12 @@ class Seat:
     def last(self) -> int:
         return self.journal.versions[-1] if self.journal.versions else 0
 
+    @property
+    def last_acked(self) -> int:
+        """The last version a command of this seat's was acknowledged with: sent as ``acked=``
+        (docs/api.md), so a power cut between an ack and its view comes back as a rollback."""
+        return max(self.journal.acked.values(), default=0)
+
     def base(self) -> str:
         found = self.gateways()
         return found[self._gateway % len(found)]
@@ -125,7 +131,7 @@ class Seat:
             while not self.journal.finished and time.monotonic() < until:
                 base = self.base()
                 url = (base.replace("http://", "ws://") + f"/api/v1/tables/{self.table}/stream"
-                       f"?after={self.last}&token={self.token}")
+                       f"?after={self.last}&acked={self.last_acked}&token={self.token}")
                 try:
                     async with websockets.connect(url, open_timeout=5, close_timeout=1, max_size=2**20) as ws:
                         self.journal.connects.append((time.monotonic(), base))

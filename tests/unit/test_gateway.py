@@ -715,3 +715,25 @@ def test_an_expired_request_deadline_is_unavailable_not_rescheduled() -> None:
         return "rescheduled"
 
     assert asyncio.run(late()) == "unavailable"
+
+
+@pytest.mark.timeout(60)
+def test_a_stream_opened_with_an_acknowledgement_beyond_the_table_is_sent_its_view_marked_rollback(
+    client: Any,
+) -> None:
+    """A power cut between a command's ack (version V+1) and its view: the client resumes
+    with ``after=V`` (the last view it saw), which is not beyond the table, and
+    ``acked=V+1``, which is; the table as it is now comes first, marked (docs/api.md,
+    "acked=")."""
+    table, seated = full_table(client)
+    player, view = _to_act(client, table, seated)
+    _run_views_worker(client)  # the stored views the stream reads
+    token = player["Authorization"].removeprefix("Bearer ")
+    version = view["version"]
+    url = f"/api/v1/tables/{table}/stream?token={token}&after={version}"
+    with client.websocket_connect(f"{url}&acked={version + 1}") as ws:
+        frame = ws.receive_json()
+    assert frame["type"] == "view" and frame["rollback"] is True and frame["version"] == version
+    with client.websocket_connect(f"{url}&acked={version}") as ws:  # nothing lost: nothing to send
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}

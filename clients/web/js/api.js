@@ -112,12 +112,19 @@ export function commandId() {
   return `w-${random[0].toString(36)}${random[1].toString(36)}-${counter}`;
 }
 
+/** The last version each table acknowledged one of our commands with: a reopened stream
+ * sends it as `acked=` (docs/api.md, "acked="), so a power cut between the acknowledgement
+ * and its view still comes back as a view marked `rollback`. */
+const ackedAt = new Map();
+
 /** Send a command as the caller's seat; a store outage is retried with the same id. */
 export async function sendCommand(table, command) {
   const id = commandId();
   for (let attempt = 0; ; attempt += 1) {
     try {
-      return await post(`/tables/${encodeURIComponent(table)}/commands`, { id, command });
+      const answer = await post(`/tables/${encodeURIComponent(table)}/commands`, { id, command });
+      if (Number.isInteger(answer?.version)) ackedAt.set(table, Math.max(ackedAt.get(table) ?? 0, answer.version));
+      return answer;
     } catch (error) {
       const retry = error.code === "unavailable" || error.code === "offline" || error.code === "rate_limited";
       if (!retry || attempt >= 4) throw error;
@@ -150,7 +157,8 @@ export function follow(table, { after = 0, onView, onChat = () => {}, onLink = (
     if (stopped) return;
     const token = fresh ? `&token=${encodeURIComponent(fresh)}` : "";
     const chat = chatAfter ? `&chat_after=${encodeURIComponent(chatAfter)}` : "";
-    socket = new WebSocket(`${scheme}://${location.host}${BASE}/tables/${encodeURIComponent(table)}/stream?after=${version}${token}${chat}&lang=${lang()}`);
+    const acked = (ackedAt.get(table) ?? 0) > version ? `&acked=${ackedAt.get(table)}` : "";
+    socket = new WebSocket(`${scheme}://${location.host}${BASE}/tables/${encodeURIComponent(table)}/stream?after=${version}${acked}${token}${chat}&lang=${lang()}`);
     socket.onopen = () => {
       delay = 250;
       onLink("open");
