@@ -168,12 +168,18 @@ C = TypeVar("C", bound=SeatCommand)
 E = TypeVar("E", bound=msgspec.Struct)
 V = TypeVar("V", bound=msgspec.Struct)
 L = TypeVar("L", bound=TableLedger)
+# A part of the protocol that only takes one of these (never gives it back) is
+# contravariant in it; ``Game``, which both takes and gives each, stays invariant.
+R_in = TypeVar("R_in", bound=Rules, contravariant=True)
+S_in = TypeVar("S_in", bound=Hand, contravariant=True)
+C_in = TypeVar("C_in", bound=SeatCommand, contravariant=True)
+E_in = TypeVar("E_in", bound=msgspec.Struct, contravariant=True)
+V_in = TypeVar("V_in", bound=msgspec.Struct, contravariant=True)
 
 
-class Game(Protocol[R, S, C, E, V, L]):
-    """One game's rules as everything above it needs them. A hand, a command, an event
-    passed to a game are always its own: callers dispatch on the table's rule set
-    (``registry.game_of``) or on the event's type (``registry.game_of_event``)."""
+class RuleBook(Protocol[R]):
+    """The rule sets of a game and its tables: what the table aggregate, the lobby and the
+    audit ask to make, name and list a rule set (docs/architecture.md, "Games")."""
 
     @property
     def name(self) -> str: ...
@@ -185,6 +191,40 @@ class Game(Protocol[R, S, C, E, V, L]):
     def created_type(self) -> type[TableCreatedEvent]:
         """Its ``TableCreated`` event."""
         ...
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """Every name ``CreateTable`` takes for this game (Mighty's rule sets; Mitigati's own name)."""
+        ...
+
+    def make_rules(self, variant: str, options: dict[str, Any]) -> R: ...
+
+    def players(self, rules: R) -> int: ...
+
+    def deck(self, rules: R) -> tuple[str, ...]: ...
+
+    def created(self, table_id: str, rules: R, name: str, created_by: str | None) -> TableCreatedEvent:
+        """The event that creates a table of this game."""
+        ...
+
+    def table_options(self, rules: R) -> dict[str, Any]:
+        """The ``CreateTable`` options that make ``rules`` again."""
+        ...
+
+    def directory_fields(self, rules: R) -> dict[str, Any]:
+        """What a lobby's directory entry shows of the rule set."""
+        ...
+
+    def directory_rules(self, fields: dict[str, Any]) -> R | None:
+        """The rule set whose ``directory_fields`` are ``fields`` (a lobby entry's), or
+        None when they are another game's."""
+        ...
+
+
+class Decider(Protocol[R_in, S, C, E]):
+    """The hand decider (docs/architecture.md, "Layers"; the game's ``decider.py``): the
+    deal, ``decide``, ``evolve``, ``is_terminal``, and what the table asks of a hand's
+    turn and end."""
 
     @property
     def deal_type(self) -> type[E]:
@@ -202,6 +242,11 @@ class Game(Protocol[R, S, C, E, V, L]):
         ...
 
     @property
+    def command_union(self) -> Any:
+        """The tagged union of ``command_types``, for msgspec."""
+        ...
+
+    @property
     def ends_hand(self) -> tuple[type[E], ...]:
         """For isinstance: the last event of a hand (its deal is then revealed)."""
         ...
@@ -211,46 +256,13 @@ class Game(Protocol[R, S, C, E, V, L]):
         """For isinstance: the hand endings a match counts (a redealt deal is not one)."""
         ...
 
-    @property
-    def command_union(self) -> Any:
-        """The tagged union of ``command_types``, for msgspec."""
-        ...
-
-    @property
-    def view_type(self) -> type[V]:
-        """A seat's view of a hand (``seat_view``'s type): what a bot worker decodes a
-        stored seat view into, so a bot reads what the seat sees and nothing more."""
-        ...
-
-    @property
-    def presentation(self) -> Presentation[S, C, V]:
-        """How a client is shown the game: its catalogue, labels, hand order
-        (``domain/presentation.py``; the game package's ``presentation.py``)."""
-        ...
-
-    # ------------------------------------------------------------ the table
-
-    def make_rules(self, variant: str, options: dict[str, Any]) -> R: ...
-
-    def players(self, rules: R) -> int: ...
-
-    def deck(self, rules: R) -> tuple[str, ...]: ...
-
-    def created(self, table_id: str, rules: R, name: str, created_by: str | None) -> TableCreatedEvent:
-        """The event that creates a table of this game."""
-        ...
-
-    def deal(self, rules: R, order: tuple[str, ...], *, dealer: int, hand_no: int,
+    def deal(self, rules: R_in, order: tuple[str, ...], *, dealer: int, hand_no: int,
              previous_declarer: int | None, commitment: str, salt: str) -> E:
         """The event that starts the next hand, dealt from ``order`` (already checked to
         be the deck), with the deal's commitment and its (secret) salt."""
         ...
 
     def deal_proof(self, dealt: E) -> DealProof: ...
-
-    def deal_order(self, dealt: E) -> tuple[str, ...]:
-        """The card order a deal event was cut from: what ``DealRevealed`` shows."""
-        ...
 
     def hand_order(self, hand: S) -> tuple[str, ...]:
         """The card order the hand being played was dealt from."""
@@ -270,7 +282,7 @@ class Game(Protocol[R, S, C, E, V, L]):
         """What a hand's last event (one of ``ends_hand``) says of the hand."""
         ...
 
-    def settle(self, rules: R, hand: S, event: E, *, dealer: int, seats: int) -> Settlement | None:
+    def settle(self, rules: R_in, hand: S, event: E, *, dealer: int, seats: int) -> Settlement | None:
         """What the hand event just applied (``hand`` is the state after it) does to the
         table: None unless it is the hand's result."""
         ...
@@ -279,42 +291,43 @@ class Game(Protocol[R, S, C, E, V, L]):
 
     def legal_commands(self, hand: S, seat: int) -> Sequence[C]: ...
 
-    def bots(self) -> Mapping[str, Policy[R, V, C]]:
-        """Bot level (``random``, ``beginner``, ``expert``; docs/bots.md) -> its policy:
-        ``policy(rules, seat_view, seed, budget)`` -> one of the view's legal commands."""
+
+class Views(Protocol[S_in, V]):
+    """What each reader sees of a hand (the game's ``views.py``): the projections' views."""
+
+    @property
+    def view_type(self) -> type[V]:
+        """A seat's view of a hand (``seat_view``'s type): what a bot worker decodes a
+        stored seat view into, so a bot reads what the seat sees and nothing more."""
         ...
 
-    def command_kinds(self, legal: Sequence[C]) -> Sequence[Sequence[C]]:
-        """The legal commands in the kinds a random player picks among first, then one of
-        the kind (a uniform pick over a list of many amounts would always bargain)."""
-        ...
+    def all_views(self, hand: S_in) -> tuple[Sequence[V], V]: ...
 
-    # ------------------------------------------------------------ views
+    def seat_view(self, hand: S_in, seat: int) -> V: ...
 
-    def all_views(self, hand: S) -> tuple[Sequence[V], V]: ...
+    def spectator_view(self, hand: S_in) -> V: ...
 
-    def seat_view(self, hand: S, seat: int) -> V: ...
-
-    def spectator_view(self, hand: S) -> V: ...
-
-    def audit_view(self, hand: S, *, cut_short: bool = False) -> V: ...
+    def audit_view(self, hand: S_in, *, cut_short: bool = False) -> V: ...
 
     def closed_view(self, view: V) -> V:
         """A view of a hand whose table closed mid-hand: nobody is to act any more."""
         ...
 
-    # ------------------------------------------------------------ audit
 
-    def command_of(self, events: Sequence[E]) -> C | None:
+class Audit(Protocol[C, E_in]):
+    """What the audit needs (the game's ``handfile.py``): the command an event records, the
+    deal's order, hand files written and read, what ``mighty log`` hides."""
+
+    def deal_order(self, dealt: E_in) -> tuple[str, ...]:
+        """The card order a deal event was cut from: what ``DealRevealed`` shows."""
+        ...
+
+    def command_of(self, events: Sequence[E_in]) -> C | None:
         """The seat command that appended ``events`` (one command's hand events, in order)
         records, or None (derived events, the deal)."""
         ...
 
-    def table_options(self, rules: R) -> dict[str, Any]:
-        """The ``CreateTable`` options that make ``rules`` again."""
-        ...
-
-    def hand_file(self, dealt: E, commands: Sequence[C]) -> dict[str, Any]:
+    def hand_file(self, dealt: E_in, commands: Sequence[C]) -> dict[str, Any]:
         """The hand file of a stored hand (for ``mighty export``)."""
         ...
 
@@ -327,24 +340,50 @@ class Game(Protocol[R, S, C, E, V, L]):
         """Parse and check a hand file of this game (``HandFileError`` when broken)."""
         ...
 
-    # ------------------------------------------------------------ projections
 
-    def directory_fields(self, rules: R) -> dict[str, Any]:
-        """What a lobby's directory entry shows of the rule set."""
-        ...
+class Ledgers(Protocol[R_in, E_in, L]):
+    """The score ledger of a table of this game (the game's ``ledger.py``)."""
 
-    def directory_rules(self, fields: dict[str, Any]) -> R | None:
-        """The rule set whose ``directory_fields`` are ``fields`` (a lobby entry's), or
-        None when they are another game's."""
-        ...
+    def new_ledger(self, table_id: str, version: int, rules: R_in) -> L: ...
 
-    def new_ledger(self, table_id: str, version: int, rules: R) -> L: ...
-
-    def fold_ledger(self, ledger: L, version: int, event: E) -> L:
+    def fold_ledger(self, ledger: L, version: int, event: E_in) -> L:
         """The ledger after one of this game's hand events; the same object if unchanged."""
         ...
 
     def decode_ledger(self, data: bytes) -> L: ...
+
+
+class Players(Protocol[R_in, C, V_in]):
+    """The game's bots and random players (the game's ``bots/``)."""
+
+    def bots(self) -> Mapping[str, Policy[R_in, V_in, C]]:
+        """Bot level (``random``, ``beginner``, ``expert``; docs/bots.md) -> its policy:
+        ``policy(rules, seat_view, seed, budget)`` -> one of the view's legal commands."""
+        ...
+
+    def command_kinds(self, legal: Sequence[C]) -> Sequence[Sequence[C]]:
+        """The legal commands in the kinds a random player picks among first, then one of
+        the kind (a uniform pick over a list of many amounts would always bargain)."""
+        ...
+
+
+class Shown(Protocol[S_in, C_in, V_in]):
+    """How a client that knows no game is shown this one (the game's ``presentation.py``)."""
+
+    @property
+    def presentation(self) -> Presentation[S_in, C_in, V_in]:
+        """How a client is shown the game: its catalogue, labels, hand order
+        (``domain/presentation.py``; the game package's ``presentation.py``)."""
+        ...
+
+
+class Game(RuleBook[R], Decider[R, S, C, E], Views[S, V], Audit[C, E], Ledgers[R, E, L],
+           Players[R, C, V], Shown[S, C, V], Protocol[R, S, C, E, V, L]):
+    """One game's rules as everything above it needs them: the small protocols above, each
+    one part of the game's package (docs/architecture.md, "Games"); code that needs one part
+    may type its argument by that part. A hand, a command, an event passed to a game are
+    always its own: callers dispatch on the table's rule set (``registry.game_of``) or on
+    the event's type (``registry.game_of_event``)."""
 
 
 AnyGame = Game[Any, Any, Any, Any, Any, Any]

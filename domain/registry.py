@@ -12,11 +12,15 @@ from typing import Any, Final
 from domain.games import AnyGame, Rules
 from domain.handfiles import rules_named
 from domain.mighty.game import MIGHTY
-from domain.mighty.rules import VARIANTS as MIGHTY_VARIANTS
 from domain.mitigati.game import MITIGATI
 
+# A new game: its package (the layout of docs/architecture.md, "Games") and one line here.
 GAMES: Final[dict[str, AnyGame]] = {MIGHTY.name: MIGHTY, MITIGATI.name: MITIGATI}
 DEFAULT: Final[AnyGame] = MIGHTY  # a variant, a hand file or a table naming no other game
+
+_BY_VARIANT: Final[dict[str, AnyGame]] = {
+    name: game for game in GAMES.values() for name in (game.name, *game.variants)
+}
 
 _BY_RULES: Final[dict[type, AnyGame]] = {game.rules_type: game for game in GAMES.values()}
 _BY_EVENT: Final[dict[type, AnyGame]] = {
@@ -25,9 +29,9 @@ _BY_EVENT: Final[dict[type, AnyGame]] = {
 
 
 def variants() -> tuple[str, ...]:
-    """Every name ``CreateTable`` takes: Mighty's rule sets (docs/rules/mighty.md §7), then each other
-    game's own name."""
-    return (*MIGHTY_VARIANTS, *(name for name in GAMES if name != MIGHTY.name))
+    """Every name ``CreateTable`` takes: each game's rule sets (``Game.variants``), in the
+    order of ``GAMES``."""
+    return tuple(name for game in GAMES.values() for name in game.variants)
 
 
 def game_of(rules: Rules) -> AnyGame:
@@ -36,9 +40,10 @@ def game_of(rules: Rules) -> AnyGame:
 
 
 def game_named(variant: str) -> AnyGame:
-    """The game of a ``CreateTable`` variant: a game's own name (``mitigati``), else one of
-    Mighty's variants (``mighty-5``, ...)."""
-    return GAMES.get(variant, DEFAULT)
+    """The game of a ``CreateTable`` variant: one of a game's ``variants`` (``mighty-5``,
+    ``mitigati``) or its own name; any other name goes to the default game, whose
+    ``make_rules`` refuses it."""
+    return _BY_VARIANT.get(variant, DEFAULT)
 
 
 def game_of_event(event: object) -> AnyGame | None:

@@ -13,7 +13,7 @@ fact each, which ``decide`` computes and ``evolve`` used to re-derive (``ADDED_F
 None of them can be computed from the old event alone: it takes the hand so far (who
 holds the called card; whether another seat holds a Joker; which call the reveal
 resolves). So the upcaster leaves the fact ``UNSET`` ("not recorded"), and
-``domain.mighty.hand.evolve``, which holds the hand, derives it as version-1 readers did
+``domain.mighty.decider.evolve``, which holds the hand, derives it as version-1 readers did
 (``domain.mighty.legacy``, called only for an event with the fact unset). Two readers
 need to know which fields were added: ``mighty verify`` compares the events it re-decides
 with the stored ones as recorded (``as_recorded``: a fact an old event does not hold is

@@ -15,7 +15,7 @@ from domain.bots import Policy
 from domain.errors import TableError
 from domain.games import DealProof, Game, HandEnding, Settlement, TableCreatedEvent
 from domain.handfiles import HandFileRun, Replayed
-from domain.mighty import hand as mighty_hand
+from domain.mighty import decider as mighty_decider
 from domain.mighty import handfile, ledger
 from domain.mighty import legal as mighty_legal
 from domain.mighty import presentation as mighty_presentation
@@ -47,7 +47,7 @@ from domain.mighty.events import (
     Passed,
     TrumpChanged,
 )
-from domain.mighty.rules import RuleSet, make_rules
+from domain.mighty.rules import VARIANTS, RuleSet, make_rules
 from domain.mighty.state import Finished, HandState, Redeal
 from domain.mighty.views import HandView
 
@@ -107,6 +107,7 @@ class MightyGame:
     """Mighty at a table: exactly what ``domain/table.py`` did before it had games."""
 
     name: Final = "mighty"
+    variants: tuple[str, ...] = tuple(VARIANTS)  # docs/rules/mighty.md §7, §10
     rules_type = RuleSet
     created_type = TableCreated
     deal_type = HandDealt
@@ -120,9 +121,9 @@ class MightyGame:
 
     # The hot path (a bot's every step, every fold) calls the rules' own functions,
     # bound here unwrapped.
-    decide = staticmethod(mighty_hand.decide)
-    evolve = staticmethod(mighty_hand.evolve)
-    is_terminal = staticmethod(mighty_hand.is_terminal)
+    decide = staticmethod(mighty_decider.decide)
+    evolve = staticmethod(mighty_decider.evolve)
+    is_terminal = staticmethod(mighty_decider.is_terminal)
     to_act = staticmethod(mighty_state.to_act)
     legal_commands = staticmethod(mighty_legal.legal_commands)
     all_views = staticmethod(mighty_views.all_views)
@@ -160,7 +161,7 @@ class MightyGame:
             first = (dealer + 1) % n
         elif rules.first_bidder == "previous_declarer" and previous_declarer is not None:
             first = previous_declarer
-        dealt = mighty_hand.deal_event(
+        dealt = mighty_decider.deal_event(
             rules, dealer=dealer, hands=hands, kitty=order[n * size:],
             first_bidder=first, hand_no=hand_no, commitment=commitment,
         )

@@ -15,8 +15,8 @@ from domain.errors import HandFileError, MalformedCommand, RuleError, RuleSetErr
 from domain.handfiles import Rejection, rejection, rules_named
 from domain.mighty.cards import is_card, is_joker
 from domain.mighty.commands import HandCommand
+from domain.mighty.decider import deal_event, decide, evolve
 from domain.mighty.events import HandEvent, HandScored
-from domain.mighty.hand import deal_event, decide, evolve
 from domain.mighty.play import ripper_cards
 from domain.mighty.rules import VARIANTS, RuleSet, make_rules
 from domain.mighty.state import Bidding, Finished, HandState, Playing, Redeal, phase_name, to_act

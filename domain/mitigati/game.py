@@ -93,6 +93,7 @@ class MitigatiGame:
     as a hand of the match (docs/rules/mitigati.md, "Bargaining")."""
 
     name: Final = NAME
+    variants: tuple[str, ...] = (NAME,)  # one rule set, named after the game
     rules_type = RuleSet
     created_type = TableCreated
     deal_type = HandDealt

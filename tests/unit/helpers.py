@@ -22,8 +22,8 @@ from domain.mighty.commands import (
     Pass,
     Play,
 )
+from domain.mighty.decider import deal_event, decide, evolve
 from domain.mighty.events import HandDealt, HandEvent
-from domain.mighty.hand import deal_event, decide, evolve
 from domain.mighty.rules import RuleSet, make_rules
 from domain.mighty.state import HandState, to_act
 

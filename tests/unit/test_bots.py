@@ -20,7 +20,7 @@ from domain.mighty import views as mighty_views
 from domain.mighty.bots import POLICIES as MIGHTY_BOTS
 from domain.mighty.bots.worlds import knowledge as mighty_knowledge
 from domain.mighty.bots.worlds import world as mighty_world
-from domain.mighty.hand import deal_event, decide, evolve
+from domain.mighty.decider import deal_event, decide, evolve
 from domain.mighty.rules import VARIANTS, RuleSet, make_rules
 from domain.mighty.state import Finished, HandState, Playing, Redeal, to_act
 from domain.mighty.views import HandView

@@ -101,3 +101,53 @@ def test_every_game_package_supplies_its_presentation_in_a_module_of_its_own() -
         assert entries and all(entry.family == game.name for entry in entries)
         named.extend(entry.game for entry in entries)
     assert sorted(named) == sorted(variants())
+
+
+# One layout for every game package (docs/architecture.md, "Games"): each part of the
+# ``Game`` protocol in the module of that name, so a new game copies a folder.
+LAYOUT = {
+    "game": "Game",  # the adapter the registry lists: every part below, bound
+    "rules": "RuleBook",
+    "decider": "Decider",
+    "views": "Views",
+    "handfile": "Audit",
+    "ledger": "Ledgers",
+    "bots": "Players",
+    "presentation": "Shown",
+}
+SHARED_MODULES = ("cards", "commands", "events", "state", "legal", "play", "scoring")
+
+
+def test_every_game_package_has_the_one_layout() -> None:
+    """Every package holds a module per part of the protocol, and the modules both
+    packages name their rules' pieces by (cards, commands, events, state, legal, play,
+    scoring); whatever else a package holds is one rules section of its own game
+    (Mighty's bidding and exchange, Mitigati's bargaining, declarations and discard)."""
+    for package in GAME_PACKAGES:
+        folder = ROOT / package.replace(".", "/")
+        for module in (*LAYOUT, *SHARED_MODULES):
+            assert (folder / f"{module}.py").is_file() or (folder / module / "__init__.py").is_file(), \
+                f"{package} has no {module}"
+
+
+def test_the_game_protocol_is_its_parts_and_each_member_belongs_to_one_part() -> None:
+    import domain.games as games
+
+    parts = [getattr(games, name) for name in LAYOUT.values() if name != "Game"]
+    members = [set(vars(part)) - set(vars(object)) for part in parts]
+    own = [{m for m in found if not m.startswith("_")} for found in members]
+    assert all(own), "a part without a member"
+    for i, first in enumerate(own):
+        for second in own[i + 1:]:
+            assert not first & second, first & second
+    assert set(games.Game.__mro__) >= set(parts)
+    game_members = {m for m in vars(games.Game) if not m.startswith("_")}
+    assert not game_members, f"Game declares members of its own: {game_members}"
+
+
+def test_a_game_is_found_by_each_of_its_variants_and_its_own_name() -> None:
+    from domain.registry import GAMES, game_named, variants
+
+    for game in GAMES.values():
+        assert game.variants and all(game_named(name) is game for name in (game.name, *game.variants))
+    assert list(variants()) == [name for game in GAMES.values() for name in game.variants]

@@ -18,6 +18,7 @@ import pytest
 from domain.errors import HandFileError
 from domain.mighty.cards import mighties, rippers
 from domain.mighty.commands import CallFriend, Discard, HandCommand, Play
+from domain.mighty.decider import deal_event
 from domain.mighty.events import (
     DeclarerAlone,
     FriendCalled,
@@ -26,7 +27,6 @@ from domain.mighty.events import (
     HandEvent,
     TrickWon,
 )
-from domain.mighty.hand import deal_event
 from domain.mighty.handfile import parse, replay, result_of
 from domain.mighty.legal import legal_commands
 from domain.mighty.rules import VARIANTS, make_rules

@@ -10,7 +10,7 @@ from math import comb
 import pytest
 
 from domain.mighty.commands import Discard, Pass
-from domain.mighty.hand import decide
+from domain.mighty.decider import decide
 from domain.mighty.legal import DiscardChoices, legal_commands, nth_combination
 from domain.mighty.state import Exchange
 from tests.unit.helpers import auction_to, deal, given, rules, standard_deal

@@ -40,6 +40,7 @@ from domain.mighty.commands import (
 from domain.mighty.commands import (
     Exchange as ExchangeCommand,
 )
+from domain.mighty.decider import deal_event, decide, evolve
 from domain.mighty.events import (
     CardPlayed,
     FriendCalled,
@@ -48,7 +49,6 @@ from domain.mighty.events import (
     HandScored,
     TrickWon,
 )
-from domain.mighty.hand import deal_event, decide, evolve
 from domain.mighty.handfile import parse, replay, to_hand_file
 from domain.mighty.legal import legal_commands
 from domain.mighty.rules import OPTIONS, VARIANTS, RuleSet, make_rules

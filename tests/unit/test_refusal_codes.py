@@ -8,8 +8,8 @@ import pytest
 
 from domain.errors import RULE_ERRORS, MalformedCommand, RuleError
 from domain.mighty.commands import Bid, HandCommand, Pass, Play
+from domain.mighty.decider import decide
 from domain.mighty.events import HandEvent
-from domain.mighty.hand import decide
 from domain.mighty.handfile import decode_hand_command
 from tests.unit.helpers import (
     STANDARD_HANDS,

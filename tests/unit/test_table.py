@@ -12,9 +12,9 @@ import pytest
 from domain.codec import decode_event, encode_event
 from domain.errors import RuleError
 from domain.mighty.commands import Bid, HandCommand
+from domain.mighty.decider import evolve as hand_evolve
 from domain.mighty.events import HandDealt, HandPassedOut, HandScored, MisdealClaimed
 from domain.mighty.game import TableCreated
-from domain.mighty.hand import evolve as hand_evolve
 from domain.mighty.state import Bidding, Finished, Redeal
 from domain.mighty.views import seat_view, spectator_view
 from domain.table import (

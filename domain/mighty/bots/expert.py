@@ -24,8 +24,8 @@ from domain.mighty.bots.knowledge import suit_lengths
 from domain.mighty.bots.worlds import knowledge, world
 from domain.mighty.cards import JOKERS, POINTS_OF, RANK_OF, SUIT_OF, TRUMPS, mighties, points_of
 from domain.mighty.commands import Bid, CallFriend, ChangeTrump, Discard, HandCommand, Pass, Play
+from domain.mighty.decider import decide, evolve
 from domain.mighty.exchange import raised_contract
-from domain.mighty.hand import decide, evolve
 from domain.mighty.rules import RuleSet
 from domain.mighty.state import Finished, HandState, Playing, Redeal, to_act
 from domain.mighty.views import HandView

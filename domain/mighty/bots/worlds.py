@@ -20,8 +20,8 @@ from typing import NamedTuple, TypedDict
 
 from domain.mighty.cards import JOKERS, SUIT_OF, is_joker, mighties, points_of, rippers
 from domain.mighty.commands import Bid, Pass
+from domain.mighty.decider import deal_event, decide, evolve
 from domain.mighty.events import TrickWon
-from domain.mighty.hand import deal_event, decide, evolve
 from domain.mighty.rules import RuleSet
 from domain.mighty.state import AuctionEntry, Exchange, HandState, Playing
 from domain.mighty.views import HandView
