@@ -26,6 +26,7 @@ from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
+from services.archive.reads import AsyncArchivedEventStore
 from services.gateway import quotas
 from services.gateway.account_store import AccountStore
 from services.gateway.chat import ChatLimits, ChatStore
@@ -251,7 +252,7 @@ class RedisBackend:
         self.accounts = AccountStore(self.aio, self._ns, wiring.settings.session_cache_s)
         # table chat and mutes (chat.py); an archived table's chat is read from the archive
         self.chat = ChatStore(self.aio, self.space, self.readers, limits=ChatLimits.of(wiring.settings),
-                              archived=self.store)
+                              archived=self.store if isinstance(self.store, AsyncArchivedEventStore) else None)
 
     async def touch(self, table_id: str, status: str) -> None:
         await self._presence.touch(table_id, status)

@@ -52,7 +52,7 @@ def test_near_duplicates_are_refused_within_the_setting_and_not_at_all_with_it_a
         ana = new_player(client)
         table = _table(client, ana)
         assert _say(client, table, ana, text="gg").status_code == 201
-        repeated = _say(client, table, ana, text="G G!")
+        repeated = _say(client, table, ana, text=" GG! ")
         assert repeated.status_code == 422 and repeated.json()["code"] == "repeated_message", repeated.text
         assert _say(client, table, ana, text="nice").status_code == 201
         assert _say(client, table, ana, text="gg").status_code == 201  # only the last one counts

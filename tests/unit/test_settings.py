@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+import msgspec
 import pytest
 
 from services.settings import (
@@ -136,7 +137,7 @@ def test_the_away_and_chat_settings_are_read_from_their_variables_and_given_to_c
     assert found.away_after_gone_s == 45
     assert (found.chat_text_max, found.chat_rate, found.chat_rate_window_s, found.chat_phrase_rate,
             found.chat_phrase_window_s, found.chat_recent, found.chat_recent_s) == (500, 3, 20, 6, 30, 0, 90)
-    assert settings_from(None, environ=found.as_env()) == found
+    assert settings_from(None, environ=found.as_env()) == msgspec.structs.replace(found, namespace_chosen=True)
     assert settings_from(None, environ={"MIGHTY_AWAY_AFTER_GONE_S": "0"}).away_after_gone_s == 0  # never
 
 
