@@ -111,8 +111,20 @@ class TimeOutTurn(_TableCommand, frozen=True, tag="time_out"):
     away_after: Count = 0
 
 
+class SendAway(_TableCommand, frozen=True, tag="send_away"):
+    """The service sends a seat away whose player has had no connection to the table for
+    ``gone_s`` seconds (no stream of theirs open on any gateway, no move of their own),
+    under the rule ``after_s`` (``MIGHTY_AWAY_AFTER_GONE_S``). Both arrive as data (the
+    domain reads no clock); the table decides (``gone_away``) and records them in
+    ``SeatAway`` (reason ``disconnected``)."""
+
+    seat: Seat
+    gone_s: Count
+    after_s: Count
+
+
 TableOnlyCommand = (CreateTable | JoinSeat | LeaveSeat | StartTable | DealHand | Resign | CloseTable | SetAway
-                    | TimeOutTurn)
+                    | TimeOutTurn | SendAway)
 
 
 class Submission(msgspec.Struct, frozen=True):
@@ -174,8 +186,11 @@ class SeatAway(_TableEvent, frozen=True, tag="seat_away"):
     # why, when the service decided it: ``timeouts`` (the seat let ``away_after`` turns
     # in a row time out), ``acted`` (its player made a move while away); unset (left out
     # of the bytes, as in every event stored before it was added): the player's own
-    # ``leave`` or ``join``
+    # ``leave`` or ``join``; ``disconnected`` (its player had no connection for ``gone_s``
+    # seconds, at least the rule's ``after_s``: both set only then)
     reason: str | UnsetType = UNSET
+    gone_s: int | UnsetType = UNSET
+    after_s: int | UnsetType = UNSET
 
 
 class TurnTimedOut(_TableEvent, frozen=True, tag="turn_timed_out"):
@@ -274,6 +289,8 @@ def decide(state: TableState, submission: Submission) -> list[TableEvent]:
         return _away(state, cmd, player)
     if isinstance(cmd, TimeOutTurn):
         return _time_out(state, cmd, player)
+    if isinstance(cmd, SendAway):
+        return _send_away(state, cmd, player)
     return _hand_command(state, cmd, player)
 
 
@@ -342,6 +359,36 @@ def _time_out(state: TableState, cmd: TimeOutTurn, player: str | None) -> list[T
 
 AWAY_TIMEOUTS = "timeouts"  # SeatAway.reason: the seat let its turns time out, away_after in a row
 AWAY_ACTED = "acted"  # SeatAway.reason: the away seat's player made a move: back
+AWAY_GONE = "disconnected"  # SeatAway.reason: the seat's player had no connection for after_s
+
+
+def _send_away(state: TableState, cmd: SendAway, player: str | None) -> list[TableEvent]:
+    if player is not None:
+        raise TableError("not_allowed", "Only the service sends a seat away for want of a connection.")
+    if state.status != "playing":
+        raise WrongPhase("Only a started table's seats are sent away.")
+    _seat_in_range(state, cmd.seat)
+    if cmd.seat in state.bot_seats:
+        raise TableError("not_allowed", f"Seat {cmd.seat} is a bot's: it is never sent away.")
+    if cmd.seat in state.away:
+        raise TableError("already_away", f"Seat {cmd.seat} is already away.")
+    if not gone_away(state, cmd.seat, cmd.gone_s, cmd.after_s):
+        raise TableError("not_gone", f"Seat {cmd.seat}'s player has been gone {cmd.gone_s} s, "
+                                     f"not the {cmd.after_s} s (1 or more) that send a seat away.")
+    holder = state.seats[cmd.seat] or ""
+    return [SeatAway(seat=cmd.seat, player=holder, away=True, reason=AWAY_GONE, gone_s=cmd.gone_s,
+                     after_s=cmd.after_s)]
+
+
+def gone_away(state: TableState, seat: int, gone_s: int, after_s: int) -> bool:
+    """Whether a seat whose player has had no connection to the table for ``gone_s``
+    seconds is sent away under the rule ``after_s`` (0: never): a person's seat (not a
+    bot's), at a table playing, not away already, gone ``after_s`` or longer."""
+    if after_s <= 0 or state.status != "playing" or not 0 <= seat < len(state.seats):
+        return False
+    if state.seats[seat] is None or seat in state.bot_seats or seat in state.away:
+        return False
+    return gone_s >= after_s
 
 
 def goes_away(state: TableState, seat: int, away_after: int) -> bool:

@@ -66,6 +66,16 @@ Table lifecycle (every table ends; docs/operations.md, "Table lifecycle"):
 | | ``MIGHTY_IDLE_S`` | 600: a started table nobody watched or acted at for this long is closed (``idle``) |
 | | ``MIGHTY_IDLE_OPEN_S`` | 1800: the same for a table that has not started |
 | | ``MIGHTY_AWAY_AFTER_TIMEOUTS`` | 2: a person's seat whose turn times out this many times in a row is away: a bot plays it until its player is back (0: never; docs/bots.md, "Away seats") |
+| | ``MIGHTY_AWAY_AFTER_GONE_S`` | 30: a person's seat at a playing table whose player has had no stream of it open (on any gateway) this many seconds is away (0: never; a player who never opened one is left to the timeouts; docs/bots.md, "Away seats") |
+
+Table chat (docs/api.md, "Table chat"):
+
+| flag | variable | default |
+|---|---|---|
+| | ``MIGHTY_CHAT_TEXT_MAX`` | 280: a message's most characters (1 to 1000) |
+| | ``MIGHTY_CHAT_RATE``, ``MIGHTY_CHAT_RATE_WINDOW_S`` | 5 messages per 10 s a player |
+| | ``MIGHTY_CHAT_PHRASE_RATE``, ``MIGHTY_CHAT_PHRASE_WINDOW_S`` | 12 quick phrases per 60 s a player |
+| | ``MIGHTY_CHAT_RECENT``, ``MIGHTY_CHAT_RECENT_S`` | 3, 60: a message repeating one of the player's last 3 within 60 s (case, spaces and punctuation aside) is refused (0: no such rule) |
 
 Nothing else in ``services/`` reads these variables: processes get a ``Settings`` and
 pass it on (to ``services.bootstrap``, and to the worker processes they start, through
@@ -157,7 +167,20 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "idle_s": "MIGHTY_IDLE_S",
     "idle_open_s": "MIGHTY_IDLE_OPEN_S",
     "away_after_timeouts": "MIGHTY_AWAY_AFTER_TIMEOUTS",
+    "away_after_gone_s": "MIGHTY_AWAY_AFTER_GONE_S",
+    # table chat (docs/api.md, Table chat)
+    "chat_text_max": "MIGHTY_CHAT_TEXT_MAX",
+    "chat_rate": "MIGHTY_CHAT_RATE",
+    "chat_rate_window_s": "MIGHTY_CHAT_RATE_WINDOW_S",
+    "chat_phrase_rate": "MIGHTY_CHAT_PHRASE_RATE",
+    "chat_phrase_window_s": "MIGHTY_CHAT_PHRASE_WINDOW_S",
+    "chat_recent": "MIGHTY_CHAT_RECENT",
+    "chat_recent_s": "MIGHTY_CHAT_RECENT_S",
 }
+# table chat: whole numbers >= 1 each, but the rule against repeats (0: off)
+CHAT: Final[tuple[str, ...]] = ("chat_text_max", "chat_rate", "chat_rate_window_s", "chat_phrase_rate",
+                                "chat_phrase_window_s", "chat_recent", "chat_recent_s")
+CHAT_TEXT_CEILING: Final = 1000  # the most MIGHTY_CHAT_TEXT_MAX may be
 # the quotas: a whole number >= 1 each (docs/gateway.md, Quotas)
 QUOTAS: Final[tuple[str, ...]] = ("quota_window_s", "players_per_address", "tables_per_address",
                                   "tables_per_player", "quickplays_per_address", "quickplays_per_player",
@@ -239,6 +262,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     idle_s: float = 600.0  # a started table nobody watched or acted at this long is closed (idle)
     idle_open_s: float = 1800.0  # the same for a table that has not started
     away_after_timeouts: int = 2  # a seat timed out this many turns in a row is away (0: never)
+    # a seat whose player had no stream of the playing table open this long is away (0: never)
+    away_after_gone_s: int = 30
+    # table chat (services/gateway/chat.py): a message's length, a player's rates, repeats
+    chat_text_max: int = 280
+    chat_rate: int = 5  # messages per chat_rate_window_s a player
+    chat_rate_window_s: int = 10
+    chat_phrase_rate: int = 12  # quick phrases per chat_phrase_window_s a player
+    chat_phrase_window_s: int = 60
+    chat_recent: int = 3  # a text repeating one of the player's last this many (0: no such rule) ...
+    chat_recent_s: int = 60  # ... within this long is refused
 
     def as_env(self) -> dict[str, str]:
         """The variables that give a child process these same settings."""
@@ -276,8 +309,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_IDLE_S": repr(self.idle_s),
             "MIGHTY_IDLE_OPEN_S": repr(self.idle_open_s),
             "MIGHTY_AWAY_AFTER_TIMEOUTS": str(self.away_after_timeouts),
+            "MIGHTY_AWAY_AFTER_GONE_S": str(self.away_after_gone_s),
         }
-        env.update({ENVIRONMENT[name]: str(getattr(self, name)) for name in QUOTAS + ACCOUNTS})
+        env.update({ENVIRONMENT[name]: str(getattr(self, name)) for name in QUOTAS + ACCOUNTS + CHAT})
         env["MIGHTY_SESSION_CACHE_S"] = repr(self.session_cache_s)
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
@@ -411,7 +445,8 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
                         ("replica_timeout_ms", 1), *((name, 1) for name in QUOTAS + ACCOUNTS),
                         ("sockets_per_address", 1), ("sockets_per_player", 1), ("max_connections", 1),
                         ("max_hands", 1), ("bot_table_hands", 1), ("turn_seconds_min", 1), ("turn_seconds_max", 1),
-                        ("away_after_timeouts", 0)):
+                        ("away_after_timeouts", 0), ("away_after_gone_s", 0),
+                        *((name, 0 if name == "chat_recent" else 1) for name in CHAT)):
         if name in raw:
             text = raw[name]
             if not text.isdigit() or int(text) < least or (name == "port" and int(text) > 65535):
@@ -449,6 +484,8 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
     values.update(_durations(raw, bad, ("gc_every_s", "debug_tracemalloc_s"),
                              "a number of seconds >= 0 (0: off)", least=0.0))
     _check_turn_bounds(raw, values, bad)
+    if "chat_text_max" in values and int(str(values["chat_text_max"])) > CHAT_TEXT_CEILING:
+        raise bad("chat_text_max", f"a chat message's most characters are 1 to {CHAT_TEXT_CEILING}")
     return msgspec.convert(values, Settings)
 
 

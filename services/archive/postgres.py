@@ -23,12 +23,25 @@ from services.archive.migrate import migrate
 from services.store.base import Head, StoredEvent
 
 _CONNECT_TIMEOUT_S: Final = 5
+_BIGINT_MAX: Final = (1 << 63) - 1
 
 
 class HandRow(msgspec.Struct, frozen=True):
     hand_no: int
     status: str  # the event that ended the hand (its tag), or ``cut_short``
     scores: tuple[int, ...] | None = None
+
+
+class ChatRow(msgspec.Struct, frozen=True):
+    """A chat message as the table's chat stream held it: its id (``<ms>-<n>``) and bytes."""
+
+    message_id: str
+    data: bytes
+
+    @property
+    def order(self) -> tuple[int, int]:
+        ms, _, n = self.message_id.partition("-")
+        return int(ms), int(n)
 
 
 class TableRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -96,23 +109,44 @@ class PostgresArchive:
 
     # ------------------------------------------------------------ writes
 
-    def write(self, table: TableRow, events: Sequence[StoredEvent], hands: Sequence[HandRow]) -> Written:
-        """Store a table, its hands and its events in one transaction; ``present`` when
-        the very same stream (version and head) is already there (a rerun after a crash
-        between the copy and the delete). Another stream under the id: ``ArchiveConflict``."""
+    def write(self, table: TableRow, events: Sequence[StoredEvent], hands: Sequence[HandRow],
+              chat: Sequence[ChatRow] = ()) -> Written:
+        """Store a table, its hands, its events and its chat in one transaction; ``present``
+        when the very same stream (version and head) is already there (a rerun after a
+        crash between the copy and the delete: then only the chat messages not there yet
+        are added, as the chat may have grown meanwhile). Another stream under the id:
+        ``ArchiveConflict``."""
         with self.connection() as conn:
             found = self._head_row(conn, table.table_id)
             if found is not None:
-                return self._same(table, found)
+                return self._present(conn, table, found, chat)
             try:
                 with conn.transaction():
                     self._insert(conn, table, events, hands)
+                    self._insert_chat(conn, table.table_id, chat)
             except psycopg.errors.UniqueViolation:  # another worker won the race meanwhile
                 found = self._head_row(conn, table.table_id)
                 if found is None:
                     raise
-                return self._same(table, found)
+                return self._present(conn, table, found, chat)
             return "written"
+
+    def _present(self, conn: psycopg.Connection[tuple[Any, ...]], table: TableRow, found: Head,
+                 chat: Sequence[ChatRow]) -> Written:
+        written = self._same(table, found)
+        with conn.transaction():
+            self._insert_chat(conn, table.table_id, chat)
+        return written
+
+    def _insert_chat(self, conn: psycopg.Connection[tuple[Any, ...]], table_id: str,
+                     chat: Sequence[ChatRow]) -> None:
+        if not chat:
+            return
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO archive_chat (namespace, table_id, ms, seq, data) VALUES (%s, %s, %s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                [(self.namespace, table_id, *row.order, row.data) for row in chat])
 
     def _same(self, table: TableRow, found: Head) -> Written:
         if found != Head(table.version, table.head):
@@ -166,6 +200,26 @@ class PostgresArchive:
         return [StoredEvent(int(v), bytes(data), str(h), str(p), str(c), hash_version=int(hv),
                             at_ms=None if at is None else int(at))
                 for v, data, h, p, c, hv, at in rows]
+
+    def chat(self, table_id: str, after: str | None = None, count: int | None = None) -> list[tuple[str, bytes]]:
+        """The archived table's chat messages as ``(id, bytes)``, oldest first: those after
+        the message id ``after``, or (``after`` None) the latest ``count`` (None: all)."""
+        top = (1 << 62) if count is None else count
+        with self.connection() as conn:
+            if after is None:
+                rows = conn.execute(
+                    "SELECT ms, seq, data FROM (SELECT ms, seq, data FROM archive_chat"
+                    " WHERE namespace = %s AND table_id = %s ORDER BY ms DESC, seq DESC LIMIT %s) AS latest"
+                    " ORDER BY ms, seq", (self.namespace, table_id, top)).fetchall()
+            else:
+                ms, _, seq = after.partition("-")
+                if max(int(ms), int(seq or 0)) > _BIGINT_MAX:  # past any id: nothing after it
+                    return []
+                rows = conn.execute(
+                    "SELECT ms, seq, data FROM archive_chat WHERE namespace = %s AND table_id = %s"
+                    " AND (ms, seq) > (%s, %s) ORDER BY ms, seq LIMIT %s",
+                    (self.namespace, table_id, int(ms), int(seq or 0), top)).fetchall()
+        return [(f"{ms}-{seq}", bytes(data)) for ms, seq, data in rows]
 
     def hands(self, table_id: str) -> list[HandRow]:
         with self.connection() as conn:

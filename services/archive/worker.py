@@ -14,12 +14,14 @@ A pass goes partition by partition:
    otherwise meet a table that is gone):
    a. take the table's lock (``SET NX PX``): several archive workers may run;
    b. read its stream from Redis and check the hash chain against the stored head;
-   c. copy table, hands and events into PostgreSQL in one transaction;
-   d. read back what PostgreSQL holds: the same rows, the same chain, and
-      ``services.audit.verify_events`` finds nothing wrong;
-   e. only then, in one MULTI watched on the table's head and the lock, delete its
-      stream, head, command ids and views, write its index entry and drop it from the
-      to-do list.
+   c. copy table, hands, events and chat into PostgreSQL in one transaction;
+   d. read back what PostgreSQL holds: the same rows, the same chain, every chat
+      message, and ``services.audit.verify_events`` finds nothing wrong;
+   e. only then, in one MULTI watched on the table's head, its chat and the lock (and
+      its chat's last message still the one copied), delete its stream, head, command
+      ids, views and chat, write its index entry and drop it from the to-do list. From
+      then on the chat's append script refuses a message to the table (it reads the index
+      entry), so nothing is said to a table whose chat has left Redis.
 
 Every step before (e) changes nothing in Redis but the to-do list; (e) is atomic. A crash
 anywhere leaves either the table whole in Redis (maybe also in PostgreSQL: the next pass
@@ -46,7 +48,7 @@ from projections.directory import CLOSED_DOC
 from projections.views import SPECTATOR, audit_name, view_name
 from services.archive.errors import ArchiveConflict, ArchiveMismatch, ArchiveUnavailable
 from services.archive.keys import IndexEntry, encode_entry
-from services.archive.postgres import PostgresArchive
+from services.archive.postgres import ChatRow, PostgresArchive
 from services.archive.reads import ArchivedEventStore
 from services.archive.summary import NotArchivable, summarize
 from services.projection.keys import ProjectionKeys
@@ -237,19 +239,32 @@ class ArchiveWorker:
         first_stamp: Any = self.client.lindex(keys.command_index, 0)
         row, hands, seats = summarize(table_id, stored, closed_ms=closed_ms,
                                       created_ms=_stamp_ms(first_stamp, stored[0].command_id))
-        self.archive.write(row, stored, hands)
+        chat = self._chat(table_id)
+        self.archive.write(row, stored, hands, chat)
         if self.after_copy is not None:
             self.after_copy(table_id)
-        self._check_archived(table_id, stored, head)
-        return self._delete(table_id, head, token, seats, len(hands))
+        self._check_archived(table_id, stored, head, chat)
+        return self._delete(table_id, head, token, seats, len(hands), chat[-1].message_id if chat else None)
 
-    def _check_archived(self, table_id: str, stored: list[StoredEvent], head: Head) -> None:
+    def _chat(self, table_id: str) -> list[ChatRow]:
+        """The table's chat in Redis (services/gateway/chat.py: capped, so a bounded read)."""
+        found: Any = self.client.xrange(self.space.table(table_id).chat, "-", "+")
+        return [ChatRow(entry_id.decode(), bytes(fields.get(b"m", b"{}"))) for entry_id, fields in found]
+
+    def _check_archived(self, table_id: str, stored: list[StoredEvent], head: Head, chat: list[ChatRow]) -> None:
         from services.audit import verify_events
 
         back = self.archive.read(table_id)
         if back != stored:
             raise ArchiveMismatch(f"PostgreSQL holds {len(back)} events of table {table_id} that differ "
                                   f"from the {len(stored)} in Redis")
+        # every message of Redis's chat, the same bytes (PostgreSQL may hold more: messages
+        # a first copy took that Redis's cap has trimmed since)
+        archived = dict(self.archive.chat(table_id))
+        missing = [row.message_id for row in chat if archived.get(row.message_id) != row.data]
+        if missing:
+            raise ArchiveMismatch(f"PostgreSQL lacks (or differs in) {len(missing)} chat messages of table "
+                                  f"{table_id}, the first {missing[0]}")
         if verify_chain(EMPTY_HEAD, back) != head:
             raise ArchiveMismatch(f"table {table_id}'s archived chain does not end at its head")
         verdict = verify_events(table_id, back)
@@ -264,7 +279,8 @@ class ArchiveWorker:
         names += [audit_name(table_id, hand_no) for hand_no in range(hands)]
         return [views.doc(partition, name) for name in names]
 
-    def _delete(self, table_id: str, head: Head, token: str, seats: int, hands: int) -> str:
+    def _delete(self, table_id: str, head: Head, token: str, seats: int, hands: int,
+                last_chat: str | None) -> str:
         keys = self.space.table(table_id)
         partition = self.space.partition_of(table_id)
         lock = self.keys.lock(table_id)
@@ -272,14 +288,19 @@ class ArchiveWorker:
         pipe: Any
         with self.client.pipeline(transaction=True) as pipe:
             try:
-                pipe.watch(keys.meta, lock)
+                pipe.watch(keys.meta, lock, keys.chat)
                 version, digest = pipe.hmget(keys.meta, ["v", "h"])
+                newest = pipe.xrevrange(keys.chat, "+", "-", count=1)
+                said = newest[0][0].decode() if newest else None
                 if (version, digest) != (str(head.version).encode(), head.hash.encode()) \
                         or pipe.get(lock) != token.encode():
                     self.log.warning("table moved while archived; retried next pass", table=table_id)
                     return "locked"
+                if said != last_chat:  # a message came after the copy: copied with it next pass
+                    self.log.debug("chat moved while archived; retried next pass", table=table_id)
+                    return "locked"
                 pipe.multi()
-                pipe.delete(keys.events, keys.meta, keys.commands, keys.command_index, keys.audit,
+                pipe.delete(keys.events, keys.meta, keys.commands, keys.command_index, keys.audit, keys.chat,
                             *self._view_keys(table_id, seats, hands))
                 pipe.srem(keys.tables, table_id)  # its keys are gone: out of the live index
                 # its lobby entry among the finished tables (the directory's dir:closed)

@@ -9,6 +9,7 @@ from domain.codec import TableCommand
 from domain.games import TableCreatedEvent
 from domain.registry import game_of, game_of_event
 from domain.table import (
+    AWAY_GONE,
     CloseTable,
     CreateTable,
     DealHand,
@@ -20,6 +21,7 @@ from domain.table import (
     PlayerResigned,
     Resign,
     SeatAway,
+    SendAway,
     SetAway,
     StartTable,
     TableClosed,
@@ -75,5 +77,8 @@ def _table_command_of(event: TableEvent) -> tuple[TableCommand, str | None] | No
     if isinstance(event, TableClosed):  # a player's (before the start), or the service's
         return CloseTable(reason=event.reason), event.closed_by if isinstance(event.closed_by, str) else None
     if isinstance(event, SeatAway):
+        if event.reason == AWAY_GONE and isinstance(event.gone_s, int) and isinstance(event.after_s, int):
+            # the service's, for want of a connection: the measure and the rule as recorded
+            return SendAway(seat=event.seat, gone_s=event.gone_s, after_s=event.after_s), None
         return SetAway(seat=event.seat, away=event.away), event.player
     return None

@@ -22,7 +22,9 @@ row (docs/bots.md, "Away seats").
 
 The same worker closes the tables nobody has watched or acted at for a while
 (``services/bots/idle.py``): once a second it closes those whose idle time has passed,
-and it enters each table it sees a turn of into that record. It logs a turn timed out
+and it enters each table it sees a turn of into that record. Once a second too, it sends
+away the seats whose player has had no connection to their playing table for
+``MIGHTY_AWAY_AFTER_GONE_S`` (``services/bots/gone.py``). It logs a turn timed out
 at debug level only (a table whose seat is absent times out every turn), and one
 ``timers`` summary line a minute when it did something.
 """
@@ -42,6 +44,7 @@ from domain.errors import MightyError
 from domain.registry import game_of
 from domain.table import Submission, TimeOutTurn
 from projections.turns import AWAY_LEVEL, Turn
+from services.bots.gone import GoneSeats
 from services.bots.idle import IdleCloser
 from services.bots.worker import SeatReader, TurnListener, turn_seed
 from services.commands.steps import service_steps
@@ -130,7 +133,8 @@ def deadline_of(stored: bytes | None, version: int, seat: int | None) -> str | N
 
 class TimerWorker(TurnListener, SeatReader):
     def __init__(self, client: SyncClient, space: KeySpace, handler: TableHandler, *, poll_s: float = 1.0,
-                 idle_s: float = 600.0, summary_s: float = SUMMARY_EVERY_S, away_after: int = 2) -> None:
+                 idle_s: float = 600.0, summary_s: float = SUMMARY_EVERY_S, away_after: int = 2,
+                 away_after_gone_s: int = 0) -> None:
         self.client: Any = client
         self.away_after = away_after  # a person's seat timed out this many turns in a row is away (0: never)
         self.space = space
@@ -146,10 +150,12 @@ class TimerWorker(TurnListener, SeatReader):
         self.timed_out = 0
         self._unreadable = False  # the timers could not be read (an outage): logged once
         self.idle_closer = IdleCloser(client, space, handler, idle_s=idle_s)
+        # a seat whose player has had no connection this long is away (0: never)
+        self.gone_seats = GoneSeats(client, space, handler, after_s=away_after_gone_s)
         self._next_idle = 0.0
         self.summary_s = summary_s  # MIGHTY_SUMMARY_S
         self._next_summary = time.monotonic() + summary_s
-        self._summarised = (0, 0)
+        self._summarised = (0, 0, 0)
 
     def handle(self, turn: Turn) -> None:
         try:
@@ -196,6 +202,10 @@ class TimerWorker(TurnListener, SeatReader):
             self.idle_closer.run_once()
         except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
             log.warning("idle_tables_unreadable", error=str(error))
+        try:
+            self.gone_seats.run_once()
+        except (redis.RedisError, *CLUSTER_UNAVAILABLE) as error:
+            log.warning("gone_seats_unreadable", error=str(error))
 
     def _summary(self) -> None:
         """One line a minute of what the worker did, when it did something."""
@@ -203,10 +213,10 @@ class TimerWorker(TurnListener, SeatReader):
         if now < self._next_summary:
             return
         self._next_summary = now + self.summary_s
-        done = (self.timed_out, self.idle_closer.closed)
+        done = (self.timed_out, self.idle_closer.closed, self.gone_seats.sent)
         if done != self._summarised:
             log.info("timers", timed_out=done[0] - self._summarised[0], closed_idle=done[1] - self._summarised[1],
-                     seconds=self.summary_s)
+                     sent_away=done[2] - self._summarised[2], seconds=self.summary_s)
             self._summarised = done
 
     def _fire(self, table_id: str) -> None:

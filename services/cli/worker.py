@@ -117,7 +117,8 @@ def cmd_bots(args: argparse.Namespace) -> int:
     else:
         TimerWorker(wiring.client, wiring.space, wiring.handler, idle_s=wiring.settings.idle_s,
                     summary_s=wiring.settings.summary_s,
-                    away_after=wiring.settings.away_after_timeouts).serve(stop)
+                    away_after=wiring.settings.away_after_timeouts,
+                    away_after_gone_s=wiring.settings.away_after_gone_s).serve(stop)
     return EXIT_OK
 
 

@@ -498,7 +498,7 @@ async def post_command(request: Request[Any, Any, Any], table: FromPath[str], da
 async def post_chat(request: Request[Any, Any, Any], table: FromPath[str], data: JSONBody[ChatRequest]) -> ChatPosted:
     caller = await player_required(request)
     backend, table_id = _backend(request), _table_id(table)
-    text, phrase = chat.checked(data)
+    text, phrase = chat.checked(data, backend.chat.limits)
     await _reader(backend, table_id, None)  # the table exists
     record = (await backend.players([caller])).get(caller)
     await backend.chat.admit(caller, text, phrase, backend.count_quota)
@@ -514,7 +514,8 @@ async def get_chat(request: Request[Any, Any, Any], table: FromPath[str],
     backend, table_id = _backend(request), _table_id(table)
     cursor = chat.check_after(after)
     await _reader(backend, table_id, None)
-    return ChatMessages(messages=await backend.chat.messages(table_id, caller, cursor))
+    return ChatMessages(messages=await backend.chat.messages(table_id, caller, cursor),
+                        text_max=backend.chat.limits.text_max)
 
 
 @post("/mutes", status_code=204, summary="Mute a player's chat for oneself")
@@ -591,8 +592,9 @@ async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, toke
                 release_here()
                 shared.give_back(backend, socket_id)
 
-            # a person's stream keeps the table from being closed as idle (bots hold no token)
-            watcher = presence.watch(backend, table_id, state.status) if player is not None else None
+            # a person's stream keeps the table from being closed as idle (bots hold no token),
+            # and says the player is connected to it (their seat is not sent away: presence.py)
+            watcher = presence.watch(backend, table_id, state.status, player) if player is not None else None
             if player is not None:  # a player whose seat went away is back (docs/bots.md, "Away seats")
                 await _back(backend, table_id, player, state)
             try:

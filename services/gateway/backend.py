@@ -26,9 +26,10 @@ from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
+from services.archive.reads import AsyncArchivedEventStore
 from services.gateway import quotas
 from services.gateway.account_store import AccountStore
-from services.gateway.chat import ChatStore
+from services.gateway.chat import ChatLimits, ChatStore
 from services.gateway.lifecycle import Lifecycle
 from services.gateway.presence import Presence
 from services.gateway.quotas import Admission
@@ -75,6 +76,12 @@ class Backend(Protocol):
     async def touch(self, table_id: str, status: str) -> None:
         """A person acts at or watches the table (of ``status``): it is not idle
         (services/gateway/presence.py); never raises."""
+        ...
+
+    async def here(self, table_id: str, player: str, *, known_only: bool = False) -> None:
+        """The player is connected to the table now (``known_only``: only if a stream of
+        theirs was, before): the record a seat is sent away by when it grows old
+        (services/gateway/presence.py, services/bots/gone.py); never raises."""
         ...
 
     async def ping(self) -> None:
@@ -243,10 +250,15 @@ class RedisBackend:
         self.lifecycle = Lifecycle.of(wiring.settings)
         self._presence = Presence(self._coalesced, self.space, self.lifecycle)
         self.accounts = AccountStore(self.aio, self._ns, wiring.settings.session_cache_s)
-        self.chat = ChatStore(self.aio, self.space, self.readers)  # table chat and mutes (chat.py)
+        # table chat and mutes (chat.py); an archived table's chat is read from the archive
+        self.chat = ChatStore(self.aio, self.space, self.readers, limits=ChatLimits.of(wiring.settings),
+                              archived=self.store if isinstance(self.store, AsyncArchivedEventStore) else None)
 
     async def touch(self, table_id: str, status: str) -> None:
         await self._presence.touch(table_id, status)
+
+    async def here(self, table_id: str, player: str, *, known_only: bool = False) -> None:
+        await self._presence.here(table_id, player, known_only=known_only)
 
     async def close(self) -> None:
         await self.readers.aclose()  # the followers' shared Pub/Sub connection

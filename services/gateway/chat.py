@@ -1,12 +1,17 @@
 """Table chat (docs/api.md, "Table chat"): messages of seated players and spectators,
 kept apart from the game's stream and pushed on the table's WebSocket.
 
-- **Stored apart.** A table's chat is a Redis stream of its own,
+- **Stored apart, kept with its table.** A table's chat is a Redis stream of its own,
   ``<ns>:{pNN}:t:<table>:chat``: the table's hash tag, so a cluster keeps it on the
   table's node, but no event of the table. The audited record of the game stays the game;
-  a chat message is nobody's move. The stream is capped (``MAXLEN ~ KEEP``) and expires
-  ``KEEP_S`` after its last message. An entry's id is the message's ``id`` (Redis's
-  ``<ms>-<n>``, so ids sort by time and ``at`` is read from it).
+  a chat message is nobody's move. The stream is capped (``MAXLEN ~ KEEP``) and has no
+  expiry: it lives as long as the table's record. The archive worker moves it into
+  PostgreSQL with the table (docs/archive.md) and deletes it in the same step as the
+  table's keys; ``GET …/chat`` and a stream's opening then read it from there
+  (``AsyncArchivedEventStore``'s archive, in a thread), and a message to an archived
+  table is refused (409 ``table_closed``: the append script checks the archive's index
+  entry, on the same slot). An entry's id is the message's ``id`` (Redis's ``<ms>-<n>``,
+  so ids sort by time and ``at`` is read from it).
 - **Pushed.** The same script that appends a message publishes it (``SPUBLISH``, one step)
   on the sharded channel named like the stream; each gateway follows that channel on
   its one Pub/Sub connection (``FanoutHub``, services/projection/fanout.py) for every
@@ -17,13 +22,14 @@ kept apart from the game's stream and pushed on the table's WebSocket.
   left out of every push to the muter and of every ``GET …/chat`` the muter makes. An
   operator mutes a player everywhere (``mighty chat mute``, services/cli/chat.py): their
   messages are refused (403 ``chat_muted``) and nothing is stored.
-- **Bounds.** A text is 1–``TEXT_MAX`` printable characters, no control or format
-  character (the rule of names: services/gateway/names.py). ``RATE`` messages per
-  ``RATE_WINDOW_S`` a player (429 ``rate_limited`` with ``Retry-After``); a text that
-  repeats one of the player's last ``RECENT`` (case, spaces and punctuation aside) within
-  ``RECENT_S`` is refused 422 ``repeated_message``. Quick phrases (``PHRASES``: keys, each
-  reader sees them in its language) are outside that rate, under a looser one of their own
-  (``PHRASE_RATE`` per ``PHRASE_WINDOW_S``) and the same rule against repeats.
+- **Bounds** (``ChatLimits``, the settings ``MIGHTY_CHAT_*``: docs/operations.md). A
+  text is 1–``text_max`` printable characters, no control or format character (the rule
+  of names: services/gateway/names.py). ``rate`` messages per ``rate_window_s`` a player
+  (429 ``rate_limited`` with ``Retry-After``); a text that repeats one of the player's
+  last ``recent`` (case, spaces and punctuation aside) within ``recent_s`` is refused 422
+  ``repeated_message`` (``recent`` 0: no such rule). Quick phrases (``PHRASES``: keys,
+  each reader sees them in its language) are outside that rate, under a looser one of
+  their own (``phrase_rate`` per ``phrase_window_s``) and the same rule against repeats.
 - **What it never holds.** The server adds nothing to a message: no card, no seat's
   secret. What players type is theirs.
 """
@@ -38,22 +44,18 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
+from services.archive.errors import ArchiveUnavailable
+from services.archive.keys import ArchiveKeys
+from services.archive.reads import AsyncArchivedEventStore
 from services.gateway.errors import ApiError
 from services.gateway.names import name_problem
 from services.gateway.quotas import retry_after
 from services.projection.read import AsyncReader
+from services.settings import CHAT_TEXT_CEILING, Settings
 from services.store.keys import KeySpace
 
-TEXT_MAX: Final = 280
 KEEP: Final = 500  # messages a table's chat keeps (about: MAXLEN ~)
-KEEP_S: Final = 7 * 24 * 3600  # a chat expires a week after its last message
 PAGE: Final = 100  # messages a GET, or a stream's opening, gives at most
-RATE: Final = 5
-RATE_WINDOW_S: Final = 10
-PHRASE_RATE: Final = 12
-PHRASE_WINDOW_S: Final = 60
-RECENT: Final = 3
-RECENT_S: Final = 60
 MUTES_MAX: Final = 200
 # The quick phrases: a key each, sent as the key; the text a reader is shown (English so
 # far: the languages' catalogues take these keys over, services/gateway/labels.py).
@@ -63,10 +65,14 @@ PHRASES: Final[dict[str, str]] = {
 _ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}", re.ASCII)
 _WORDS = re.compile(r"[\W_]+")
 
-# KEYS[1] the chat stream (also the channel); ARGV[1] the cap, ARGV[2] the message, ARGV[3] the ttl.
+# KEYS[1] the chat stream (also the channel), KEYS[2] the partition's archive index;
+# ARGV[1] the cap, ARGV[2] the message, ARGV[3] the table. False: the table is archived
+# (its chat went with it), nothing written. A chat stored with an expiry by an earlier
+# release loses it (PERSIST): a chat lives as long as its table's record.
 APPEND_SCRIPT: Final = """
+if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then return false end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('PERSIST', KEYS[1])
 redis.call('SPUBLISH', KEYS[1], id .. '\\n' .. ARGV[2])
 return id
 """
@@ -83,13 +89,34 @@ return 1
 """
 
 
+class ChatLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """A message's length, a player's rates and the rule against repeats (the settings
+    ``MIGHTY_CHAT_*``, services/settings.py; the defaults are theirs)."""
+
+    text_max: int = 280
+    rate: int = 5  # messages per rate_window_s a player
+    rate_window_s: int = 10
+    phrase_rate: int = 12  # quick phrases per phrase_window_s a player
+    phrase_window_s: int = 60
+    recent: int = 3  # a text repeating one of the player's last this many (0: no such rule) ...
+    recent_s: int = 60  # ... within this long is refused
+
+    @classmethod
+    def of(cls, settings: Settings) -> ChatLimits:
+        return cls(text_max=settings.chat_text_max, rate=settings.chat_rate,
+                   rate_window_s=settings.chat_rate_window_s, phrase_rate=settings.chat_phrase_rate,
+                   phrase_window_s=settings.chat_phrase_window_s, recent=settings.chat_recent,
+                   recent_s=settings.chat_recent_s)
+
+
 # ---------------------------------------------------------------- the API's bodies
 
 
 class ChatRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``POST …/chat``: a ``text``, or a quick ``phrase`` (one of ``PHRASES``' keys)."""
+    """``POST …/chat``: a ``text``, or a quick ``phrase`` (one of ``PHRASES``' keys). The
+    schema's bound is the settings' ceiling; ``checked`` holds a text to ``text_max``."""
 
-    text: Annotated[str, msgspec.Meta(max_length=4 * TEXT_MAX)] | None = None
+    text: Annotated[str, msgspec.Meta(max_length=4 * CHAT_TEXT_CEILING)] | None = None
     phrase: Annotated[str, msgspec.Meta(max_length=32)] | None = None
 
 
@@ -112,6 +139,7 @@ class ChatMessage(msgspec.Struct, frozen=True, kw_only=True):
 
 class ChatMessages(msgspec.Struct, frozen=True):
     messages: list[ChatMessage]
+    text_max: int = 280  # a message's most characters here (MIGHTY_CHAT_TEXT_MAX): a client's input bound
 
 
 class MuteRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -160,7 +188,7 @@ def check_after(after: str | None) -> str | None:
     return after
 
 
-def checked(body: ChatRequest) -> tuple[str | None, str | None]:
+def checked(body: ChatRequest, limits: ChatLimits) -> tuple[str | None, str | None]:
     """The message's text or phrase, checked; 422 with a code that says what is wrong."""
     if (body.text is None) == (body.phrase is None):
         raise ApiError("invalid_request", "A chat message has a text or a phrase: one of them.")
@@ -169,9 +197,9 @@ def checked(body: ChatRequest) -> tuple[str | None, str | None]:
             raise ApiError("unknown_phrase", f"{body.phrase[:32]!r} is no quick phrase: {', '.join(PHRASES)}.")
         return None, body.phrase
     text = body.text or ""
-    if not 1 <= len(text) <= TEXT_MAX:
-        raise ApiError("bad_message", f"A chat message is 1 to {TEXT_MAX} characters, not {len(text)}.")
-    wrong = name_problem(text, TEXT_MAX)
+    if not 1 <= len(text) <= limits.text_max:
+        raise ApiError("bad_message", f"A chat message is 1 to {limits.text_max} characters, not {len(text)}.")
+    wrong = name_problem(text, limits.text_max)
     if wrong:
         raise ApiError("bad_message", "Not a chat message: " + wrong.replace("a name", "a message") + ".")
     return text, None
@@ -191,17 +219,21 @@ def repeat_key(text: str | None, phrase: str | None) -> str:
 
 class ChatStore:
     """Chat, mutes and their pushes over the gateway's asyncio client (one node or a
-    cluster: every key of a message is under one hash tag) and its ``FanoutHub``."""
+    cluster: every key of a message is under one hash tag) and its ``FanoutHub``; an
+    archived table's chat from the archive (``archived``: the gateway's event store)."""
 
-    def __init__(self, client: Any, space: KeySpace, readers: AsyncReader) -> None:
+    def __init__(self, client: Any, space: KeySpace, readers: AsyncReader, *,
+                 limits: ChatLimits | None = None, archived: AsyncArchivedEventStore | None = None) -> None:
         self.client = client
         self.space = space
         self.readers = readers
+        self.limits = limits or ChatLimits()
+        self.archived = archived
+        self._archive_keys = ArchiveKeys(space)
         self._ns = space.namespace
 
     def key(self, table_id: str) -> str:
-        events = self.space.table(table_id).events  # <ns>:{pNN}:t:<table>:events
-        return events.removesuffix(":events") + ":chat"
+        return self.space.table(table_id).chat  # <ns>:{pNN}:t:<table>:chat
 
     def _player_key(self, player: str, name: str) -> str:
         return f"{self._ns}:gateway:{{gw:{player}}}:{name}"
@@ -215,25 +247,33 @@ class ChatStore:
                     count: Callable[[str, int, int], Awaitable[float | None]]) -> None:
         """The refusals before a message is stored: muted everywhere (403), a repeat (422),
         over the rate (429, counted by ``count``, the gateway's quota counter)."""
+        limits = self.limits
         if await self.client.sismember(self._muted_everywhere_key(), player):
             raise ApiError("chat_muted", "An operator has muted you: your messages reach nobody.", status=403)
-        remembered = await self.client.eval(RECENT_SCRIPT, 1, self._player_key(player, "chat-recent"),
-                                            repeat_key(text, phrase), RECENT, RECENT_S)
-        if not int(remembered):
-            raise ApiError("repeated_message", "You just said that: a message repeating one of your last "
-                           f"{RECENT} is not sent again.")
-        wait = await (count(f"chat:{player}", RATE, RATE_WINDOW_S) if phrase is None
-                      else count(f"chat-phrase:{player}", PHRASE_RATE, PHRASE_WINDOW_S))
+        if limits.recent > 0:
+            remembered = await self.client.eval(RECENT_SCRIPT, 1, self._player_key(player, "chat-recent"),
+                                                repeat_key(text, phrase), limits.recent, limits.recent_s)
+            if not int(remembered):
+                raise ApiError("repeated_message", "You just said that: a message repeating one of your last "
+                               f"{limits.recent} is not sent again.")
+        limit = (limits.rate, limits.rate_window_s) if phrase is None else (limits.phrase_rate,
+                                                                            limits.phrase_window_s)
+        wait = await count(f"chat:{player}" if phrase is None else f"chat-phrase:{player}", *limit)
         if wait is not None:
-            await self.client.lrem(self._player_key(player, "chat-recent"), 1, repeat_key(text, phrase))
-            limit = (RATE, RATE_WINDOW_S) if phrase is None else (PHRASE_RATE, PHRASE_WINDOW_S)
+            if limits.recent > 0:
+                await self.client.lrem(self._player_key(player, "chat-recent"), 1, repeat_key(text, phrase))
             raise ApiError("rate_limited", f"At most {limit[0]} {'messages' if phrase is None else 'quick phrases'} "
                            f"in {limit[1]} s; wait a moment.", headers=retry_after(wait))
 
     async def append(self, table_id: str, player: str, name: str, text: str | None, phrase: str | None) -> str:
-        """Store the message and publish it, in one step; its id."""
+        """Store the message and publish it, in one step; its id. An archived table's chat
+        takes no more (409 ``table_closed``)."""
         stored = _encode(_Stored(player=player, name=name, text=text, phrase=phrase))
-        found = await self.client.eval(APPEND_SCRIPT, 1, self.key(table_id), KEEP, stored, KEEP_S)
+        found = await self.client.eval(APPEND_SCRIPT, 2, self.key(table_id), self._archive_keys.index_of(table_id),
+                                       KEEP, stored, table_id)
+        if found is None:
+            raise ApiError("table_closed", f"Table {table_id} is archived: its chat is kept as it was "
+                                           "and takes no more messages.", status=409)
         return found.decode() if isinstance(found, bytes) else str(found)
 
     # ------------------------------------------------------------ reading
@@ -244,7 +284,21 @@ class ChatStore:
             found = list(reversed(await self.client.xrevrange(key, "+", "-", count=count)))
         else:
             found = await self.client.xrange(key, "(" + after, "+", count=count)
+        if not found and self.archived is not None:  # nothing in Redis: an archived table's is in PostgreSQL
+            return await self._archived_entries(table_id, after, count)
         return [(_text(entry_id), bytes(fields.get(b"m", b"{}"))) for entry_id, fields in found]
+
+    async def _archived_entries(self, table_id: str, after: str | None, count: int) -> list[tuple[str, bytes]]:
+        """An archived table's messages from the archive (none for a live table); without
+        an archive configured, ``ArchiveUnavailable`` (503), never an empty chat."""
+        assert self.archived is not None
+        if await self.archived.index_entry(table_id) is None:
+            return []
+        archive = self.archived.archive
+        if archive is None:
+            raise ArchiveUnavailable(f"table {table_id} is archived in PostgreSQL and no archive is configured: "
+                                     "set MIGHTY_ARCHIVE_URL (or --archive-url)")
+        return await asyncio.to_thread(archive.chat, table_id, after, count)
 
     async def muted_by(self, reader: str | None) -> set[str]:
         if reader is None:

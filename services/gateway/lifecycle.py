@@ -41,12 +41,14 @@ class Lifecycle(msgspec.Struct, frozen=True, kw_only=True):
     turn_seconds_max: int
     idle_s: float
     idle_open_s: float
+    away_after_gone_s: int = 0  # a seat whose player has had no stream open this long is away (0: never)
 
     @classmethod
     def of(cls, settings: Settings) -> Lifecycle:
         return cls(max_hands=settings.max_hands, bot_table_hands=settings.bot_table_hands,
                    turn_seconds_min=settings.turn_seconds_min, turn_seconds_max=settings.turn_seconds_max,
-                   idle_s=settings.idle_s, idle_open_s=settings.idle_open_s)
+                   idle_s=settings.idle_s, idle_open_s=settings.idle_open_s,
+                   away_after_gone_s=settings.away_after_gone_s)
 
     @property
     def default_turn_seconds(self) -> int:
@@ -80,6 +82,15 @@ class Lifecycle(msgspec.Struct, frozen=True, kw_only=True):
         """How often an open stream of a person says the table is watched: well within
         the shorter idle time."""
         return min(PRESENCE_EVERY_S, self.idle_s / 4, self.idle_open_s / 4)
+
+    @property
+    def watch_every_s(self) -> float:
+        """How often an open stream of a person says so: the idle touch's period, and at
+        least three times within ``away_after_gone_s``, so a stream that stays open never
+        looks gone (services/bots/gone.py)."""
+        if self.away_after_gone_s <= 0:
+            return self.presence_every_s
+        return min(self.presence_every_s, self.away_after_gone_s / 3)
 
 
 async def close(backend: Backend, table_id: str, player: str) -> None:

@@ -317,6 +317,9 @@ async def play(backend: Backend, table_id: str, player: str, client_id: str, com
     # taking the steps it made due, and only this retry is left to take them.
     await service_steps(backend, table_id, after)
     await backend.touch(table_id, after.status)  # a person acted
+    # they are there: a seat whose stream was open once is not sent away while its player
+    # acts over HTTP (one who never opened a stream has no record: presence.py)
+    await backend.here(table_id, player, known_only=True)
     return result.version
 
 

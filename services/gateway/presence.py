@@ -9,6 +9,15 @@ without a token keeps nothing alive). Touches of one table are sent at most once
 ``min(5 s, the refresh period / 2)`` by a gateway (the same status), so a busy table costs
 little; a touch that fails is not the command's failure (logged at debug level: the
 table's next touch, or its idle close, follows).
+
+The same watcher says which player is connected to the table (``Presence.here``, the
+record of ``services/bots/gone.py``: the player, stamped by the Redis server's clock):
+every ``Lifecycle.watch_every_s`` while the stream is open (at least three times within
+``MIGHTY_AWAY_AFTER_GONE_S``) and once more as it closes. The timer worker sends away a
+seat at a playing table whose player has not been connected for that long. A player's
+move over HTTP stamps the record too, but only one that exists (``known_only``): a player
+who never opened a stream of the table is left to the timeouts rule (docs/bots.md, "Away
+seats"). With ``MIGHTY_AWAY_AFTER_GONE_S`` 0 nothing is stamped.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
+from services.bots.gone import HERE, seen_key, seen_member
 from services.bots.idle import TOUCH, idle_key
 from services.store.keys import KeySpace
 
@@ -34,11 +44,13 @@ _SAME_TOUCH_S: Final = 5.0
 
 
 class Presence:
-    """Touches of the idle record, over the backend's coalesced pipeline."""
+    """Touches of the idle record and stamps of who is connected, over the backend's
+    coalesced pipeline."""
 
     def __init__(self, coalesced: Any, space: KeySpace, lifecycle: Lifecycle) -> None:
         self._coalesced = coalesced
         self._key = idle_key(space)
+        self._seen = seen_key(space)
         self.lifecycle = lifecycle
         self._quiet_s = min(_SAME_TOUCH_S, lifecycle.presence_every_s / 2)
         self._last: dict[tuple[str, str], float] = {}
@@ -59,13 +71,25 @@ class Presence:
             self._last.pop((table_id, status), None)
             log.debug("presence_not_recorded", table=table_id, error=str(error)[:200])
 
+    async def here(self, table_id: str, player: str, *, known_only: bool = False) -> None:
+        """``player`` is connected to the table now (``known_only``: only if they have been
+        before, by a stream). Best effort, like ``touch``: never raises."""
+        if self.lifecycle.away_after_gone_s <= 0:
+            return
+        try:
+            await self._coalesced.call(("EVAL", HERE, 1, self._seen, seen_member(table_id, player),
+                                        "XX" if known_only else ""))
+        except Exception as error:  # noqa: BLE001 - presence is best effort, never a command's failure
+            log.debug("presence_not_recorded", table=table_id, error=str(error)[:200])
+
 
 _watching: set[asyncio.Task[None]] = set()  # the watchers running (kept from the GC)
 
 
-def watch(backend: Backend, table_id: str, status: str) -> asyncio.Task[None]:
-    """While the task runs (a person's stream is open), the table is not idle."""
-    task = asyncio.create_task(_keep_alive(backend, table_id, status))
+def watch(backend: Backend, table_id: str, status: str, player: str) -> asyncio.Task[None]:
+    """While the task runs (a person's stream is open), the table is not idle and the
+    player is connected to it; its end is the player's last moment there."""
+    task = asyncio.create_task(_keep_alive(backend, table_id, status, player))
     _watching.add(task)
     task.add_done_callback(_watching.discard)
     return task
@@ -76,10 +100,19 @@ def unwatch(task: asyncio.Task[None] | None) -> None:
         task.cancel()
 
 
-async def _keep_alive(backend: Backend, table_id: str, status: str) -> None:
-    every_s = backend.lifecycle.presence_every_s
-    while True:
-        cached = backend.cached(table_id)  # the table may have started since the stream opened
-        with contextlib.suppress(Exception):
-            await backend.touch(table_id, cached[0].status if cached is not None else status)
-        await asyncio.sleep(every_s)
+async def _keep_alive(backend: Backend, table_id: str, status: str, player: str) -> None:
+    every_s = backend.lifecycle.watch_every_s
+    live = status in ("open", "playing")
+    try:
+        while True:
+            cached = backend.cached(table_id)  # the table may have started (or ended) since the stream opened
+            status = cached[0].status if cached is not None else status
+            live = status in ("open", "playing")  # a finished table has no seat left to send away
+            with contextlib.suppress(Exception):
+                await backend.touch(table_id, status)
+            if live:
+                await backend.here(table_id, player)
+            await asyncio.sleep(every_s)
+    finally:  # the stream closed (the task cancelled): the time gone counts from now
+        if live:
+            await asyncio.shield(backend.here(table_id, player))

@@ -75,6 +75,7 @@ class TableKeys:
     command_index: str = ""  # the command ids by time, for their expiry
     tables: str = ""  # the partition's table index (a set of table ids, table_index.py)
     audit: str = ""  # the table's audit checkpoint (services/audit/checkpoint.py)
+    chat: str = ""  # the table's chat (services/gateway/chat.py), archived with it (docs/archive.md)
 
     def as_list(self) -> list[str]:
         """The four keys of the script's original call (command ids kept for ever)."""
@@ -132,7 +133,7 @@ class KeySpace:
             base = f"{self.namespace}:{self.tag(partition)}:t:{table_id}"
             feed = self.feed(partition)
             keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed, f"{base}:cmdx",
-                             self.tables(partition), f"{base}:audit")
+                             self.tables(partition), f"{base}:audit", f"{base}:chat")
             if len(self._tables) >= KEY_CACHE_SIZE:
                 self._tables.clear()
             self._tables[table_id] = keys

@@ -473,3 +473,73 @@ def test_the_gateway_without_an_archive_refuses_an_archived_table_as_unavailable
         assert refused.status_code == 503, refused.text
         assert refused.json()["code"] == "unavailable"
         assert "MIGHTY_ARCHIVE_URL" in refused.json()["message"]
+
+
+def _chat_gateway(redis_server: PrivateRedis, archive_url: str | None) -> Any:
+    from litestar.testing import TestClient
+
+    from services.bootstrap import wire_gateway
+    from services.gateway.app import create_app
+    from services.store.async_redis_store import connect_async
+
+    given = settings(archive_url)
+    return TestClient(create_app(given, wire_gateway(connect_async(redis_server.url), given)))
+
+
+def test_a_tables_chat_is_archived_with_it_and_still_answers(
+        redis_server: PrivateRedis, redis_client: redis.Redis, wiring: Wiring, archive_url: str) -> None:
+    play_tables(redis_client, closed=["done15"])
+    project(redis_client)
+    with _chat_gateway(redis_server, archive_url) as client:
+        made = client.post("/api/v1/players", json={"name": "Ana"}).json()
+        headers = {"Authorization": f"Bearer {made['token']}"}
+        for body in ({"text": "gg <b>all</b>"}, {"phrase": "well_played"}, {"text": "again?"}):
+            said = client.post("/api/v1/tables/done15/chat", json=body, headers=headers)
+            assert said.status_code == 201, said.text  # a finished table still talks until archived
+        before = client.get("/api/v1/tables/done15/chat").json()["messages"]
+        assert [m["text"] for m in before] == ["gg <b>all</b>", "Well played!", "again?"]
+
+        assert wiring.archive_worker().run_once().archived == ["done15"]
+        assert not redis_client.exists(SPACE.table("done15").chat)  # gone from Redis with the table
+        assert wiring.archive is not None and len(wiring.archive.chat("done15")) == 3
+
+        assert client.get("/api/v1/tables/done15/chat").json()["messages"] == before  # from PostgreSQL
+        later = client.get("/api/v1/tables/done15/chat", params={"after": before[0]["id"]}).json()["messages"]
+        assert later == before[1:]
+        assert client.get("/api/v1/tables/done15/chat", params={"after": before[-1]["id"]}).json()["messages"] == []
+        refused = client.post("/api/v1/tables/done15/chat", json={"text": "anyone?"}, headers=headers)
+        assert refused.status_code == 409 and refused.json()["code"] == "table_closed", refused.text
+        assert not redis_client.exists(SPACE.table("done15").chat)  # nothing stored
+        token = made["token"]
+        chat: list[dict[str, Any]] = []
+        with client.websocket_connect(f"/api/v1/tables/done15/stream?token={token}") as ws:
+            for _ in range(10):  # its opening: the chat's latest messages (and the table's view)
+                frame = ws.receive_json()
+                if frame["type"] == "chat":
+                    chat.append(frame)
+                if len(chat) == len(before):
+                    break
+        assert [(f["id"], f["text"]) for f in chat] == [(m["id"], m["text"]) for m in before]
+    with _chat_gateway(redis_server, None) as client:
+        unavailable = client.get("/api/v1/tables/done15/chat")
+        assert unavailable.status_code == 503 and unavailable.json()["code"] == "unavailable", unavailable.text
+
+
+def test_a_chat_message_said_while_the_table_is_archived_is_archived_too(
+        redis_client: redis.Redis, wiring: Wiring) -> None:
+    play_tables(redis_client, closed=["done16"])
+    project(redis_client)
+    key = SPACE.table("done16").chat
+    first = redis_client.xadd(key, {"m": b'{"player":"p1","name":"Ana","text":"hi"}'}).decode()
+
+    def said_after_the_copy(table_id: str) -> None:
+        redis_client.xadd(key, {"m": b'{"player":"p2","name":"Bo","text":"late"}'})
+
+    report = wiring.archive_worker(after_copy=said_after_the_copy).run_once()
+    assert report.archived == [] and redis_client.exists(SPACE.table("done16").events)  # nothing deleted
+    assert wiring.archive is not None and [i for i, _ in wiring.archive.chat("done16")] == [first]
+    assert wiring.archive_worker().run_once().archived == ["done16"]  # the next pass takes the late one too
+    archived = wiring.archive.chat("done16")
+    assert [data for _, data in archived] == [b'{"player":"p1","name":"Ana","text":"hi"}',
+                                              b'{"player":"p2","name":"Bo","text":"late"}']
+    assert not redis_client.exists(key)

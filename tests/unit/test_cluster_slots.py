@@ -17,6 +17,7 @@ import redis.client
 from domain.table import CloseTable, CreateTable, Submission
 from projections import KINDS
 from projections.turns import decode_turn
+from services.archive.postgres import ChatRow
 from services.archive.summary import HandRow, TableRow
 from services.archive.worker import ArchiveWorker
 from services.bootstrap import Wiring, wire
@@ -98,9 +99,15 @@ class FakeArchive:
 
     def __init__(self) -> None:
         self.events: dict[str, list[StoredEvent]] = {}
+        self.said: dict[str, list[ChatRow]] = {}
 
-    def write(self, table: TableRow, events: Sequence[StoredEvent], hands: Sequence[HandRow]) -> None:
+    def write(self, table: TableRow, events: Sequence[StoredEvent], hands: Sequence[HandRow],
+              chat: Sequence[ChatRow] = ()) -> None:
         self.events[table.table_id] = list(events)
+        self.said[table.table_id] = list(chat)
+
+    def chat(self, table_id: str, after: str | None = None, count: int | None = None) -> list[tuple[str, bytes]]:
+        return [(row.message_id, row.data) for row in self.said.get(table_id, [])]
 
     def read(self, table_id: str, after_version: int = 0, to_version: int | None = None) -> list[StoredEvent]:
         return [e for e in self.events.get(table_id, []) if after_version < e.version
@@ -208,9 +215,14 @@ def test_the_timer_scripts_touch_one_slot(wiring: Wiring) -> None:
 def test_archiving_a_table_touches_one_slot(wiring: Wiring) -> None:
     ids = play(wiring, 3, random.Random(11), close=True)
     caught_up(wiring)
-    worker = ArchiveWorker(wiring.store, FakeArchive(), after_s=0)  # type: ignore[arg-type]
+    chat = wiring.space.table(ids[0]).chat  # a table's chat goes with it, in the same MULTI
+    wiring.client.xadd(chat, {"m": b'{"player":"p","name":"Ana","text":"gg"}'})
+    archive = FakeArchive()
+    worker = ArchiveWorker(wiring.store, archive, after_s=0)  # type: ignore[arg-type]
     report = worker.run_once()
     assert sorted(report.archived) == ids, report.as_dict()
+    assert [data for _, data in archive.chat(ids[0])] == [b'{"player":"p","name":"Ana","text":"gg"}']
+    assert not wiring.client.exists(chat)
 
 
 def msgspec_replace(turn: Any, **changes: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+import msgspec
 import pytest
 
 from services.settings import (
@@ -126,3 +127,30 @@ def test_the_archive_settings_are_read_from_flags_and_variables() -> None:
     flagged = settings_from(parse(["--archive-url", "postgres://flag@h/db"]), environ=environ)
     assert flagged.archive_url == "postgres://flag@h/db"
     assert settings_from(None, environ={}).archive_after_s == 3600.0
+
+
+def test_the_away_and_chat_settings_are_read_from_their_variables_and_given_to_children() -> None:
+    environ = {"MIGHTY_AWAY_AFTER_GONE_S": "45", "MIGHTY_CHAT_TEXT_MAX": "500", "MIGHTY_CHAT_RATE": "3",
+               "MIGHTY_CHAT_RATE_WINDOW_S": "20", "MIGHTY_CHAT_PHRASE_RATE": "6", "MIGHTY_CHAT_PHRASE_WINDOW_S": "30",
+               "MIGHTY_CHAT_RECENT": "0", "MIGHTY_CHAT_RECENT_S": "90"}
+    found = settings_from(None, environ=environ)
+    assert found.away_after_gone_s == 45
+    assert (found.chat_text_max, found.chat_rate, found.chat_rate_window_s, found.chat_phrase_rate,
+            found.chat_phrase_window_s, found.chat_recent, found.chat_recent_s) == (500, 3, 20, 6, 30, 0, 90)
+    assert settings_from(None, environ=found.as_env()) == msgspec.structs.replace(found, namespace_chosen=True)
+    assert settings_from(None, environ={"MIGHTY_AWAY_AFTER_GONE_S": "0"}).away_after_gone_s == 0  # never
+
+
+@pytest.mark.parametrize("environ,named", [
+    ({"MIGHTY_AWAY_AFTER_GONE_S": "-1"}, "MIGHTY_AWAY_AFTER_GONE_S"),
+    ({"MIGHTY_AWAY_AFTER_GONE_S": "2.5"}, "MIGHTY_AWAY_AFTER_GONE_S"),
+    ({"MIGHTY_CHAT_TEXT_MAX": "0"}, "MIGHTY_CHAT_TEXT_MAX"),
+    ({"MIGHTY_CHAT_TEXT_MAX": "1001"}, "MIGHTY_CHAT_TEXT_MAX"),
+    ({"MIGHTY_CHAT_RATE": "0"}, "MIGHTY_CHAT_RATE"),
+    ({"MIGHTY_CHAT_RATE_WINDOW_S": "ten"}, "MIGHTY_CHAT_RATE_WINDOW_S"),
+    ({"MIGHTY_CHAT_RECENT_S": "0"}, "MIGHTY_CHAT_RECENT_S"),
+])
+def test_a_bad_away_or_chat_setting_is_refused_naming_its_variable(environ: dict[str, str], named: str) -> None:
+    with pytest.raises(SettingsError) as refused:
+        settings_from(None, environ=environ)
+    assert refused.value.message.startswith(named)

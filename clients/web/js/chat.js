@@ -81,6 +81,7 @@ export function chatPanel(tableId) {
 
   async function loadMine() {
     if (!session.token) return;
+    try { input.maxLength = (await get(`/tables/${tableId}/chat`)).text_max ?? input.maxLength; } catch { /* 280 */ }
     try { for (const p of (await get("/mutes")).players) muted.add(p); draw(); } catch { /* none */ }
     try {
       const table = await get(`/tables/${tableId}`); // the creator's Table holds a private table's code
