@@ -7,6 +7,7 @@ trump suit first; the audit replay carries each seat's remaining cards."""
 from __future__ import annotations
 
 import random
+import re
 import string
 from pathlib import Path
 from typing import Any
@@ -14,12 +15,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.mighty.cards import POINTS_OF
 from domain.mighty.cards import SUIT_OF as MIGHTY_SUIT_OF
 from domain.mighty.cards import sorted_cards as mighty_sorted
 from domain.mighty.rules import OPTIONS, VARIANTS
 from domain.mitigati.cards import DECK as TAROT_DECK
 from domain.mitigati.cards import STRENGTH, SUIT_OF
-from domain.presentation import DiscardStep, msg
+from domain.presentation import SYMBOLS, DiscardStep, msg
 from domain.registry import GAMES, game_named, variants
 from services.gateway import labels
 from services.gateway.views import view_document
@@ -28,6 +30,7 @@ from tests.unit.test_legal_entries import PLAYABLE, Table
 
 HAND_FILE = Path(__file__).resolve().parents[1] / "hands" / "complete-friend-card.json"
 CATALOGUE = {g.game: g for g in labels.games().games}
+SYMBOLS_JS = Path(__file__).resolve().parents[2] / "clients" / "web" / "js" / "symbols.js"
 
 
 # ---------------------------------------------------------------- the catalogue
@@ -65,6 +68,30 @@ def test_each_game_lists_exactly_its_deck_and_phases() -> None:
     assert sorted(c.card for c in CATALOGUE["mitigati"].cards) == sorted(TAROT_DECK)
     assert [p.phase for p in CATALOGUE["mitigati"].phases] == [
         "waiting", "bargaining", "discard", "declaring", "play", "finished", "abandoned"]
+
+
+def test_every_card_and_suit_names_a_picture_the_web_client_bundles_and_its_colour() -> None:
+    bundled = set(re.findall(r"^  (\w+): \"M", SYMBOLS_JS.read_text(), re.M))
+    assert bundled == set(SYMBOLS)
+    for game in CATALOGUE.values():
+        assert all(card.symbol in SYMBOLS for card in game.cards), game.game
+        assert all(suit.symbol in SYMBOLS or suit.suit == "NT" for suit in game.suits), game.game
+    five = {c.card: c for c in CATALOGUE["mighty-5"].cards}
+    assert (five["AH"].symbol, five["AH"].red, five["AS"].symbol, five["AS"].red) == ("heart", True, "spade", False)
+    assert (five["JK"].symbol, five["JK"].suit) == ("joker", None)
+    suits = {s.suit: s for s in CATALOGUE["mighty-5"].suits}
+    assert (suits["D"].symbol, suits["D"].red, suits["NT"].symbol) == ("diamond", True, "")
+    tarot = {c.card: c for c in CATALOGUE["mitigati"].cards}
+    assert (tarot["KD"].symbol, tarot["KD"].red, tarot["KC"].symbol, tarot["KC"].red) == ("coin", True, "cup", True)
+    assert (tarot["KS"].symbol, tarot["KS"].red, tarot["KB"].symbol) == ("sword", False, "baton")
+    assert (tarot["FOOL"].symbol, tarot["T20"].symbol) == ("fool", "trump")
+
+
+def test_mightys_point_cards_are_laid_face_up_and_no_other_card_is() -> None:
+    for name in VARIANTS:
+        assert {c.card for c in CATALOGUE[name].cards if c.face_up} == {
+            c for c in VARIANTS[name].deck if POINTS_OF[c] > 0}
+    assert not any(c.face_up for c in CATALOGUE["mitigati"].cards)
 
 
 def test_every_catalogue_text_is_rendered_from_the_english_catalogue() -> None:
