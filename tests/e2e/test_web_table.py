@@ -125,9 +125,15 @@ def bid(page: Page, seen: set[str]) -> None:
         if plus.is_disabled():
             break
         plus.click()
-    assert int(page.locator("select[name=points]").input_value()) >= lowest
+    points = int(page.locator("select[name=points]").input_value())
+    assert points >= lowest
     page.locator(".bid-controls [data-action=bid]:not([disabled])").last.click()
     seen.add("bid")
+    # the page shows the bid: as the standing high bid while the auction goes on, then as
+    # the contract on the felt (the others pass at once)
+    shown = page.locator(f"[data-high-bid='{points}']").or_(page.locator(".contract .big", has_text=str(points)))
+    expect(shown.first).to_be_visible()
+    seen.add("high_bid")
 
 
 def discard(page: Page, seen: set[str]) -> None:
@@ -168,7 +174,7 @@ def call_friend(page: Page, seen: set[str]) -> None:
 
 def bargain(page: Page, seen: set[str]) -> None:
     """Mitigati's bargaining: the stepper moves the amount its button names; then the
-    deal goes on (pass, or continue)."""
+    deal goes on (continue: a pass may accept an offer that meets an ask)."""
     stepper = page.locator("[data-stepper]").first
     if stepper.count():
         offer = stepper.locator("[data-choice]")
@@ -178,8 +184,8 @@ def bargain(page: Page, seen: set[str]) -> None:
             plus.click()
             expect(page.locator("[data-stepper]").first.locator("[data-choice]")).not_to_have_text(before)
         seen.add("stepper")
-    plain = page.locator(".amounts [data-choice='pass'], .amounts [data-choice='continue']")
-    plain.first.click()
+    going_on = page.locator(".amounts [data-choice='continue']")
+    (going_on if going_on.count() else page.locator(".amounts [data-choice='pass']")).first.click()
     seen.add("bargain")
 
 
@@ -305,21 +311,21 @@ def mighty_result(page: Page) -> dict[str, Any]:
 
 def test_a_person_plays_a_whole_mighty_5_hand_with_bots_by_clicks_and_keys(page: Page, service: str, shots: Path) -> None:
     seen = play_one_hand(page, service, shots, "mighty-5", 5)
-    assert {"auction", "minimum", "bid", "discard", "friend_call", "play", "clock", "side_points", "switched"} <= seen, seen
+    assert {"auction", "minimum", "bid", "high_bid", "discard", "friend_call", "play", "clock", "side_points", "switched"} <= seen, seen
     shown = mighty_result(page)
     assert "Ana" in shown["contract"]
 
 
 def test_a_person_plays_a_whole_mighty_3_hand_keeping_kitty_cards(page: Page, service: str, shots: Path) -> None:
     seen = play_one_hand(page, service, shots, "mighty-3", 3)
-    assert {"auction", "bid", "kitty_kept", "discard", "play", "clock", "switched"} <= seen, seen
+    assert {"auction", "bid", "high_bid", "kitty_kept", "discard", "play", "clock", "switched"} <= seen, seen
     mighty_result(page)
 
 
 def test_a_person_plays_a_whole_hand_of_the_seven_player_rules_calling_two_friends(
         page: Page, service: str, shots: Path) -> None:
     seen = play_one_hand(page, service, shots, "mighty-7", 7)
-    assert {"auction", "bid", "discard", "friend_call", "second_friend", "play", "clock", "switched"} <= seen, seen
+    assert {"auction", "bid", "high_bid", "discard", "friend_call", "second_friend", "play", "clock", "switched"} <= seen, seen
     mighty_result(page)
 
 

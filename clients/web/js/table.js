@@ -104,8 +104,8 @@ export function showTable(root, tableId) {
       state.amounts = {};
     }
     if (prevDoc && prevDoc.hand_no === doc.hand_no) {
-      const before = declarerSide(prevDoc);
-      const now = [...declarerSide(doc)].filter((seat) => !before.has(seat) && seat !== doc.declarer);
+      const known = declarerSide(prevDoc);
+      const now = [...declarerSide(doc)].filter((seat) => !known.has(seat) && seat !== doc.declarer);
       if (now.length) {
         state.revealed = now;
         clearTimeout(revealTimer);
@@ -343,7 +343,9 @@ export function showTable(root, tableId) {
         }, cardElement(card, game)))));
     }
     const chosen = [...state.selected];
-    out.append(h("span", { class: "prompt", "data-discard-count": step.count }, t("web.table.choose", { step: step.label, chosen: chosen.length, count: step.count })),
+    // until the kitty cards are chosen, no step's label fits: the plain word for the step
+    const label = step.pending ? t("web.table.discard") : step.label;
+    out.append(h("span", { class: "prompt", "data-discard-count": step.count }, t("web.table.choose", { step: label, chosen: chosen.length, count: step.count })),
       h("button", {
         class: "action primary", "data-action": "discard", disabled: step.pending || chosen.length !== step.count || state.busy ? true : undefined,
         onclick: () => send(step.take ? { type: "discard", cards: chosen, take: step.take } : { type: "discard", cards: chosen }),
