@@ -2,7 +2,7 @@
 
 The person (seat 0) creates a table of one hand in the lobby with bots in every other
 seat (the bot worker plays them; the timer worker too, as `mighty serve` runs them), then
-plays only by clicking and by keys, reading nothing but the page: the auction (bidding
+plays only by clicks, taps and keys, reading nothing but the page: the auction (bidding
 the most there is, so the person wins it and goes through the kitty and the friend call),
 mighty-3's kitty cards to keep, the friend picker, Mitigati's bargaining stepper, the
 cards. At each phase the test checks what the page shows (the clock, the high bid and the
@@ -138,7 +138,7 @@ def bid(page: Page, seen: set[str]) -> None:
 
 def discard(page: Page, seen: set[str]) -> None:
     """The kitty cards to keep first where the step asks (mighty-3), then the count of
-    cards of the hand, then the discard button."""
+    cards of the hand (tapped, as on a phone), then the discard button."""
     takes = page.locator(".kitty-pick [data-take]")
     if takes.count():
         keep = int(re.findall(r"\d+", page.locator(".kitty-pick .prompt").inner_text())[-1])
@@ -148,9 +148,9 @@ def discard(page: Page, seen: set[str]) -> None:
         seen.add("kitty_kept")
     count = int(page.locator("[data-discard-count]").get_attribute("data-discard-count") or "0")
     button = page.locator("[data-action=discard]")
-    for i in range(count):
+    for _ in range(count):  # by touch: the cards are tapped
         expect(button).to_be_disabled()
-        page.locator(".hand .card-button:not([disabled]):not(.selected)").first.click()
+        page.locator(".hand .card-button:not([disabled]):not(.selected)").first.tap()
     expect(button).to_be_enabled()
     button.click()
     seen.add("discard")
