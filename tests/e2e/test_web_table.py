@@ -30,7 +30,7 @@ pytestmark = pytest.mark.e2e
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
-PANELS = (".felt-wrap", ".status-line", ".actions-panel", ".hand", ".result-wrap", ".chat")
+PANELS = (".felt-wrap", ".contract-strip", ".status-line", ".actions-panel", ".hand", ".result-wrap", ".chat")
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +117,8 @@ def my_turn(page: Page) -> bool:
 def bid(page: Page, seen: set[str]) -> None:
     """The most there is: the points stepped up with the stepper to the top, then the last
     trump button that is enabled (no trump where it may be bid)."""
+    expect(page.locator("[data-auction] [data-high-bid]")).to_be_visible()  # the standing bid, or none yet
+    seen.add("auction")
     expect(page.locator("[data-min-bid]")).to_be_visible()
     seen.add("minimum")
     plus = page.locator(".bid-controls [data-step='+1']")
@@ -257,11 +259,14 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
             seen.add("side_points")
         if page.locator(".badge.friend.revealed").count():
             seen.add("friend_revealed")
+        # the person acts in time, every turn: never sent away (a bot playing the seat)
+        assert not page.locator("[data-action=back]").count(), f"the person's turns ran out; seen {sorted(seen)}"
         if not my_turn(page):
             time.sleep(0.05)
             continue
         expect(page.locator(".clock")).to_be_visible()  # a timed table: the time left
         seen.add("clock")
+        phase = page.locator(".table-page").get_attribute("data-phase") or ""
         if phase not in shot:
             shoot(page, shots, game, phase)
             shot.add(phase)
@@ -271,8 +276,8 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
             page.set_viewport_size(PHONE)  # halfway: the phone's layout, mid-trick
             seen.add("switched")
             page.wait_for_timeout(250)  # the felt is drawn again on a resize
-            assert_laid_out(page)
             shoot(page, shots, game, "play")
+            assert_laid_out(page)
         before = version(page)
         try:
             one_move(page, seen)

@@ -3,7 +3,7 @@
 // It draws a view document (domain/mighty/views.py, domain/mitigati/views.py) and knows no API: the live table and the
 // replay viewer both use it.
 
-import { cardBack, cardElement, cardLabel, isFaceUp, suitMark, suitText } from "./cards.js";
+import { cardBack, cardElement, cardLabel, isFaceUp, suitEntry, suitMark, suitText } from "./cards.js";
 import { h } from "./dom.js";
 import { fmtNumber, t } from "./i18n.js";
 
@@ -98,8 +98,10 @@ export function drawFelt(doc, ctx) {
       ? h("div", { class: "face-up", title: t("web.felt.face_up"), "data-points": seat }, won.points[seat].map((c) => cardElement(c, game, { small: true })))
       : null;
     const total = ctx.totals?.[seat];
+    // the nameplate sits on the seat's point; what the seat shows besides (badges, backs,
+    // face-up cards) grows from it towards the centre, so a seat never runs into the next
     felt.append(h("div", {
-      class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}`,
+      class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}${Math.sin(pos.angle) > 0.01 ? " lower" : ""}`,
       style: { left: `${pos.x}%`, top: `${pos.y}%` },
       "data-seat": seat,
     },
@@ -120,6 +122,14 @@ export function drawFelt(doc, ctx) {
   return felt;
 }
 
+/** The contract, the friend call and the rest said aloud, as on the felt's centre: on a
+ * phone it is drawn in a strip under the felt instead (`contractStrip`), where the trick's
+ * cards cannot cover it. */
+export function contractStrip(doc, ctx) {
+  const line = contractLine(doc, ctx);
+  return line.childNodes.length ? h("div", { class: "contract-strip" }, line) : null;
+}
+
 function contractLine(doc, ctx) {
   const { game } = ctx;
   const parts = [];
@@ -138,7 +148,9 @@ function contractLine(doc, ctx) {
   if (doc.abandoned) parts.push(h("div", {}, t("web.felt.bargained_away")));
   if (doc.contract) {
     const [points, trump] = doc.contract;
-    parts.push(h("div", { class: "big" }, `${fmtNumber(points)} `, suitMark(trump, game), " ", h("span", { class: "trump-name" }, suitText(trump, game))));
+    // the suit's picture and its name; a suit without a picture (no trump) is its name
+    const named = suitEntry(trump, game)?.symbol ? [" ", h("span", { class: "trump-name" }, suitText(trump, game))] : null;
+    parts.push(h("div", { class: "big" }, `${fmtNumber(points)} `, suitMark(trump, game), named));
     parts.push(h("div", { class: "muted" }, t("web.felt.by", { name: ctx.names?.[doc.declarer] ?? t("web.seat.n", { seat: doc.declarer }) })));
     const side = doc.phase === "play" ? sidePoints(doc) : null;
     if (side !== null) {
@@ -172,7 +184,7 @@ function drawTrick(doc, ctx) {
   trick.cards.forEach((card, i) => {
     const seat = (trick.leader + i) % players;
     const pos = seatPosition(seat, me, players);
-    const x = 50 + 17 * Math.cos(pos.angle);
+    const x = 50 + 20 * Math.cos(pos.angle);
     const y = 50 + 22 * Math.sin(pos.angle);
     const c = cardElement(card, game);
     c.dataset.playedBy = seat;
@@ -207,8 +219,9 @@ export function drawResult(doc, ctx) {
   const breakdown = [];
   if (doc.contract) {
     const [points, trump] = doc.contract;
+    const named = suitEntry(trump, game)?.symbol ? [" ", suitText(trump, game)] : null;
     breakdown.push(h("li", { "data-breakdown": "contract" }, t("web.result.contract", { name: name(doc.declarer) }), " ",
-      h("strong", {}, `${fmtNumber(points)} `, suitMark(trump, game), " ", suitText(trump, game))));
+      h("strong", {}, `${fmtNumber(points)} `, suitMark(trump, game), named)));
     if (doc.declarer_side_points !== null && doc.declarer_side_points !== undefined) {
       breakdown.push(h("li", { "data-breakdown": "points" }, t("web.result.side_took", { count: doc.declarer_side_points, contract: fmtNumber(points) })));
     }

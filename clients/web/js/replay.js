@@ -2,7 +2,7 @@
 // spectator, or as the audit view; the deal's commitment checked in the browser.
 
 import { get } from "./api.js";
-import { cardText, drawFelt, drawResult } from "./board.js";
+import { cardText, contractStrip, drawFelt, drawResult } from "./board.js";
 import { cardElement, suitText, useGame } from "./cards.js";
 import { checkDeal, seenCommitment } from "./commit.js";
 import { clear, h, toast } from "./dom.js";
@@ -104,7 +104,7 @@ export function showReplay(root, tableId, handNo, asParam) {
     const who = step.seat === null ? "" : `${names()[step.seat] ?? t("web.seat.n", { seat: step.seat })} `;
     const doc = step.view;
     const ctx = { game, players, me: seatNo ?? 0, names: names() };
-    page.append(h("div", { class: "felt-wrap" }, drawFelt(doc, ctx)));
+    page.append(h("div", { class: "felt-wrap" }, drawFelt(doc, ctx)), contractStrip(doc, ctx));
     page.append(h("div", { class: "replay-controls" },
       h("button", { "data-replay": "first", onclick: () => go(0), "aria-label": t("web.replay.first") }, "|◀"),
       h("button", { "data-replay": "prev", onclick: () => go(state.index - 1), "aria-label": t("web.replay.previous") }, "◀"),

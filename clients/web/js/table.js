@@ -4,7 +4,7 @@
 // a dropped socket from the last version seen); commands go over HTTP.
 
 import { follow, get, post, sendCommand, session } from "./api.js";
-import { bidMark, cardText, declarerSide, drawFelt, drawResult } from "./board.js";
+import { bidMark, cardText, contractStrip, declarerSide, drawFelt, drawResult } from "./board.js";
 import { cardElement, cardEntry, suitMark, useGame } from "./cards.js";
 import { chatPanel } from "./chat.js";
 import { rememberCommitment } from "./commit.js";
@@ -429,7 +429,7 @@ export function showTable(root, tableId) {
   function amountControls(type, group) {
     const out = h("div", { class: "group amounts" });
     const plain = group.filter((c) => typeof c.amount !== "number");
-    out.append(plain.map((c) => actionButton(c, c.label, { "data-choice": c.action ?? "" })));
+    out.append(...plain.map((c) => actionButton(c, c.label, { "data-choice": c.action ?? "" })));
     const actions = [...new Set(group.filter((c) => typeof c.amount === "number").map((c) => c.action))];
     for (const action of actions) {
       const entries = group.filter((c) => c.action === action && typeof c.amount === "number").sort((a, b) => a.amount - b.amount);
@@ -516,14 +516,15 @@ export function showTable(root, tableId) {
     const players = (view.seats || []).length || 5;
     const ctx = { game: view.game, players, me: view.seat, names: state.names, totals: view.totals, away: view.away || [], revealed: state.revealed };
     const felt = drawFelt(doc, ctx);
-    page.append(h("div", { class: "felt-wrap" }, felt));
+    page.append(h("div", { class: "felt-wrap" }, felt), contractStrip(doc, ctx));
     page.append(statusLine());
     // the controls of the hand under way first, the result of the one before below them,
-    // so the next hand's controls stay in view
-    if (view.seat !== null && view.seat !== undefined) {
-      page.append(actionsPanel());
-      page.append(handRow());
-    }
+    // so the next hand's controls stay in view; with no cards in hand (the match over), the
+    // result right under the felt
+    const playing = view.seat !== null && view.seat !== undefined;
+    const controls = playing ? [actionsPanel(), handRow()] : [];
+    const idle = !legal().length && !(view.hand || []).length;
+    if (!idle) page.append(...controls);
     if (state.result && (doc.phase !== "finished")) {
       const panel = drawResult(state.result.doc, ctx);
       if (panel) {
@@ -535,6 +536,7 @@ export function showTable(root, tableId) {
     if (doc.phase === "finished" && doc.scores) {
       page.append(h("div", { class: "result-wrap" }, drawResult(doc, ctx), state.ledger ? ledgerChart(state.ledger, state.names) : null));
     }
+    if (idle) page.append(...controls);
     if (keep) page.querySelector(`[data-card="${keep}"]:not([disabled])`)?.focus();
   }
 
