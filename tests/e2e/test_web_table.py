@@ -78,8 +78,10 @@ def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 def assert_laid_out(page: Page) -> None:
-    """No two key panels overlap, nothing is wider than the window, and no two seats'
-    nameplates on the felt overlap."""
+    """No two key panels overlap, nothing is wider than the window, no two seats'
+    nameplates on the felt overlap, and no value the page failed to draw shows as text."""
+    text = page.locator(".table-page").inner_text()
+    assert not re.search(r"\bnull\b|\bundefined\b|\[object |NaN", text), text
     found = boxes(page)
     width = found.pop("page")
     assert width["w"] <= width["h"] + 1, f"the page is wider than the window: {width}"

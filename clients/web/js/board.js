@@ -127,7 +127,7 @@ export function drawFelt(doc, ctx) {
  * cards cannot cover it. */
 export function contractStrip(doc, ctx) {
   const line = contractLine(doc, ctx);
-  return line.childNodes.length ? h("div", { class: "contract-strip" }, line) : null;
+  return h("div", { class: "contract-strip" }, line.childNodes.length ? line : null);
 }
 
 function contractLine(doc, ctx) {
