@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,9 @@ pytestmark = pytest.mark.e2e
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+# the phases shot at the person's first turn in them (at 1280 wide), beside the friend
+# picker and the result on a phone
+SHOTS = {"mighty-5": ("bidding", "play"), "mighty-3": ("exchange",), "mitigati": ("bargaining", "play")}
 PANELS = (".felt-wrap", ".contract-strip", ".status-line", ".actions-panel", ".hand", ".result-wrap", ".chat")
 
 
@@ -91,7 +94,11 @@ def assert_laid_out(page: Page) -> None:
             assert not overlap(found[a], found[b]), (a, found[a], b, found[b])
     plates = page.locator(".felt .nameplate").evaluate_all(
         "els => els.map((e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; })")
+    felt = page.locator(".felt").evaluate("e => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; }")
     for i, a in enumerate(plates):
+        # on the felt whole, not cut by its edge
+        assert felt["x"] - 1 <= a["x"] and a["x"] + a["w"] <= felt["x"] + felt["w"] + 1, ("a nameplate leaves the felt", a, felt)
+        assert felt["y"] - 1 <= a["y"] and a["y"] + a["h"] <= felt["y"] + felt["h"] + 1, ("a nameplate leaves the felt", a, felt)
         for b in plates[i + 1:]:
             assert not overlap(a, b), ("nameplates", a, b)
 
@@ -160,7 +167,7 @@ def discard(page: Page, seen: set[str]) -> None:
     seen.add("discard")
 
 
-def call_friend(page: Page, seen: set[str]) -> None:
+def call_friend(page: Page, seen: set[str], shot: Callable[[str], None]) -> None:
     """The named call (the Mighty) for the first friend; a card by suit and rank for a
     second where the table has two."""
     picker = page.locator(".friend-picker")
@@ -173,6 +180,7 @@ def call_friend(page: Page, seen: set[str]) -> None:
         seen.add("second_friend")
     expect(button).to_be_enabled()
     seen.add("friend_call")
+    shot("friend")  # the picker with the call chosen, its button named by the entry's label
     button.click()
 
 
@@ -213,10 +221,10 @@ def play_a_card(page: Page, seen: set[str]) -> None:
     seen.add("play")
 
 
-def one_move(page: Page, seen: set[str]) -> None:
+def one_move(page: Page, seen: set[str], shot: Callable[[str], None]) -> None:
     """The person's move, from the controls on the page."""
     if page.locator(".friend-picker").count():
-        call_friend(page, seen)
+        call_friend(page, seen, shot)
     elif page.locator("[data-action=discard]").count():
         discard(page, seen)
     elif page.locator(".exchange-controls").count():
@@ -269,7 +277,7 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
         expect(page.locator(".clock")).to_be_visible()  # a timed table: the time left
         seen.add("clock")
         phase = page.locator(".table-page").get_attribute("data-phase") or ""
-        if phase not in shot:
+        if phase not in shot and phase in SHOTS.get(game, ()):
             shoot(page, shots, game, phase)
             shot.add(phase)
         if phase == "play" and moves % 3 == 0:
@@ -278,11 +286,10 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
             page.set_viewport_size(PHONE)  # halfway: the phone's layout, mid-trick
             seen.add("switched")
             page.wait_for_timeout(250)  # the felt is drawn again on a resize
-            shoot(page, shots, game, "play")
             assert_laid_out(page)
         before = version(page)
         try:
-            one_move(page, seen)
+            one_move(page, seen, lambda phase: shoot(page, shots, game, phase))
         except Error:  # the page was drawn again under the click (a bot's move): look again
             continue
         moves += 1
@@ -299,11 +306,10 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
         expect(result.locator("[data-last-trick] .card")).to_have_count(players)
     expect(result.locator("[data-result-seat]")).to_have_count(players)
     assert_laid_out(page)
-    shoot(page, shots, game, "result")
+    shoot(page, shots, game, "result")  # the phone's
     page.set_viewport_size(DESKTOP)
     page.wait_for_timeout(250)
     assert_laid_out(page)
-    shoot(page, shots, game, "result")
     return seen
 
 

@@ -12,7 +12,7 @@ export function seatPosition(seat, me, players) {
   const relative = (seat - (me ?? 0) + players) % players;
   const angle = Math.PI / 2 + (relative * 2 * Math.PI) / players;
   const narrow = window.innerWidth < 760; // a phone: the felt is tall, keep the seats inside it
-  return { x: 50 + (narrow ? 33 : 41) * Math.cos(angle), y: 50 + (narrow ? 40 : 38) * Math.sin(angle), angle };
+  return { x: 50 + (narrow ? 33 : 38) * Math.cos(angle), y: 50 + (narrow ? 40 : 38) * Math.sin(angle), angle };
 }
 
 export function callLabel(call, game) {
