@@ -137,6 +137,12 @@ class Presentation(Protocol[S, C, V]):
         """Every seat's cards in hand now (for the audit view), each in ``order``."""
         ...
 
+    def facts(self, view: V) -> dict[str, str]:
+        """Facts of the rules a client needs beside ``view`` to show its legal entries,
+        derived from the view when it is sent, never stored (Mighty's ``mighty``: which
+        card is the Mighty, at the friend call); {} when there are none."""
+        ...
+
 
 def ordered(cards: Sequence[str], order: dict[str, int]) -> tuple[str, ...]:
     """``cards`` sorted by a catalogue's ``order``."""

@@ -162,6 +162,14 @@ class MightyPresentation:
     def remaining(self, hand: HandState) -> tuple[tuple[str, ...], ...]:
         return tuple(ordered(cards, ORDER) for cards in hand.hands)
 
+    def facts(self, view: HandView) -> dict[str, str]:
+        """At the friend call (the declarer's ``legal`` holds the calls): ``mighty``, the
+        card that is the Mighty under the contract's trump (§1), so a picker can name it.
+        A rule, not anybody's hand: it reveals nothing."""
+        if view.contract is None or not any(isinstance(c, CallFriend) for c in view.legal):
+            return {}
+        return {"mighty": mighty_of(view.contract[1])}
+
 
 def _friend(call: str, trump: str | None) -> Message:
     if call == "first_trick":

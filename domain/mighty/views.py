@@ -18,8 +18,8 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from domain.mighty.cards import mighty_of, sorted_cards
-from domain.mighty.commands import CallFriend, Discard, HandCommand
+from domain.mighty.cards import sorted_cards
+from domain.mighty.commands import Discard, HandCommand
 from domain.mighty.legal import legal_commands
 from domain.mighty.state import (
     Bidding,
@@ -90,10 +90,6 @@ class HandView(msgspec.Struct, frozen=True, kw_only=True):
     # mighty-3: the viewer's own kitty exchange (take, discard); the audit view's `exchanges`
     # holds every one as (seat, take, discard).
     own_exchange: tuple[str, str] | None = None
-    # The friend call step (the declarer's, while ``legal`` holds the calls): the card that
-    # is the Mighty under the contract's trump (§1), public, so a client can name it in
-    # its picker. UNSET (left out) everywhere else, so other views stay byte for byte.
-    mighty: str | msgspec.UnsetType = msgspec.UNSET
     exchanges: tuple[tuple[int, str, str], ...] | None = None  # audit only
     dealt: tuple[tuple[str, ...], ...] | None = None  # audit only
 
@@ -181,8 +177,6 @@ def _for_seat(state: HandState, public: HandView, seat: int) -> HandView:
         extra["discard_count"] = len(legal[0].cards)
     elif legal:
         extra["legal"] = tuple(legal)
-        if isinstance(state, Exchange) and any(isinstance(c, CallFriend) for c in legal):
-            extra["mighty"] = mighty_of(state.trump)
     if isinstance(state, Bidding | Redeal):
         return replace(public, **extra)
     if seat == state.declarer:

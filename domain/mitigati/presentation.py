@@ -93,5 +93,8 @@ class MitigatiPresentation:
     def remaining(self, hand: MitigatiState) -> tuple[tuple[str, ...], ...]:
         return tuple(ordered(cards, ORDER) for cards in hand.hands)
 
+    def facts(self, view: MitigatiView) -> dict[str, str]:
+        return {}  # every entry's label says all a client needs
+
 
 PRESENTATION: Final = MitigatiPresentation()

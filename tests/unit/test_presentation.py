@@ -234,6 +234,43 @@ def test_a_mighty_hand_shows_the_trump_suit_first_once_there_is_a_contract() -> 
     assert presentation.hand_order(msgspec.structs.replace(view, contract=None)) is None
 
 
+def test_the_friend_call_names_the_card_that_is_the_mighty_beside_the_view() -> None:
+    from domain.mighty.commands import CallFriend, Pass
+    from domain.mighty.views import HandView
+
+    call = (CallFriend(seat=0, friend="first_trick"), CallFriend(seat=0, friend="KH"))
+    view = HandView(viewer=0, hand_no=0, phase="exchange", dealer=0, to_act=0, rules_fingerprint="",
+                    hand=("AS", "2H"), hand_sizes=(10,) * 5, auction=(), contract=(14, "H"), legal=call)
+    presentation = game_named("mighty-5").presentation
+    assert presentation.facts(view) == {"mighty": "AS"}  # §1: the ace of spades
+    assert presentation.facts(msgspec.structs.replace(view, contract=(14, "S"))) == {"mighty": "AD"}
+    assert presentation.facts(msgspec.structs.replace(view, legal=())) == {}  # not the friend call
+    assert presentation.facts(msgspec.structs.replace(view, contract=None, legal=(Pass(seat=0),))) == {}
+
+
+def test_a_declarers_view_document_at_the_friend_call_says_which_card_is_the_mighty_but_the_stored_view_does_not() -> None:
+    rng = random.Random(5)
+    for _ in range(40):
+        table = Table("mighty-5", rng)
+        for _ in range(200):
+            hand = table.state.hand
+            if table.state.status != "playing" or table.state.awaiting_deal or hand is None:
+                break
+            acting = table.state.game.to_act(hand)
+            assert acting is not None
+            legal = table.legal(acting)
+            if any(e["type"] == "call_friend" for e in legal):
+                stored = msgspec.json.encode(_render(table, acting))
+                assert b'"mighty"' not in stored  # derived when sent: stored views stay as they were
+                assert view_document(stored)["mighty"] == ("AD" if getattr(hand, "trump", None) == "S" else "AS")
+                for seat in range(5):
+                    if seat != acting:
+                        assert "mighty" not in view_document(msgspec.json.encode(_render(table, seat)))
+                return
+            table.apply(table.submission(acting, rng.choice(legal)))
+    pytest.fail("no hand reached the friend call")
+
+
 def test_a_view_document_carries_the_trump_first_hand_order() -> None:
     rng = random.Random(11)
     for _ in range(40):

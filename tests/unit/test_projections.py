@@ -100,9 +100,8 @@ def states_of(entries: list[Entry]) -> Iterator[tuple[Entry, TableState]]:
 
 def cards_in(value: Any, key: str = "") -> set[str]:
     """Every card named in a view document, except where naming a card reveals nothing:
-    the friend call (public), the friend calls a declarer may choose from, and which card
-    is the Mighty under the trump (``mighty``: a rule, §1, not anybody's hand)."""
-    if key in ("friend_call", "mighty"):
+    the friend call (public) and the friend calls a declarer may choose from."""
+    if key in ("friend_call",):
         return set()
     if isinstance(value, dict):
         if value.get("type") == "call_friend":

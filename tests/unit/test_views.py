@@ -188,16 +188,6 @@ def test_call_friend_choices_in_the_declarers_legal_list_name_only_cards_it_does
 
 
 
-def test_the_declarer_calling_a_friend_alone_is_told_which_card_is_the_mighty() -> None:
-    state = given(exchange()).state  # hearts are trump: the Mighty is the ace of spades (§1)
-    assert seat_view(state, 0).mighty == "AS"
-    assert all(seat_view(state, seat).mighty is msgspec.UNSET for seat in range(1, 5))
-    assert spectator_view(state).mighty is msgspec.UNSET
-    assert '"mighty"' not in text(seat_view(given(playing()).state, 0))  # once called, no more
-    spades = given(run(auction_to(standard_deal(), 0, "13 S"), discard(0, "4C 2C KD"))).state
-    assert seat_view(spades, 0).mighty == "AD"
-
-
 def test_the_declarer_is_told_how_many_cards_to_discard_not_every_set_of_them() -> None:
     state = given(exchange()[:-1]).state  # the kitty taken, nothing discarded yet
     view = seat_view(state, 0)
