@@ -54,18 +54,36 @@ class OptionEntry(msgspec.Struct, frozen=True, kw_only=True):
 
 class CardEntry(msgspec.Struct, frozen=True, kw_only=True):
     """A card of the deck: its name, how to say it, its suit (None: a joker, the Fool),
-    its rank as printed, and ``order``: sorting a hand by it shows it as the rules do."""
+    its rank as printed, and ``order``: sorting a hand by it shows it as the rules do.
+    ``symbol`` names the picture a client draws on its face (one of ``SYMBOLS``: its
+    suit's, or the joker's, the Fool's, a tarot trump's) and ``red`` its colour, so a
+    client draws any game's cards without knowing the game. ``face_up``: won in a trick,
+    the card is laid face up before its winner for everyone to count (Mighty's point
+    cards, rules §5)."""
 
     card: str
     label: Message
     suit: str | None
     rank: str
     order: int
+    symbol: str = ""
+    red: bool = False
+    face_up: bool = False
 
 
 class SuitEntry(msgspec.Struct, frozen=True):
+    """A suit a command or a view names: ``symbol`` (one of ``SYMBOLS``; empty for no
+    trump) and ``red`` say how a client draws it."""
+
     suit: str
     label: Message
+    symbol: str = ""
+    red: bool = False
+
+
+SYMBOLS: tuple[str, ...] = ("spade", "heart", "diamond", "club", "joker", "coin", "cup", "baton",
+                            "sword", "trump", "fool")
+"""The pictures a client bundles (clients/web/js/symbols.js draws each as SVG)."""
 
 
 class PhaseEntry(msgspec.Struct, frozen=True):
@@ -117,6 +135,12 @@ class Presentation(Protocol[S, C, V]):
 
     def remaining(self, hand: S) -> tuple[tuple[str, ...], ...]:
         """Every seat's cards in hand now (for the audit view), each in ``order``."""
+        ...
+
+    def facts(self, view: V) -> dict[str, str]:
+        """Facts of the rules a client needs beside ``view`` to show its legal entries,
+        derived from the view when it is sent, never stored (Mighty's ``mighty``: which
+        card is the Mighty, at the friend call); {} when there are none."""
         ...
 
 

@@ -9,6 +9,7 @@ from typing import Final
 
 from domain.mighty.cards import (
     ALL_CARDS,
+    POINTS_OF,
     SUIT_OF,
     SUITS,
     TRUMPS,
@@ -83,11 +84,20 @@ def _printed(rank: str) -> str:
     return "10" if rank == "T" else rank
 
 
+SYMBOL: Final = {"S": "spade", "H": "heart", "D": "diamond", "C": "club", "NT": ""}
+RED: Final = frozenset({"H", "D"})
+
+
+def _card(c: str) -> CardEntry:
+    if is_joker(c):
+        return CardEntry(card=c, label=card_label(c), suit=None, rank="JK", order=ORDER[c], symbol="joker")
+    suit = base_card(c)[1]
+    return CardEntry(card=c, label=card_label(c), suit=suit, rank=_printed(base_card(c)[0]), order=ORDER[c],
+                     symbol=SYMBOL[suit], red=suit in RED, face_up=POINTS_OF[c] > 0)
+
+
 def _cards(variant: Variant) -> tuple[CardEntry, ...]:
-    return tuple(
-        CardEntry(card=c, label=card_label(c), suit=None if is_joker(c) else base_card(c)[1],
-                  rank="JK" if is_joker(c) else _printed(base_card(c)[0]), order=ORDER[c])
-        for c in ordered(variant.deck, ORDER))
+    return tuple(_card(c) for c in ordered(variant.deck, ORDER))
 
 
 def _option(name: str, variant: Variant) -> OptionEntry:
@@ -103,7 +113,7 @@ def _entry(variant: Variant) -> GameEntry:
     return GameEntry(
         game=variant.name, family=FAMILY, name=msg(f"mighty.name.{variant.name}"), seats=variant.players,
         options=tuple(_option(name, variant) for name in OPTIONS), cards=_cards(variant),
-        suits=tuple(SuitEntry(s, suit_label(s)) for s in TRUMPS),
+        suits=tuple(SuitEntry(s, suit_label(s), SYMBOL[s], s in RED) for s in TRUMPS),
         phases=tuple(PhaseEntry(p, msg(f"mighty.phase.{p}")) for p in PHASES))
 
 
@@ -151,6 +161,14 @@ class MightyPresentation:
 
     def remaining(self, hand: HandState) -> tuple[tuple[str, ...], ...]:
         return tuple(ordered(cards, ORDER) for cards in hand.hands)
+
+    def facts(self, view: HandView) -> dict[str, str]:
+        """At the friend call (the declarer's ``legal`` holds the calls): ``mighty``, the
+        card that is the Mighty under the contract's trump (§1), so a picker can name it.
+        A rule, not anybody's hand: it reveals nothing."""
+        if view.contract is None or not any(isinstance(c, CallFriend) for c in view.legal):
+            return {}
+        return {"mighty": mighty_of(view.contract[1])}
 
 
 def _friend(call: str, trump: str | None) -> Message:

@@ -49,11 +49,21 @@ def _rank(card: str) -> str:
     return "10" if card[0] == "T" else card[0]
 
 
+# how a client draws each suit: coins and cups are the round (red) suits
+SYMBOL: Final = {"D": "coin", "C": "cup", "B": "baton", "S": "sword", TRUMP: "trump"}
+RED: Final = frozenset({"D", "C"})
+
+
+def _card(c: str) -> CardEntry:
+    suit = SUIT_OF[c]
+    return CardEntry(card=c, label=card_label(c), suit=suit, rank=_rank(c), order=ORDER[c],
+                     symbol="fool" if suit is None else SYMBOL[suit], red=suit in RED)
+
+
 CATALOGUE: Final = (GameEntry(
     game=NAME, family=NAME, name=msg("mitigati.name"), seats=PLAYERS, options=(),
-    cards=tuple(CardEntry(card=c, label=card_label(c), suit=SUIT_OF[c], rank=_rank(c), order=ORDER[c])
-                for c in ordered(DECK, ORDER)),
-    suits=tuple(SuitEntry(s, msg(f"mitigati.suit.{s}")) for s in (*SUITS, TRUMP)),
+    cards=tuple(_card(c) for c in ordered(DECK, ORDER)),
+    suits=tuple(SuitEntry(s, msg(f"mitigati.suit.{s}"), SYMBOL[s], s in RED) for s in (*SUITS, TRUMP)),
     phases=tuple(PhaseEntry(p, msg(f"mitigati.phase.{p}")) for p in PHASES)),)
 
 
@@ -82,6 +92,9 @@ class MitigatiPresentation:
 
     def remaining(self, hand: MitigatiState) -> tuple[tuple[str, ...], ...]:
         return tuple(ordered(cards, ORDER) for cards in hand.hands)
+
+    def facts(self, view: MitigatiView) -> dict[str, str]:
+        return {}  # every entry's label says all a client needs
 
 
 PRESENTATION: Final = MitigatiPresentation()

@@ -89,6 +89,9 @@ def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DE
             order = game.presentation.hand_order(view)
             if order is not None:
                 shown = {**shown, "hand_order": list(order)}
+            facts = game.presentation.facts(view)  # derived as it is sent, never stored
+            if facts:
+                shown = {**shown, **facts}
         if shown.get("discard_count") is not None and seat is not None:
             # the cards the step may take: the game says when not every card of the hand
             # may go (Mitigati's honours stay), else the whole hand

@@ -165,18 +165,24 @@ class GameOption(msgspec.Struct, frozen=True, omit_defaults=True, rename={"minim
 
 class GameCard(msgspec.Struct, frozen=True):
     """A card of the game's deck; sorting a hand by ``order`` shows it as the rules do.
-    ``suit`` is null for a joker or the Fool."""
+    ``suit`` is null for a joker or the Fool; ``symbol`` names the picture on its face
+    and ``red`` its colour (docs/api.md, "Games, labels and languages")."""
 
     card: str
     label: str
     suit: str | None
     rank: str
     order: int
+    symbol: str = ""
+    red: bool = False
+    face_up: bool = False
 
 
 class GameSuit(msgspec.Struct, frozen=True):
     suit: str
     label: str
+    symbol: str = ""
+    red: bool = False
 
 
 class GamePhase(msgspec.Struct, frozen=True):

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import httpx
@@ -31,13 +31,33 @@ LOOSE_QUOTAS = {"MIGHTY_PLAYERS_PER_ADDRESS": "1000000", "MIGHTY_TABLES_PER_ADDR
 
 
 @contextmanager
-def running_stack(directory: Path) -> Iterator[str]:
-    """Yield the gateway's base URL; everything is stopped afterwards."""
+def played_by_bots(url: str, directory: Path) -> Iterator[None]:
+    """The bot worker and the timer worker (``mighty worker bots``, ``timers``) as
+    processes: bots play their seats, a turn whose time runs out is played."""
+    env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": "warning", "REDIS_URL": url}
+    started = []
+    for kind in ("bots", "timers"):
+        with open(directory / f"{kind}.log", "ab") as log:
+            started.append(subprocess.Popen([sys.executable, "-m", "services.cli", "worker", kind],
+                                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env))
+    try:
+        yield
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            process.wait(timeout=15)
+
+
+@contextmanager
+def running_stack(directory: Path, *, bots: bool = False) -> Iterator[str]:
+    """Yield the gateway's base URL; everything is stopped afterwards. ``bots``: the bot
+    and timer workers run too (tables with bots in their seats play on)."""
     server = start_private_redis(directory / "redis", appendonly=True, appendfsync="everysec")
     client = connect(server.url)
     logs = open(directory / "gateway.log", "ab")  # noqa: SIM115 - handed to the child
     try:
-        with workers(server.url):
+        with workers(server.url), (played_by_bots(server.url, directory) if bots else nullcontext()):
             wait_ready(client, KeySpace(), ("views", "ledger", "directory"))
             port = free_port()
             env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": "warning",

@@ -86,14 +86,14 @@ def play_my_turn(page: Page, view: dict[str, Any], rng: random.Random) -> None:
             page.click(f"[data-card='{card}']")
         page.click("[data-action=discard]")
     elif "call_friend" in types:
-        # each call is named by the server's label (docs/api.md, "Games, labels and languages")
-        labels = [c["label"] for c in view["legal"] if c["type"] == "call_friend"]
-        choice = page.locator("select[data-choice=call_friend]")
-        if choice.count():
-            expect(choice.locator("option")).to_have_text(labels)
-            choice.select_option(index=1)
-        else:
-            expect(page.locator("[data-action=call_friend]")).to_have_text(labels)
+        # the picker: a call the rules name (the Mighty first) as a button; the button
+        # that sends it is named by the server's label (docs/api.md, "Games, labels and
+        # languages")
+        call = page.locator(".named-calls [data-call]").first.get_attribute("data-call")
+        page.click(f".named-calls [data-call='{call}']")
+        label = next(c["label"] for c in view["legal"]
+                     if c["type"] == "call_friend" and c["friend"] == call and not c.get("lead_suit"))
+        expect(page.locator("[data-action=call_friend]")).to_have_text(label)
         page.click("[data-action=call_friend]")
     else:
         if view.get("hand_order"):  # the hand as the server orders it: the trump suit first

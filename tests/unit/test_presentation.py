@@ -7,6 +7,7 @@ trump suit first; the audit replay carries each seat's remaining cards."""
 from __future__ import annotations
 
 import random
+import re
 import string
 from pathlib import Path
 from typing import Any
@@ -14,12 +15,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.mighty.cards import POINTS_OF
 from domain.mighty.cards import SUIT_OF as MIGHTY_SUIT_OF
 from domain.mighty.cards import sorted_cards as mighty_sorted
 from domain.mighty.rules import OPTIONS, VARIANTS
 from domain.mitigati.cards import DECK as TAROT_DECK
 from domain.mitigati.cards import STRENGTH, SUIT_OF
-from domain.presentation import DiscardStep, msg
+from domain.presentation import SYMBOLS, DiscardStep, msg
 from domain.registry import GAMES, game_named, variants
 from services.gateway import labels
 from services.gateway.views import view_document
@@ -28,6 +30,7 @@ from tests.unit.test_legal_entries import PLAYABLE, Table
 
 HAND_FILE = Path(__file__).resolve().parents[1] / "hands" / "complete-friend-card.json"
 CATALOGUE = {g.game: g for g in labels.games().games}
+SYMBOLS_JS = Path(__file__).resolve().parents[2] / "clients" / "web" / "js" / "symbols.js"
 
 
 # ---------------------------------------------------------------- the catalogue
@@ -65,6 +68,30 @@ def test_each_game_lists_exactly_its_deck_and_phases() -> None:
     assert sorted(c.card for c in CATALOGUE["mitigati"].cards) == sorted(TAROT_DECK)
     assert [p.phase for p in CATALOGUE["mitigati"].phases] == [
         "waiting", "bargaining", "discard", "declaring", "play", "finished", "abandoned"]
+
+
+def test_every_card_and_suit_names_a_picture_the_web_client_bundles_and_its_colour() -> None:
+    bundled = set(re.findall(r"^  (\w+): \"M", SYMBOLS_JS.read_text(), re.M))
+    assert bundled == set(SYMBOLS)
+    for game in CATALOGUE.values():
+        assert all(card.symbol in SYMBOLS for card in game.cards), game.game
+        assert all(suit.symbol in SYMBOLS or suit.suit == "NT" for suit in game.suits), game.game
+    five = {c.card: c for c in CATALOGUE["mighty-5"].cards}
+    assert (five["AH"].symbol, five["AH"].red, five["AS"].symbol, five["AS"].red) == ("heart", True, "spade", False)
+    assert (five["JK"].symbol, five["JK"].suit) == ("joker", None)
+    suits = {s.suit: s for s in CATALOGUE["mighty-5"].suits}
+    assert (suits["D"].symbol, suits["D"].red, suits["NT"].symbol) == ("diamond", True, "")
+    tarot = {c.card: c for c in CATALOGUE["mitigati"].cards}
+    assert (tarot["KD"].symbol, tarot["KD"].red, tarot["KC"].symbol, tarot["KC"].red) == ("coin", True, "cup", True)
+    assert (tarot["KS"].symbol, tarot["KS"].red, tarot["KB"].symbol) == ("sword", False, "baton")
+    assert (tarot["FOOL"].symbol, tarot["T20"].symbol) == ("fool", "trump")
+
+
+def test_mightys_point_cards_are_laid_face_up_and_no_other_card_is() -> None:
+    for name in VARIANTS:
+        assert {c.card for c in CATALOGUE[name].cards if c.face_up} == {
+            c for c in VARIANTS[name].deck if POINTS_OF[c] > 0}
+    assert not any(c.face_up for c in CATALOGUE["mitigati"].cards)
 
 
 def test_every_catalogue_text_is_rendered_from_the_english_catalogue() -> None:
@@ -205,6 +232,43 @@ def test_a_mighty_hand_shows_the_trump_suit_first_once_there_is_a_contract() -> 
     assert presentation.hand_order(hearts) == ("AH", "2H", "AS", "KS", "AD", "3C", "JK")
     assert presentation.hand_order(msgspec.structs.replace(view, contract=(14, "NT"))) is None
     assert presentation.hand_order(msgspec.structs.replace(view, contract=None)) is None
+
+
+def test_the_friend_call_names_the_card_that_is_the_mighty_beside_the_view() -> None:
+    from domain.mighty.commands import CallFriend, Pass
+    from domain.mighty.views import HandView
+
+    call = (CallFriend(seat=0, friend="first_trick"), CallFriend(seat=0, friend="KH"))
+    view = HandView(viewer=0, hand_no=0, phase="exchange", dealer=0, to_act=0, rules_fingerprint="",
+                    hand=("AS", "2H"), hand_sizes=(10,) * 5, auction=(), contract=(14, "H"), legal=call)
+    presentation = game_named("mighty-5").presentation
+    assert presentation.facts(view) == {"mighty": "AS"}  # §1: the ace of spades
+    assert presentation.facts(msgspec.structs.replace(view, contract=(14, "S"))) == {"mighty": "AD"}
+    assert presentation.facts(msgspec.structs.replace(view, legal=())) == {}  # not the friend call
+    assert presentation.facts(msgspec.structs.replace(view, contract=None, legal=(Pass(seat=0),))) == {}
+
+
+def test_a_declarers_view_document_at_the_friend_call_says_which_card_is_the_mighty_but_the_stored_view_does_not() -> None:
+    rng = random.Random(5)
+    for _ in range(40):
+        table = Table("mighty-5", rng)
+        for _ in range(200):
+            hand = table.state.hand
+            if table.state.status != "playing" or table.state.awaiting_deal or hand is None:
+                break
+            acting = table.state.game.to_act(hand)
+            assert acting is not None
+            legal = table.legal(acting)
+            if any(e["type"] == "call_friend" for e in legal):
+                stored = msgspec.json.encode(_render(table, acting))
+                assert b'"mighty"' not in stored  # derived when sent: stored views stay as they were
+                assert view_document(stored)["mighty"] == ("AD" if getattr(hand, "trump", None) == "S" else "AS")
+                for seat in range(5):
+                    if seat != acting:
+                        assert "mighty" not in view_document(msgspec.json.encode(_render(table, seat)))
+                return
+            table.apply(table.submission(acting, rng.choice(legal)))
+    pytest.fail("no hand reached the friend call")
 
 
 def test_a_view_document_carries_the_trump_first_hand_order() -> None:

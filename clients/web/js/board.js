@@ -3,7 +3,7 @@
 // It draws a view document (domain/mighty/views.py, domain/mitigati/views.py) and knows no API: the live table and the
 // replay viewer both use it.
 
-import { cardBack, cardElement, isMitigati, isPointCard, SUIT_SYMBOL, trumpLabel } from "./cards.js";
+import { cardBack, cardElement, cardLabel, isFaceUp, suitEntry, suitMark, suitText } from "./cards.js";
 import { h } from "./dom.js";
 import { fmtNumber, t } from "./i18n.js";
 
@@ -12,7 +12,7 @@ export function seatPosition(seat, me, players) {
   const relative = (seat - (me ?? 0) + players) % players;
   const angle = Math.PI / 2 + (relative * 2 * Math.PI) / players;
   const narrow = window.innerWidth < 760; // a phone: the felt is tall, keep the seats inside it
-  return { x: 50 + (narrow ? 33 : 41) * Math.cos(angle), y: 50 + (narrow ? 40 : 38) * Math.sin(angle), angle };
+  return { x: 50 + (narrow ? 33 : 38) * Math.cos(angle), y: 50 + (narrow ? 40 : 38) * Math.sin(angle), angle };
 }
 
 export function callLabel(call, game) {
@@ -24,30 +24,38 @@ export function callLabel(call, game) {
 }
 
 export function cardText(card, game) {
-  if (isMitigati(game)) return card;
-  const plain = card.split("#")[0];
-  if (plain.startsWith("JK")) return t("mighty.joker");
-  return `${plain[0] === "T" ? "10" : plain[0]}${SUIT_SYMBOL[plain[1]]}`;
+  return cardLabel(card, game);
 }
 
-function bidText(entry) {
+/** An auction entry (seat, points, trump; 0 points: a pass) as an element. */
+export function bidMark(entry, game) {
   const [, points, trump] = entry;
-  return points === 0 ? t("web.bid.pass") : `${fmtNumber(points)} ${trump === "NT" ? t("web.suit.nt_short") : SUIT_SYMBOL[trump]}`;
+  return points === 0 ? h("span", { class: "bid-mark" }, t("web.bid.pass")) : h("span", { class: "bid-mark" }, `${fmtNumber(points)} `, suitMark(trump, game));
 }
 
-/** Tricks each seat won, and the point cards among them (Mighty §5: shown face up). */
-export function wonBy(doc, players) {
+/** Tricks each seat won, and the cards among them laid face up (the catalogue's `face_up`:
+ * Mighty's point cards, §5). */
+export function wonBy(doc, players, game) {
   const tricks = Array(players).fill(0);
   const points = Array.from({ length: players }, () => []);
   for (const trick of doc.tricks || []) {
     if (trick.winner === null || trick.winner === undefined) continue;
     tricks[trick.winner] += 1;
-    for (const card of trick.cards) if (isPointCard(card)) points[trick.winner].push(card);
+    for (const card of trick.cards) if (isFaceUp(card, game)) points[trick.winner].push(card);
   }
   return { tricks, points };
 }
 
-function declarerSide(doc) {
+/** The declarer's side's points so far: the face-up points (`face_up_points`) of the
+ * declarer and of every friend known to the reader; null when the view counts none. */
+export function sidePoints(doc) {
+  if (!Array.isArray(doc.face_up_points) || doc.declarer === null || doc.declarer === undefined) return null;
+  let sum = 0;
+  for (const seat of declarerSide(doc)) sum += doc.face_up_points[seat] ?? 0;
+  return sum;
+}
+
+export function declarerSide(doc) {
   const side = new Set();
   if (doc.declarer !== null && doc.declarer !== undefined) side.add(doc.declarer);
   if (doc.friend_known && doc.friend !== null && doc.friend !== undefined) side.add(doc.friend);
@@ -60,10 +68,9 @@ function declarerSide(doc) {
  */
 export function drawFelt(doc, ctx) {
   const { game, players, me } = ctx;
-  const mitigati = isMitigati(game);
   const felt = h("div", { class: `felt players-${players}` });
-  const won = mitigati ? null : wonBy(doc, players);
-  const side = mitigati ? new Set() : declarerSide(doc);
+  const won = wonBy(doc, players, game);
+  const side = declarerSide(doc);
   const lastBid = {};
   for (const entry of doc.auction || []) lastBid[entry[0]] = entry;
   const said = {};
@@ -74,27 +81,27 @@ export function drawFelt(doc, ctx) {
     const badges = [];
     if (doc.dealer === seat) badges.push(h("span", { class: "badge dealer", title: t("web.badge.dealer") }, t("web.badge.dealer_short")));
     if (doc.declarer === seat) badges.push(h("span", { class: "badge declarer", title: t("web.badge.declarer") }, `★ ${t("web.badge.declarer")}`));
-    if (!mitigati && side.has(seat) && doc.declarer !== seat) badges.push(h("span", { class: "badge friend" }, t("web.badge.friend")));
-    if (!mitigati && !doc.friend_known && doc.friend === seat && me === seat) badges.push(h("span", { class: "badge friend secret" }, t("web.badge.you_friend")));
+    // a friend just revealed gets a moment of emphasis (ctx.revealed: the seats, style.css)
+    if (side.has(seat) && doc.declarer !== seat) badges.push(h("span", { class: `badge friend${ctx.revealed?.includes(seat) ? " revealed" : ""}`, "data-friend": seat }, t("web.badge.friend")));
+    if (!doc.friend_known && doc.friend === seat && me === seat) badges.push(h("span", { class: "badge friend secret" }, t("web.badge.you_friend")));
     const turn = doc.to_act === seat;
     const size = doc.hand_sizes?.[seat] ?? 0;
     const backs = h("div", { class: "backs" }, seat === me ? null : Array.from({ length: Math.min(size, 8) }, () => cardBack({ small: true })));
     const info = [];
-    if (!mitigati && won && (doc.phase === "play" || doc.phase === "finished")) {
+    if (doc.tricks?.length || doc.phase === "play" || doc.phase === "finished") {
       info.push(h("span", { class: "tricks", title: t("web.felt.tricks_won") }, t("web.felt.tricks", { count: won.tricks[seat] })));
     }
-    if (mitigati && doc.tricks?.length) {
-      info.push(h("span", { class: "tricks" }, t("web.felt.tricks", { count: doc.tricks.filter((x) => x.winner === seat).length })));
-    }
     let bubble = null;
-    if (doc.phase === "bidding" && lastBid[seat]) bubble = h("span", { class: "bubble" }, bidText(lastBid[seat]));
-    if (mitigati && said[seat]) bubble = h("span", { class: "bubble" }, `${said[seat][1]}${said[seat][2] != null ? ` ${said[seat][2]}` : ""}`);
-    const faceUp = !mitigati && won && !side.has(seat) && won.points[seat].length
+    if (doc.phase === "bidding" && lastBid[seat]) bubble = h("span", { class: "bubble" }, bidMark(lastBid[seat], game));
+    if (said[seat]) bubble = h("span", { class: "bubble" }, `${said[seat][1]}${said[seat][2] != null ? ` ${said[seat][2]}` : ""}`);
+    const faceUp = !side.has(seat) && won.points[seat].length
       ? h("div", { class: "face-up", title: t("web.felt.face_up"), "data-points": seat }, won.points[seat].map((c) => cardElement(c, game, { small: true })))
       : null;
     const total = ctx.totals?.[seat];
+    // the nameplate sits on the seat's point; what the seat shows besides (badges, backs,
+    // face-up cards) grows from it towards the centre, so a seat never runs into the next
     felt.append(h("div", {
-      class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}`,
+      class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}${Math.sin(pos.angle) > 0.01 ? " lower" : ""}`,
       style: { left: `${pos.x}%`, top: `${pos.y}%` },
       "data-seat": seat,
     },
@@ -115,29 +122,41 @@ export function drawFelt(doc, ctx) {
   return felt;
 }
 
+/** The contract, the friend call and the rest said aloud, as on the felt's centre: on a
+ * phone it is drawn in a strip under the felt instead (`contractStrip`), where the trick's
+ * cards cannot cover it. */
+export function contractStrip(doc, ctx) {
+  const line = contractLine(doc, ctx);
+  return h("div", { class: "contract-strip" }, line.childNodes.length ? line : null);
+}
+
 function contractLine(doc, ctx) {
   const { game } = ctx;
   const parts = [];
-  if (isMitigati(game)) {
-    if (doc.bargaining) {
-      const b = doc.bargaining;
-      parts.push(h("div", {}, t("web.felt.bargaining", { session: b.session })));
-      if (b.offer != null) parts.push(h("div", { class: "muted" }, t("web.felt.offers", { seat: b.payer, amount: b.offer })));
-      if (b.ask != null) parts.push(h("div", { class: "muted" }, t("web.felt.asks", { seat: b.seller, amount: b.ask })));
-    }
-    if (doc.declarations?.length) {
-      parts.push(h("div", { class: "declarations" }, doc.declarations.map((d) =>
-        h("div", {}, `${ctx.names?.[d.seat] ?? t("web.seat.n", { seat: d.seat })}: ${t(`mitigati.combination.${d.name}`)} (${fmtNumber(d.value)})`,
-          d.shown ? h("span", { class: "shown" }, d.shown.map((c) => cardElement(c, game, { small: true }))) : null))));
-    }
-    if (doc.abandoned) parts.push(h("div", {}, t("web.felt.bargained_away")));
-    return h("div", { class: "contract" }, parts);
+  // each part is drawn when the view holds its field: the client names no game
+  if (doc.bargaining) {
+    const b = doc.bargaining;
+    parts.push(h("div", {}, t("web.felt.bargaining", { session: b.session })));
+    if (b.offer != null) parts.push(h("div", { class: "muted" }, t("web.felt.offers", { seat: b.payer, amount: b.offer })));
+    if (b.ask != null) parts.push(h("div", { class: "muted" }, t("web.felt.asks", { seat: b.seller, amount: b.ask })));
   }
+  if (doc.declarations?.length) {
+    parts.push(h("div", { class: "declarations" }, doc.declarations.map((d) =>
+      h("div", {}, `${ctx.names?.[d.seat] ?? t("web.seat.n", { seat: d.seat })}: ${t(`mitigati.combination.${d.name}`)} (${fmtNumber(d.value)})`,
+        d.shown ? h("span", { class: "shown" }, d.shown.map((c) => cardElement(c, game, { small: true }))) : null))));
+  }
+  if (doc.abandoned) parts.push(h("div", {}, t("web.felt.bargained_away")));
   if (doc.contract) {
     const [points, trump] = doc.contract;
-    parts.push(h("div", { class: "big" }, `${fmtNumber(points)} `, h("span", { class: trump === "H" || trump === "D" ? "red" : "" }, trumpLabel(trump))));
+    // the suit's picture and its name; a suit without a picture (no trump) is its name
+    const named = suitEntry(trump, game)?.symbol ? [" ", h("span", { class: "trump-name" }, suitText(trump, game))] : null;
+    parts.push(h("div", { class: "big" }, `${fmtNumber(points)} `, suitMark(trump, game), named));
     parts.push(h("div", { class: "muted" }, t("web.felt.by", { name: ctx.names?.[doc.declarer] ?? t("web.seat.n", { seat: doc.declarer }) })));
-  } else if (doc.phase === "bidding") {
+    const side = doc.phase === "play" ? sidePoints(doc) : null;
+    if (side !== null) {
+      parts.push(h("div", { class: "side-points", "data-side-points": side }, t("web.felt.side_points", { count: side, contract: fmtNumber(points) })));
+    }
+  } else if (doc.phase === "bidding" && doc.auction) {
     parts.push(h("div", { class: "big" }, t("web.felt.bidding")));
   } else if (doc.redeal) {
     parts.push(h("div", { class: "big" }, doc.redeal === "misdeal" ? t("web.felt.misdeal") : t("web.felt.all_passed")));
@@ -147,8 +166,8 @@ function contractLine(doc, ctx) {
       doc.friend_known && doc.friend !== null && doc.friend !== undefined ? ` → ${ctx.names?.[doc.friend] ?? doc.friend}` : ""));
   }
   if (Array.isArray(doc.friend_calls) && doc.friend_calls.length) parts.push(h("div", {}, t("web.felt.calls"), " ", callLabel(doc.friend_calls, game)));
-  if (doc.lead_suit) parts.push(h("div", { class: "muted" }, t("web.felt.advised_lead", { suit: SUIT_SYMBOL[doc.lead_suit] })));
-  if (doc.led_suit) parts.push(h("div", { class: "muted" }, t("web.felt.led", { suit: SUIT_SYMBOL[doc.led_suit] ?? doc.led_suit })));
+  if (doc.lead_suit) parts.push(h("div", { class: "muted" }, t("web.felt.advised_lead", { suit: suitText(doc.lead_suit, game) })));
+  if (doc.led_suit) parts.push(h("div", { class: "muted" }, t("web.felt.led", { suit: suitText(doc.led_suit, game) })));
   if (doc.joker_call === true) parts.push(h("div", { class: "callout" }, t("web.felt.joker_called")));
   return h("div", { class: "contract" }, parts);
 }
@@ -158,13 +177,14 @@ function drawTrick(doc, ctx) {
   const { game, players, me } = ctx;
   let trick = doc.trick;
   let last = false;
-  if (!trick && doc.tricks?.length && doc.phase === "play") { trick = doc.tricks[doc.tricks.length - 1]; last = true; }
+  // between tricks, and once the hand is over, the last trick stays on the felt
+  if (!trick && doc.tricks?.length && (doc.phase === "play" || doc.phase === "finished")) { trick = doc.tricks[doc.tricks.length - 1]; last = true; }
   const el = h("div", { class: `trick${last ? " last" : ""}`, "data-trick": trick ? trick.cards.length : 0 });
   if (!trick) return el;
   trick.cards.forEach((card, i) => {
     const seat = (trick.leader + i) % players;
     const pos = seatPosition(seat, me, players);
-    const x = 50 + 17 * Math.cos(pos.angle);
+    const x = 50 + 20 * Math.cos(pos.angle);
     const y = 50 + 22 * Math.sin(pos.angle);
     const c = cardElement(card, game);
     c.dataset.playedBy = seat;
@@ -174,25 +194,55 @@ function drawTrick(doc, ctx) {
   return el;
 }
 
-/** The hand's result: the contract made or failed, the points and every seat's score. */
+/** The hand's result: the contract made or failed, the breakdown the score holds (the
+ * contract, the points the declarer's side took against it, who was the friend), each
+ * seat's points taken and score, and the last trick of the hand. */
 export function drawResult(doc, ctx) {
   const { game, players } = ctx;
   if (!doc.scores) return null;
+  const name = (seat) => ctx.names?.[seat] ?? t("web.seat.n", { seat });
+  const side = declarerSide({ ...doc, friend_known: true });
+  const taken = doc.points ?? (Array.isArray(doc.face_up_points) && doc.face_up_points.length ? doc.face_up_points : null);
   const rows = [];
   for (let seat = 0; seat < players; seat += 1) {
     const score = doc.scores[seat];
-    rows.push(h("tr", { class: score > 0 ? "plus" : score < 0 ? "minus" : "" },
-      h("td", {}, ctx.names?.[seat] ?? t("web.seat.n", { seat }), seat === doc.declarer ? " ★" : "", doc.friend === seat && seat !== doc.declarer ? ` (${t("web.badge.friend")})` : ""),
-      doc.points ? h("td", {}, fmtNumber(doc.points[seat])) : null,
+    rows.push(h("tr", { class: score > 0 ? "plus" : score < 0 ? "minus" : "", "data-result-seat": seat },
+      h("td", {}, name(seat), seat === doc.declarer ? " ★" : "", side.has(seat) && seat !== doc.declarer ? ` (${t("web.badge.friend")})` : ""),
+      taken ? h("td", { class: "num" }, fmtNumber(taken[seat])) : null,
       h("td", { class: "num" }, fmtNumber(score, { signed: true }))));
   }
   let headline;
-  if (isMitigati(game)) headline = doc.abandoned ? t("web.felt.bargained_away") : t("web.result.over");
+  if (doc.abandoned) headline = t("web.felt.bargained_away");
   else if (doc.made === true) headline = t("web.result.made", { count: doc.declarer_side_points, contract: doc.contract?.[0] });
   else if (doc.made === false) headline = t("web.result.failed", { count: doc.declarer_side_points, contract: doc.contract?.[0] });
   else headline = t("web.result.over");
+  const breakdown = [];
+  if (doc.contract) {
+    const [points, trump] = doc.contract;
+    const named = suitEntry(trump, game)?.symbol ? [" ", suitText(trump, game)] : null;
+    breakdown.push(h("li", { "data-breakdown": "contract" }, t("web.result.contract", { name: name(doc.declarer) }), " ",
+      h("strong", {}, `${fmtNumber(points)} `, suitMark(trump, game), named)));
+    if (doc.declarer_side_points !== null && doc.declarer_side_points !== undefined) {
+      breakdown.push(h("li", { "data-breakdown": "points" }, t("web.result.side_took", { count: doc.declarer_side_points, contract: fmtNumber(points) })));
+    }
+    const friends = [...side].filter((seat) => seat !== doc.declarer);
+    breakdown.push(h("li", { "data-breakdown": "friend" }, friends.length
+      ? t("web.result.friend_was", { names: friends.map(name).join(", ") }) : t("web.result.alone")));
+  }
+  const last = doc.tricks?.length ? doc.tricks[doc.tricks.length - 1] : null;
+  const lastTrick = last ? h("div", { class: "last-trick", "data-last-trick": last.cards.length },
+    h("span", { class: "label" }, t("web.result.last_trick")),
+    last.cards.map((card, i) => {
+      const seat = (last.leader + i) % players;
+      const c = cardElement(card, game, { small: true });
+      if (seat === last.winner) c.classList.add("winner");
+      return h("span", { class: "played-by", title: name(seat) }, c);
+    }),
+    last.winner !== null && last.winner !== undefined ? h("span", { class: "muted" }, t("web.result.won_by", { name: name(last.winner) })) : null) : null;
   return h("div", { class: `result ${doc.made === false ? "failed" : "made"}`, "data-result": doc.made === false ? "failed" : "made" },
     h("h3", {}, headline),
-    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("web.result.seat")), doc.points ? h("th", {}, t("web.result.points")) : null, h("th", {}, t("web.result.score")))),
-      h("tbody", {}, rows)));
+    breakdown.length ? h("ul", { class: "breakdown" }, breakdown) : null,
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("web.result.seat")), taken ? h("th", {}, t("web.result.points")) : null, h("th", {}, t("web.result.score")))),
+      h("tbody", {}, rows)),
+    lastTrick);
 }

@@ -1,93 +1,62 @@
-// Card notation (docs/hand-files.md): Mighty's `AS`, `TH`, `JK`, two packs' `AS#2`, `JK3`;
-// Mitigati's tarot `KS`, `TC` (ten of cups), trumps `T1`…`T21`, the Fool `FOOL`.
+// Cards as the games' catalogue describes them (GET /api/v1/games, games.js): each card's
+// name, suit, rank as printed, the picture on its face (`symbol`, drawn by symbols.js) and
+// its colour. The client knows no game: a card it has no catalogue entry for yet is shown
+// by its notation until the catalogue arrives (the table and the replay draw again then).
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { symbol } from "./symbols.js";
 
-export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣", NT: "NT" };
-const RANK_NAME = { T: "10" };
-// the catalog's rank keys (mighty.rank.*, mitigati.rank.*): the server's words for cards
-const RANK_KEY = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
-const TAROT_RANK_KEY = { T: "10", F: "fante", N: "cavallo", Q: "queen", K: "king" };
-const TAROT_SYMBOL = { D: "🪙", C: "🏆", B: "🥢", S: "🗡" };
-const TAROT_RANK = { T: "10", F: "Fante", N: "Cavallo", Q: "Q", K: "K" };
+const known = new Map(); // game name -> {cards: Map(card -> entry), suits: Map(suit -> entry)}
 
-export function isMitigati(game) { return game === "mitigati"; }
-
-/** The card's name without the pack mark (`AS#2` -> `AS`, `JK3` -> `JK`). */
-export function base(card) {
-  const plain = card.split("#")[0];
-  return plain.startsWith("JK") ? "JK" : plain;
+/** Remember a game of the catalogue (games.js's `gameInfo`), so cards of it can be drawn. */
+export function useGame(info) {
+  if (!info || known.get(info.game)?.info === info) return;
+  known.set(info.game, {
+    info,
+    cards: new Map(info.cards.map((c) => [c.card, c])),
+    suits: new Map(info.suits.map((s) => [s.suit, s])),
+  });
 }
 
-export function suitOf(card, game) {
-  if (isMitigati(game)) {
-    if (card === "FOOL") return null;
-    if (/^T\d+$/.test(card)) return "T";
-    return card[1];
+/** The catalogue's entry of `card` in `game`, or undefined while it is not known. */
+export function cardEntry(card, game) { return known.get(game)?.cards.get(card); }
+
+/** The catalogue's entry of a suit (`S`, `NT`, …) in `game`, or undefined. */
+export function suitEntry(suit, game) { return known.get(game)?.suits.get(suit); }
+
+/** A name a screen reader can say: the catalogue's label, in the page's language. */
+export function cardLabel(card, game) { return cardEntry(card, game)?.label ?? card; }
+
+/** A suit as text (its name), for sentences. */
+export function suitText(suit, game) { return suitEntry(suit, game)?.label ?? suit; }
+
+/** A suit as a mark: its picture (with its name for a screen reader), or its short name
+ * where it has none (no trump). */
+export function suitMark(suit, game) {
+  const entry = suitEntry(suit, game);
+  if (entry?.symbol) {
+    return h("span", { class: `suit-mark${entry.red ? " red" : ""}`, title: entry.label }, symbol(entry.symbol, { label: entry.label }));
   }
-  const b = base(card);
-  return b === "JK" ? null : b[1];
+  return h("span", { class: "suit-mark", title: entry?.label ?? suit }, suit === "NT" ? t("web.suit.nt_short") : (entry?.label ?? suit));
 }
 
-export function rankOf(card, game) {
-  if (isMitigati(game)) {
-    if (card === "FOOL") return "Fool";
-    if (/^T\d+$/.test(card)) return card.slice(1);
-    return card[0];
-  }
-  const b = base(card);
-  return b === "JK" ? "JK" : b[0];
-}
+/** Whether a card won in a trick is laid face up before its winner (the catalogue's `face_up`). */
+export function isFaceUp(card, game) { return cardEntry(card, game)?.face_up === true; }
 
-export function isRed(card, game) {
-  const suit = suitOf(card, game);
-  if (isMitigati(game)) return suit === "D" || suit === "C";
-  return suit === "H" || suit === "D";
-}
-
-/** Mighty's point cards (rules §1): A K Q J 10. */
-export function isPointCard(card) {
-  const b = base(card);
-  return b !== "JK" && "TJQKA".includes(b[0]);
-}
-
-/** A name a screen reader can say. */
-export function cardLabel(card, game) {
-  if (isMitigati(game)) {
-    if (card === "FOOL") return t("mitigati.fool");
-    if (/^T\d+$/.test(card)) return t("mitigati.trump", { n: Number(card.slice(1)) });
-    return t("mitigati.card", { rank: t(`mitigati.rank.${TAROT_RANK_KEY[card[0]] ?? card[0]}`), suit: t(`mitigati.card_suit.${card[1]}`) });
-  }
-  const b = base(card);
-  if (b === "JK") return t("mighty.joker");
-  return t("mighty.card", { rank: t(`mighty.rank.${RANK_KEY[b[0]] ?? b[0]}`), suit: t(`mighty.card_suit.${b[1]}`) });
-}
-
-/** A card as an element: rank and suit symbol, red or black. */
+/** A card as an element: rank and the picture of its suit, red or black. */
 export function cardElement(card, game, { small = false } = {}) {
+  const entry = cardEntry(card, game);
   const el = document.createElement("span");
   el.className = "card" + (small ? " small" : "");
-  const suit = suitOf(card, game);
-  const rank = rankOf(card, game);
   el.setAttribute("aria-label", cardLabel(card, game));
   el.title = cardLabel(card, game);
-  if (isRed(card, game)) el.classList.add("red");
-  let face;
-  let symbol;
-  if (!isMitigati(game)) {
-    if (rank === "JK") { el.classList.add("joker"); face = "JK"; symbol = "★"; } else {
-      face = RANK_NAME[rank] ?? rank; symbol = SUIT_SYMBOL[suit];
-    }
-  } else if (card === "FOOL") { el.classList.add("joker"); face = t("web.card.fool_short"); symbol = "☺"; } else if (suit === "T") {
-    el.classList.add("trump"); face = rank; symbol = "✦";
-  } else {
-    face = TAROT_RANK[rank] === "Fante" ? "F" : TAROT_RANK[rank] === "Cavallo" ? "N" : (TAROT_RANK[rank] ?? rank);
-    symbol = TAROT_SYMBOL[suit];
-  }
+  if (entry?.red) el.classList.add("red");
+  if (entry && entry.suit === null) el.classList.add("joker");
+  const rank = entry ? entry.rank : card;
+  // built from text nodes and SVG, never from HTML: a card name comes from the server
+  el.append(h("span", { class: "rank" }, rank.length > 3 ? "" : rank), h("span", { class: "suit" }, entry?.symbol ? symbol(entry.symbol) : ""));
   const pack = card.includes("#") ? card.split("#")[1] : null;
-  // built from text nodes, never from HTML: a card name comes from the server
-  el.append(h("span", { class: "rank" }, face), h("span", { class: "suit" }, symbol ?? ""));
   if (pack) el.append(h("span", { class: "pack" }, pack));
   return el;
 }
@@ -97,8 +66,4 @@ export function cardBack({ small = false } = {}) {
   el.className = "card back" + (small ? " small" : "");
   el.setAttribute("aria-hidden", "true");
   return el;
-}
-
-export function trumpLabel(trump) {
-  return trump === "NT" ? t("mighty.suit.NT") : `${SUIT_SYMBOL[trump] ?? trump} ${t(`mighty.suit.${trump}`)}`.trim();
 }

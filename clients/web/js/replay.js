@@ -2,8 +2,8 @@
 // spectator, or as the audit view; the deal's commitment checked in the browser.
 
 import { get } from "./api.js";
-import { cardText, drawFelt, drawResult } from "./board.js";
-import { cardElement, SUIT_SYMBOL } from "./cards.js";
+import { cardText, contractStrip, drawFelt, drawResult } from "./board.js";
+import { cardElement, suitText, useGame } from "./cards.js";
 import { checkDeal, seenCommitment } from "./commit.js";
 import { clear, h, toast } from "./dom.js";
 import { gameInfo, sortCards } from "./games.js";
@@ -11,7 +11,7 @@ import { t } from "./i18n.js";
 
 function describeCommand(command, game) {
   if (!command) return t("web.step.deal");
-  const suit = (s) => (s === "NT" ? t("web.suit.nt_short") : SUIT_SYMBOL[s]);
+  const suit = (s) => suitText(s, game);
   switch (command.type) {
     case "bid": return t("web.step.bid", { points: command.points, trump: suit(command.trump) });
     case "pass": return t("web.step.pass");
@@ -20,7 +20,7 @@ function describeCommand(command, game) {
     case "call_friend": return t("web.step.call", { friend: Array.isArray(command.friend) ? command.friend.join(" + ") : command.friend === "none" ? t("web.friend.none") : command.friend === "first_trick" ? t("web.friend.first_trick") : cardText(command.friend, game) });
     case "play": {
       const played = cardText(command.card, game);
-      if (command.suit) return t("web.step.play_naming", { card: played, suit: SUIT_SYMBOL[command.suit] });
+      if (command.suit) return t("web.step.play_naming", { card: played, suit: suit(command.suit) });
       return command.joker_call ? t("web.step.play_calling", { card: played }) : t("web.step.play", { card: played });
     }
     case "bargain": return command.amount != null ? t(`web.step.bargain.${command.action}`, { amount: command.amount }) : t(`web.step.bargain.${command.action}`);
@@ -44,6 +44,7 @@ export function showReplay(root, tableId, handNo, asParam) {
       state.table = table;
       state.hands = hands.hands;
       state.info = (await gameInfo(table.game).catch(() => null)) ?? null;
+      useGame(state.info); // the cards' faces and names (cards.js)
       const [file, replay] = await Promise.all([
         get(`/tables/${tableId}/hands/${handNo}`, { auth: false }),
         get(`/tables/${tableId}/hands/${handNo}/replay?as=${encodeURIComponent(state.as)}`, { auth: false }),
@@ -103,7 +104,7 @@ export function showReplay(root, tableId, handNo, asParam) {
     const who = step.seat === null ? "" : `${names()[step.seat] ?? t("web.seat.n", { seat: step.seat })} `;
     const doc = step.view;
     const ctx = { game, players, me: seatNo ?? 0, names: names() };
-    page.append(h("div", { class: "felt-wrap" }, drawFelt(doc, ctx)));
+    page.append(h("div", { class: "felt-wrap" }, drawFelt(doc, ctx)), contractStrip(doc, ctx));
     page.append(h("div", { class: "replay-controls" },
       h("button", { "data-replay": "first", onclick: () => go(0), "aria-label": t("web.replay.first") }, "|◀"),
       h("button", { "data-replay": "prev", onclick: () => go(state.index - 1), "aria-label": t("web.replay.previous") }, "◀"),

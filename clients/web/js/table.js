@@ -4,8 +4,8 @@
 // a dropped socket from the last version seen); commands go over HTTP.
 
 import { follow, get, post, sendCommand, session } from "./api.js";
-import { cardText, drawFelt, drawResult } from "./board.js";
-import { cardElement, SUIT_SYMBOL } from "./cards.js";
+import { bidMark, cardText, contractStrip, declarerSide, drawFelt, drawResult } from "./board.js";
+import { cardElement, cardEntry, suitMark, useGame } from "./cards.js";
 import { chatPanel } from "./chat.js";
 import { rememberCommitment } from "./commit.js";
 import { clear, h, toast } from "./dom.js";
@@ -40,7 +40,13 @@ export function showTable(root, tableId) {
     view: null, table: null, names: [], busy: false, selected: new Set(), focus: null,
     choosing: null, lastHand: null, result: null, link: "connecting", ledger: null,
     info: null, // the table's game as the server describes it (games.js)
+    take: new Set(), // mighty-3's discard step: the kitty cards chosen to keep
+    exTake: null, // mighty-3's kitty exchange: the kitty card chosen to take
+    friendPick: [], friendSlot: 0, friendSuit: null, advice: null, // the friend call picker
+    amounts: {}, // a stepper's amount per action (Mitigati's bargaining)
+    revealed: [], // friend seats just revealed: a moment of emphasis on the felt
   };
+  let revealTimer = null;
   const page = h("div", { class: "table-page", "data-table": tableId });
   const chat = chatPanel(tableId); // beside the page, not redrawn with it (chat.js)
   root.append(h("div", { class: "table-with-chat" }, page, chat.element));
@@ -90,13 +96,29 @@ export function showTable(root, tableId) {
     state.view = view;
     state.busy = false;
     state.choosing = null;
-    if (!prevDoc || prevDoc.phase !== doc.phase || prevDoc.hand_no !== doc.hand_no) state.selected.clear();
-    for (const card of [...state.selected]) if (!(view.hand || []).includes(card)) state.selected.delete(card);
+    if (!prevDoc || prevDoc.phase !== doc.phase || prevDoc.hand_no !== doc.hand_no) {
+      state.selected.clear();
+      state.take.clear();
+      state.exTake = null;
+      state.friendPick = []; state.friendSlot = 0; state.friendSuit = null; state.advice = null;
+      state.amounts = {};
+    }
+    if (prevDoc && prevDoc.hand_no === doc.hand_no) {
+      const known = declarerSide(prevDoc);
+      const now = [...declarerSide(doc)].filter((seat) => !known.has(seat) && seat !== doc.declarer);
+      if (now.length) {
+        state.revealed = now;
+        clearTimeout(revealTimer);
+        revealTimer = setTimeout(() => { state.revealed = []; draw(); }, 3000);
+      }
+    }
+    const step = discardStep();
+    for (const card of [...state.selected]) if (!(step ? step.from : view.hand || []).includes(card)) state.selected.delete(card);
     rememberCommitment(tableId, view.hand_no, view.commitment);
     sessionStorage.setItem(CACHE(tableId), JSON.stringify({ reader: session.player ?? null, view }));
     if (!state.table || JSON.stringify(before?.seats) !== JSON.stringify(view.seats)) loadTable();
     if (view.game && state.info?.game !== view.game) {
-      gameInfo(view.game).then((info) => { state.info = info ?? null; draw(); }).catch(() => {});
+      gameInfo(view.game).then((info) => { state.info = info ?? null; useGame(state.info); draw(); }).catch(() => {});
     }
     if (before && view.hands_scored !== before.hands_scored) {
       loadLedger();
@@ -121,12 +143,33 @@ export function showTable(root, tableId) {
 
   function legal() { return state.view?.legal || []; }
   function playsOf(card) { return legal().filter((c) => c.type === "play" && c.card === card); }
-  function discardStep() { return legal().find((c) => c.type === "discard" && c.count !== undefined); }
+  function discardSteps() { return legal().filter((c) => c.type === "discard" && c.count !== undefined); }
+  /** The kitty cards a step may keep (mighty-3: one step per set, docs/api.md), in order. */
+  function kittyChoices() {
+    const seen = [];
+    for (const step of discardSteps()) for (const card of step.take || []) if (!seen.includes(card)) seen.push(card);
+    return seen;
+  }
+  /** The discard step to send: the only one, or the one whose `take` is the kitty cards
+   * chosen; until they are all chosen, a step over the hand alone that cannot be sent. */
+  function discardStep() {
+    const steps = discardSteps();
+    if (!steps.length || !steps[0].take) return steps[0];
+    const key = (cards) => [...cards].sort().join(" ");
+    const match = steps.find((step) => key(step.take) === key(state.take));
+    if (match) return match;
+    const kitty = kittyChoices();
+    return { ...steps[0], from: steps[0].from.filter((c) => !kitty.includes(c)), take: null, pending: true, keep: steps[0].take.length };
+  }
   function legalCards() {
     return state.view ? handInOrder(state.view, state.info).filter((card) => playsOf(card).length > 0) : [];
   }
 
+  function exchanges() { return legal().filter((c) => c.type === "exchange"); }
+
   function clickCard(card) {
+    const swap = state.exTake && exchanges().find((c) => c.take === state.exTake && c.discard === card);
+    if (swap) { send(swap); return; }
     const step = discardStep();
     if (step) {
       if (!step.from.includes(card)) return;
@@ -146,15 +189,18 @@ export function showTable(root, tableId) {
     const view = state.view;
     const game = view.game;
     const step = discardStep();
-    const hand = handInOrder(view, state.info);
+    // mighty-3: the kitty cards chosen to keep join the hand, to be kept or discarded
+    const kept = step?.take ? step.take.filter((c) => !(view.hand || []).includes(c)) : [];
+    const hand = [...handInOrder(view, state.info), ...kept];
     const row = h("div", { class: `hand${step ? " discarding" : ""}`, role: "group", "aria-label": t("web.table.your_hand") });
     const legalNow = new Set(legalCards());
+    const swaps = state.exTake ? new Set(exchanges().filter((c) => c.take === state.exTake).map((c) => c.discard)) : new Set();
     hand.forEach((card) => {
-      const playable = legalNow.has(card) && !state.busy;
+      const playable = (legalNow.has(card) || swaps.has(card)) && !state.busy;
       const selectable = step ? step.from.includes(card) : false;
       const button = h("button", {
-        class: `card-button${playable ? " legal" : ""}${state.selected.has(card) ? " selected" : ""}${state.focus === card ? " focused" : ""}`,
-        "data-card": card, "data-legal": legalNow.has(card) || selectable ? true : undefined,
+        class: `card-button${playable ? " legal" : ""}${state.selected.has(card) ? " selected" : ""}${state.focus === card ? " focused" : ""}${kept.includes(card) ? " from-kitty" : ""}`,
+        "data-card": card, "data-legal": legalNow.has(card) || selectable || swaps.has(card) ? true : undefined,
         disabled: !(playable || selectable) ? true : undefined,
         "aria-pressed": step ? String(state.selected.has(card)) : undefined,
         onclick: () => clickCard(card),
@@ -180,8 +226,8 @@ export function showTable(root, tableId) {
       const chooser = h("div", { class: "chooser" }, h("span", {}, `${cardText(state.choosing, game)}: `));
       for (const option of options) {
         if (option.suit) {
-          chooser.append(h("button", { class: `action suit ${option.suit === "H" || option.suit === "D" ? "red" : ""}`, "data-action": "play", "data-suit": option.suit, onclick: () => send(option) },
-            `${SUIT_SYMBOL[option.suit] ?? ""} ${option.label}`));
+          chooser.append(h("button", { class: "action suit", "data-action": "play", "data-suit": option.suit, onclick: () => send(option) },
+            suitMark(option.suit, game), " ", option.label));
         } else if (option.joker_call !== undefined) {
           chooser.append(h("button", { class: "action", "data-action": "play", "data-joker-call": String(option.joker_call), onclick: () => send(option) },
             option.label));
@@ -199,51 +245,208 @@ export function showTable(root, tableId) {
       if (!byType.has(command.type)) byType.set(command.type, []);
       byType.get(command.type).push(command);
     }
+    if (doc.phase === "bidding" && doc.auction) panel.append(auctionPanel(doc, byType.get("bid") || []));
     for (const [type, group] of byType) {
       if (type === "discard" && group[0].count !== undefined) {
-        const step = group[0];
-        const chosen = [...state.selected];
-        panel.append(h("div", { class: "group" },
-          h("span", { class: "prompt" }, t("web.table.choose", { step: step.label, chosen: chosen.length, count: step.count })),
-          h("button", {
-            class: "action primary", "data-action": "discard", disabled: chosen.length !== step.count || state.busy ? true : undefined,
-            // mighty-3: the step names the kitty cards kept (`take`); they go with the discard
-            onclick: () => send(step.take ? { type: "discard", cards: chosen, take: step.take } : { type: "discard", cards: chosen }),
-          }, t("web.table.discard"))));
+        panel.append(discardControls());
       } else if (type === "bid") {
         panel.append(bidControls(group));
+      } else if (type === "exchange") {
+        panel.append(exchangeControls(group));
       } else if (type === "change_trump") {
         panel.append(h("div", { class: "group" }, h("span", { class: "prompt" }, t("web.table.change_trump")),
-          group.map((c) => actionButton(c, `${SUIT_SYMBOL[c.trump] ?? c.trump}`, { "data-trump": c.trump, title: c.label, "aria-label": c.label, class: `action ${c.trump === "H" || c.trump === "D" ? "red" : ""}` }))));
+          group.map((c) => actionButton(c, suitMark(c.trump, game), { "data-trump": c.trump, title: c.label, "aria-label": c.label }))));
+      } else if (type === "call_friend") {
+        panel.append(friendPicker(group));
+      } else if (group.some((c) => typeof c.amount === "number")) {
+        panel.append(amountControls(type, group));
       } else if (group.length <= 6) {
         panel.append(h("div", { class: "group" }, group.map((c) => actionButton(c, c.label))));
       } else {
         const select = h("select", { "data-choice": type }, group.map((c, i) => h("option", { value: i }, c.label)));
-        panel.append(h("div", { class: "group" }, h("span", { class: "prompt" }, type === "call_friend" ? t("web.table.call_friend") : `${type}:`), select,
+        panel.append(h("div", { class: "group" }, h("span", { class: "prompt" }, `${type}:`), select,
           h("button", { class: "action primary", "data-action": type, disabled: state.busy ? true : undefined, onclick: () => send(group[Number(select.value)]) },
-            type === "call_friend" ? t("web.table.call") : t("web.table.send"))));
+            t("web.table.send"))));
       }
     }
-    if (!panel.childNodes.length && view.to_act === view.seat && view.seat !== null && legalCards().length) {
+    if (!byType.size && view.to_act === view.seat && view.seat !== null && legalCards().length) {
       panel.append(h("span", { class: "prompt" }, t("web.table.pick_card")));
     }
     if (doc.phase === "bidding" && view.seat !== null && !commands.length) panel.append(h("span", { class: "prompt muted" }, t("web.table.others_bid")));
     return panel;
   }
 
+  const nameOf = (seat) => state.names[seat] ?? t("web.seat.n", { seat });
+
+  /** The auction so far: the standing bid and its bidder, the lowest bid the player may
+   * make now, and every bid and pass in order. */
+  function auctionPanel(doc, bids) {
+    const auction = doc.auction || [];
+    const standing = [...auction].reverse().find((entry) => entry[1] > 0);
+    const lowest = bids.length ? Math.min(...bids.map((c) => c.points)) : null;
+    return h("div", { class: "auction", "data-auction": auction.length },
+      h("div", { class: "standing" },
+        standing
+          ? h("span", { "data-high-bid": standing[1] }, t("web.bid.high", { name: nameOf(standing[0]) }), " ", h("strong", {}, bidMark(standing, state.view.game)))
+          : h("span", { "data-high-bid": 0 }, t("web.bid.none")),
+        lowest !== null ? h("span", { class: "minimum", "data-min-bid": lowest }, t("web.bid.minimum", { points: fmtNumber(lowest) })) : null),
+      auction.length
+        ? h("ol", { class: "history", "aria-label": t("web.bid.history") }, auction.map((entry) =>
+          h("li", { class: entry[1] === 0 ? "pass" : "" }, h("span", { class: "who" }, nameOf(entry[0])), " ", bidMark(entry, state.view.game))))
+        : null);
+  }
+
   function bidControls(group) {
+    const game = state.view.game;
     const pointsList = [...new Set(group.map((c) => c.points))].sort((a, b) => a - b);
     if (state.bidPoints === undefined || !pointsList.includes(state.bidPoints)) state.bidPoints = pointsList[0];
+    const at = pointsList.indexOf(state.bidPoints);
+    const stepTo = (i) => { state.bidPoints = pointsList[Math.max(0, Math.min(pointsList.length - 1, i))]; draw(); };
     const select = h("select", { name: "points", "aria-label": t("web.table.points"), onchange: (e) => { state.bidPoints = Number(e.target.value); draw(); } },
       pointsList.map((p) => h("option", { value: p, selected: p === state.bidPoints }, fmtNumber(p))));
-    const trumps = ["S", "H", "D", "C", "NT"].map((trump) => {
+    const trumps = [...new Set(group.map((c) => c.trump))].map((trump) => {
       const command = group.find((c) => c.points === state.bidPoints && c.trump === trump);
       return h("button", {
-        class: `action bid ${trump === "H" || trump === "D" ? "red" : ""}`, "data-action": "bid", "data-trump": trump,
+        class: "action bid", "data-action": "bid", "data-trump": trump,
         disabled: !command || state.busy ? true : undefined, onclick: () => command && send(command), title: command ? command.label : t("web.table.not_legal_bid"),
-      }, trump === "NT" ? t("web.suit.nt_short") : SUIT_SYMBOL[trump]);
+        "aria-label": command ? command.label : t("web.table.not_legal_bid"),
+      }, suitMark(trump, game));
     });
-    return h("div", { class: "group" }, h("span", { class: "prompt" }, t("web.table.bid"), " "), select, trumps);
+    return h("div", { class: "group bid-controls" }, h("span", { class: "prompt" }, t("web.table.bid"), " "),
+      h("span", { class: "stepper" },
+        h("button", { class: "step", "data-step": "-1", "aria-label": t("web.table.less"), disabled: at <= 0 ? true : undefined, onclick: () => stepTo(at - 1) }, "−"),
+        select,
+        h("button", { class: "step", "data-step": "+1", "aria-label": t("web.table.more"), disabled: at >= pointsList.length - 1 ? true : undefined, onclick: () => stepTo(at + 1) }, "+")),
+      trumps);
+  }
+
+  /** The discard step: the cards chosen of the hand, the count; in mighty-3 first the
+   * kitty cards to keep (each step of `legal` keeps one set of them, its `take`). */
+  function discardControls() {
+    const step = discardStep();
+    const game = state.view.game;
+    const out = h("div", { class: "group discard-controls" });
+    const kitty = kittyChoices();
+    if (kitty.length) {
+      const keep = discardSteps()[0].take.length;
+      out.append(h("div", { class: "kitty-pick", role: "group", "aria-label": t("web.table.take_kitty", { chosen: state.take.size, count: keep }) },
+        h("span", { class: "prompt" }, t("web.table.take_kitty", { chosen: state.take.size, count: keep })),
+        kitty.map((card) => h("button", {
+          class: `card-button legal${state.take.has(card) ? " selected" : ""}`, "data-take": card, "aria-pressed": String(state.take.has(card)),
+          disabled: state.busy ? true : undefined,
+          onclick: () => {
+            if (state.take.has(card)) { state.take.delete(card); state.selected.delete(card); } else if (state.take.size < keep) state.take.add(card);
+            const next = discardStep();
+            for (const c of [...state.selected]) if (!next.from.includes(c)) state.selected.delete(c);
+            draw();
+          },
+        }, cardElement(card, game)))));
+    }
+    const chosen = [...state.selected];
+    // until the kitty cards are chosen, no step's label fits: the plain word for the step
+    const label = step.pending ? t("web.table.discard") : step.label;
+    out.append(h("span", { class: "prompt", "data-discard-count": step.count }, t("web.table.choose", { step: label, chosen: chosen.length, count: step.count })),
+      h("button", {
+        class: "action primary", "data-action": "discard", disabled: step.pending || chosen.length !== step.count || state.busy ? true : undefined,
+        onclick: () => send(step.take ? { type: "discard", cards: chosen, take: step.take } : { type: "discard", cards: chosen }),
+      }, t("web.table.discard")));
+    return out;
+  }
+
+  /** mighty-3's kitty exchange: a card of the kitty to take, then a card of the hand to
+   * give back (clicked in the hand). */
+  function exchangeControls(group) {
+    const game = state.view.game;
+    const takes = [...new Set(group.map((c) => c.take))];
+    if (state.exTake && !takes.includes(state.exTake)) state.exTake = null;
+    return h("div", { class: "group exchange-controls" },
+      h("span", { class: "prompt" }, state.exTake ? t("web.table.give_back") : t("web.table.take_one")),
+      takes.map((card) => h("button", {
+        class: `card-button legal${state.exTake === card ? " selected" : ""}`, "data-take": card, "aria-pressed": String(state.exTake === card),
+        disabled: state.busy ? true : undefined, onclick: () => { state.exTake = state.exTake === card ? null : card; draw(); },
+      }, cardElement(card, game))));
+  }
+
+  /** The friend call: the calls the rules name (the Mighty, a Joker, the first trick's
+   * winner, no friend) as buttons, any other card by its suit then its rank; a second
+   * friend where the table has two (§10); the lead advice where the contract allows it.
+   * The button sends the `legal` entry the choice makes, named by its label. */
+  function friendPicker(group) {
+    const view = state.view;
+    const game = view.game;
+    const two = group.some((c) => Array.isArray(c.friend));
+    const callable = [];
+    for (const c of group) for (const call of Array.isArray(c.friend) ? c.friend : [c.friend]) if (!callable.includes(call)) callable.push(call);
+    const suitOf = (call) => cardEntry(call, game)?.suit ?? null;
+    const named = callable.filter((call) => call === view.mighty || !suitOf(call));
+    named.sort((a, b) => (a === view.mighty ? -1 : b === view.mighty ? 1 : 0));
+    const single = (call) => group.find((c) => c.friend === call && !c.lead_suit);
+    const pick = (call) => {
+      state.friendPick[state.friendSlot] = call;
+      if (two && state.friendSlot === 0 && call !== "none") state.friendSlot = 1;
+      state.friendSuit = null;
+      draw();
+    };
+    const picks = state.friendPick.filter(Boolean);
+    const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+    const entry = group.find((c) => (c.lead_suit ?? null) === state.advice && (
+      Array.isArray(c.friend) ? picks.length === 2 && (same(c.friend, picks) || same(c.friend, [...picks].reverse())) : picks.length === 1 && c.friend === picks[0]));
+    const out = h("div", { class: "group friend-picker", "data-friend-picker": two ? 2 : 1 },
+      h("span", { class: "prompt" }, two ? t("web.table.call_friend_n", { n: state.friendSlot + 1 }) : t("web.table.call_friend")));
+    out.append(h("div", { class: "named-calls" }, named.map((call) => h("button", {
+      class: `action${state.friendPick.includes(call) ? " selected" : ""}`, "data-call": call, disabled: state.busy ? true : undefined,
+      onclick: () => pick(call),
+    }, single(call)?.label ?? cardText(call, game)))));
+    const suits = (state.info?.suits || []).filter((s) => callable.some((call) => call !== view.mighty && suitOf(call) === s.suit));
+    out.append(h("div", { class: "suit-calls", role: "group", "aria-label": t("web.table.by_suit") },
+      suits.map((s) => h("button", {
+        class: `action suit${state.friendSuit === s.suit ? " selected" : ""}`, "data-call-suit": s.suit, title: s.label, "aria-label": s.label,
+        onclick: () => { state.friendSuit = state.friendSuit === s.suit ? null : s.suit; draw(); },
+      }, suitMark(s.suit, game)))));
+    if (state.friendSuit) {
+      const cards = callable.filter((call) => call !== view.mighty && suitOf(call) === state.friendSuit);
+      out.append(h("div", { class: "rank-calls" }, cards.map((call) => h("button", {
+        class: `card-button legal${state.friendPick.includes(call) ? " selected" : ""}`, "data-call": call, onclick: () => pick(call),
+      }, cardElement(call, game)))));
+    }
+    const advice = [...new Set(group.map((c) => c.lead_suit ?? null))];
+    if (advice.length > 1) {
+      out.append(h("div", { class: "advice" }, h("span", { class: "prompt" }, t("web.table.advice")), advice.map((suit) => h("button", {
+        class: `action${state.advice === suit ? " selected" : ""}`, "data-advice": suit ?? "", onclick: () => { state.advice = suit; draw(); },
+      }, suit ? suitMark(suit, game) : t("web.table.no_advice")))));
+    }
+    out.append(h("div", { class: "confirm" },
+      h("button", {
+        class: "action primary", "data-action": "call_friend", disabled: !entry || state.busy ? true : undefined,
+        onclick: () => entry && send(entry),
+      }, entry ? entry.label : t("web.table.choose_friend")),
+      picks.length ? h("button", { class: "link", "data-action": "clear_call", onclick: () => { state.friendPick = []; state.friendSlot = 0; state.friendSuit = null; draw(); } }, t("web.table.clear")) : null));
+    return out;
+  }
+
+  /** Entries that differ by an `amount` (Mitigati's offers and asks): each `action` a
+   * stepper over its amounts and a button named by the entry's label; the others buttons. */
+  function amountControls(type, group) {
+    const out = h("div", { class: "group amounts" });
+    const plain = group.filter((c) => typeof c.amount !== "number");
+    out.append(...plain.map((c) => actionButton(c, c.label, { "data-choice": c.action ?? "" })));
+    const actions = [...new Set(group.filter((c) => typeof c.amount === "number").map((c) => c.action))];
+    for (const action of actions) {
+      const entries = group.filter((c) => c.action === action && typeof c.amount === "number").sort((a, b) => a.amount - b.amount);
+      const amounts = entries.map((c) => c.amount);
+      if (!amounts.includes(state.amounts[action])) state.amounts[action] = amounts[0];
+      const at = amounts.indexOf(state.amounts[action]);
+      const set = (i) => { state.amounts[action] = amounts[Math.max(0, Math.min(amounts.length - 1, i))]; draw(); };
+      const entry = entries[at];
+      out.append(h("div", { class: "stepper-row", "data-stepper": action },
+        h("span", { class: "stepper" },
+          h("button", { class: "step", "data-step": "-1", "aria-label": t("web.table.less"), disabled: at <= 0 ? true : undefined, onclick: () => set(at - 1) }, "−"),
+          h("input", { type: "number", class: "amount", "aria-label": t("web.table.amount"), min: amounts[0], max: amounts[amounts.length - 1], value: entry.amount,
+            onchange: (e) => { const v = Number(e.target.value); const i = amounts.findIndex((a) => a >= v); set(i < 0 ? amounts.length - 1 : i); } }),
+          h("button", { class: "step", "data-step": "+1", "aria-label": t("web.table.more"), disabled: at >= amounts.length - 1 ? true : undefined, onclick: () => set(at + 1) }, "+")),
+        actionButton(entry, entry.label, { "data-choice": action })));
+    }
+    return out;
   }
 
   function statusLine() {
@@ -311,10 +514,17 @@ export function showTable(root, tableId) {
     page.dataset.phase = view.phase;
     const doc = docOf(view);
     const players = (view.seats || []).length || 5;
-    const ctx = { game: view.game, players, me: view.seat, names: state.names, totals: view.totals, away: view.away || [] };
+    const ctx = { game: view.game, players, me: view.seat, names: state.names, totals: view.totals, away: view.away || [], revealed: state.revealed };
     const felt = drawFelt(doc, ctx);
-    page.append(h("div", { class: "felt-wrap" }, felt));
+    page.append(h("div", { class: "felt-wrap" }, felt), contractStrip(doc, ctx));
     page.append(statusLine());
+    // the controls of the hand under way first, the result of the one before below them,
+    // so the next hand's controls stay in view; with no cards in hand (the match over), the
+    // result right under the felt
+    const playing = view.seat !== null && view.seat !== undefined;
+    const controls = playing ? [actionsPanel(), handRow()] : [];
+    const idle = !legal().length && !(view.hand || []).length;
+    if (!idle) page.append(...controls);
     if (state.result && (doc.phase !== "finished")) {
       const panel = drawResult(state.result.doc, ctx);
       if (panel) {
@@ -326,10 +536,7 @@ export function showTable(root, tableId) {
     if (doc.phase === "finished" && doc.scores) {
       page.append(h("div", { class: "result-wrap" }, drawResult(doc, ctx), state.ledger ? ledgerChart(state.ledger, state.names) : null));
     }
-    if (view.seat !== null && view.seat !== undefined) {
-      page.append(actionsPanel());
-      page.append(handRow());
-    }
+    if (idle) page.append(...controls);
     if (keep) page.querySelector(`[data-card="${keep}"]:not([disabled])`)?.focus();
   }
 
