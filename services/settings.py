@@ -66,6 +66,8 @@ Table lifecycle (every table ends; docs/operations.md, "Table lifecycle"):
 | | ``MIGHTY_IDLE_S`` | 600: a started table nobody watched or acted at for this long is closed (``idle``) |
 | | ``MIGHTY_IDLE_OPEN_S`` | 1800: the same for a table that has not started |
 | | ``MIGHTY_AWAY_AFTER_TIMEOUTS`` | 2: a person's seat whose turn times out this many times in a row is away: a bot plays it until its player is back (0: never; docs/bots.md, "Away seats") |
+| | ``MIGHTY_RATINGS_MIN_HANDS`` | 10: the rated hands a player needs in a rule set to appear on its leaderboard (docs/ratings.md) |
+| | ``MIGHTY_RATINGS_RECENT_DAYS`` | 28: and a rated hand within this many days |
 
 Nothing else in ``services/`` reads these variables: processes get a ``Settings`` and
 pass it on (to ``services.bootstrap``, and to the worker processes they start, through
@@ -157,6 +159,9 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "idle_s": "MIGHTY_IDLE_S",
     "idle_open_s": "MIGHTY_IDLE_OPEN_S",
     "away_after_timeouts": "MIGHTY_AWAY_AFTER_TIMEOUTS",
+    # ratings (docs/ratings.md)
+    "ratings_min_hands": "MIGHTY_RATINGS_MIN_HANDS",
+    "ratings_recent_days": "MIGHTY_RATINGS_RECENT_DAYS",
 }
 # the quotas: a whole number >= 1 each (docs/gateway.md, Quotas)
 QUOTAS: Final[tuple[str, ...]] = ("quota_window_s", "players_per_address", "tables_per_address",
@@ -239,6 +244,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     idle_s: float = 600.0  # a started table nobody watched or acted at this long is closed (idle)
     idle_open_s: float = 1800.0  # the same for a table that has not started
     away_after_timeouts: int = 2  # a seat timed out this many turns in a row is away (0: never)
+    # the leaderboards (docs/ratings.md): rated hands, and a rated hand this recent, to appear
+    ratings_min_hands: int = 10
+    ratings_recent_days: int = 28
 
     def as_env(self) -> dict[str, str]:
         """The variables that give a child process these same settings."""
@@ -276,6 +284,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_IDLE_S": repr(self.idle_s),
             "MIGHTY_IDLE_OPEN_S": repr(self.idle_open_s),
             "MIGHTY_AWAY_AFTER_TIMEOUTS": str(self.away_after_timeouts),
+            "MIGHTY_RATINGS_MIN_HANDS": str(self.ratings_min_hands),
+            "MIGHTY_RATINGS_RECENT_DAYS": str(self.ratings_recent_days),
         }
         env.update({ENVIRONMENT[name]: str(getattr(self, name)) for name in QUOTAS + ACCOUNTS})
         env["MIGHTY_SESSION_CACHE_S"] = repr(self.session_cache_s)
@@ -411,7 +421,7 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
                         ("replica_timeout_ms", 1), *((name, 1) for name in QUOTAS + ACCOUNTS),
                         ("sockets_per_address", 1), ("sockets_per_player", 1), ("max_connections", 1),
                         ("max_hands", 1), ("bot_table_hands", 1), ("turn_seconds_min", 1), ("turn_seconds_max", 1),
-                        ("away_after_timeouts", 0)):
+                        ("away_after_timeouts", 0), ("ratings_min_hands", 1), ("ratings_recent_days", 1)):
         if name in raw:
             text = raw[name]
             if not text.isdigit() or int(text) < least or (name == "port" and int(text) > 65535):

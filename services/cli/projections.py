@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action.set_defaults(run=run)
 
 
+RATINGS = "ratings"
+
+
 def _kinds(args: argparse.Namespace) -> list[str]:
     return [args.kind] if args.kind else list(KINDS)
 
@@ -67,8 +70,14 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
                     "are not their table's stored events (listed above): nothing was rebuilt. Remove "
                     "them (XDEL) or restore the streams they contradict, then rebuild", EXIT_DIFFERENT)
     done = _each_partition(wiring, _kinds(args), lambda store, p: rebuild(store, p, events=wiring.store))
+    rated = None
+    if RATINGS in _kinds(args):  # then the ratings over every partition, from nothing (docs/ratings.md)
+        from services.projection.rater import rebuild_ratings
+
+        rated = rebuild_ratings(wiring.client, wiring.space)
     write_json_line({"kinds": _kinds(args), "partitions": len(done),
-                     "entries": sum(getattr(c, "count", 0) for c in done)})
+                     "entries": sum(getattr(c, "count", 0) for c in done),
+                     **({} if rated is None else {"hands_rated": rated})})
     return EXIT_OK
 
 
