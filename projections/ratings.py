@@ -7,7 +7,8 @@
    open) and the hash ``ratings:hands`` (one field per hand not yet rated, named by
    ``hand_field``; one hash per hour of the hands' end, ``ratings:hands:<hour>``), written
    with the partition's checkpoint like any kind's, and kept (the partition's record of
-   its hands, which ``mighty projections check`` compares with the streams).
+   its hands, which ``mighty projections check`` compares with the streams); the hash
+   ``ratings:hours`` names the hours that have hands.
 2. ``Ratings``, over every partition: applies those hands **in the order of
    ``RatedHand.key``** (the hand's end time, the table, the hand number) to the
    players' Weng-Lin ratings (openskill's Plackett-Luce model) per rule set and to their
@@ -36,6 +37,7 @@ from projections.ledger import AnyTableLedger, Uncreated, decode_table, fold
 
 HANDS_DOC: Final = "ratings:hands:"  # + the hour of the hands' end: hash hand_field -> RatedHand
 HOUR_MS: Final = 3_600_000
+HOURS_DOC: Final = "ratings:hours"  # hash: every hour the partition has hands of -> "1"
 MU: Final = 25.0
 SIGMA: Final = 25.0 / 3.0
 # A rating is provisional until its sigma falls below this (docs/ratings.md, "Provisional").
@@ -185,6 +187,7 @@ class HandsProjection:
                     ledger=msgspec.Raw(encode(table.ledger))))
         docs.update((DocKey(hands_doc(hand.at_ms // HOUR_MS), hand_field(hand)), encode(hand))
                     for hand in self._hands)
+        docs.update((DocKey(HOURS_DOC, str(hand.at_ms // HOUR_MS)), b"1") for hand in self._hands)
         self._dirty.clear()
         self._hands.clear()
         return docs

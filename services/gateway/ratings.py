@@ -42,7 +42,8 @@ def _round(x: float) -> float:
 
 def rating_out(rating: PlayerRating) -> RatingOut:
     return RatingOut(mu=_round(rating.mu), sigma=_round(rating.sigma), ordinal=_round(rating.ordinal),
-                     hands=rating.hands, provisional=rating.provisional)
+                     hands=rating.hands, provisional=rating.provisional,
+                     history=[(at_ms, _round(ordinal)) for at_ms, ordinal in rating.history])
 
 
 def reputation_out(reputation: Reputation | None) -> ReputationOut:

@@ -47,6 +47,7 @@ class RatingOut(msgspec.Struct, frozen=True):
     ordinal: float
     hands: int
     provisional: bool
+    history: list[tuple[int, float]] = []  # (when, ordinal) after each of the last 100 rated hands
 
 
 class ReputationOut(msgspec.Struct, frozen=True):

@@ -24,7 +24,8 @@ lease (a rater that lost it writes nothing):
     mighty:{ratings}:rules           set: the rule sets rated so far
 
 The partitions keep their hands (their record, which a partition's check compares with
-the streams); the rater reads the hour buckets between its cursor and the watermark.
+the streams); the rater reads the hour buckets (``ratings:hours`` names them) between its
+cursor and the watermark.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ import redis
 import structlog
 
 from projections.ratings import (
-    HANDS_DOC,
     HOUR_MS,
+    HOURS_DOC,
     RatedHand,
     Ratings,
     RatingsDocs,
@@ -57,7 +58,6 @@ from services.store.keys import KeySpace
 log = structlog.get_logger("mighty.workers")
 KIND = "ratings"
 UNREACHABLE = (StoreUnavailable, *CLUSTER_UNAVAILABLE)
-_MAX_HOURS = 24 * 31  # further behind than this, the buckets are found by a SCAN
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,19 +174,14 @@ class Rater:
 
     def _hours(self, cursor: tuple[int, str, int] | None, upto: int) -> list[tuple[int, int]]:
         """The (partition, hour) buckets that may hold a hand after the cursor and at or
-        before ``upto``: the hours between them, or (no cursor yet, or a long way
-        behind) the buckets found in the keyspace."""
+        before ``upto``: the hours each partition says it has hands of (``ratings:hours``)."""
+        first = -1 if cursor is None else cursor[0] // HOUR_MS
         last = upto // HOUR_MS
-        if cursor is not None and last - cursor[0] // HOUR_MS <= _MAX_HOURS:
-            return [(p, h) for p in range(self.space.partitions) for h in range(cursor[0] // HOUR_MS, last + 1)]
-        found = []
+        pipe = self.client.pipeline(transaction=False)
         for partition in range(self.space.partitions):
-            prefix = self.hands.doc(partition, HANDS_DOC)
-            for key in self.client.scan_iter(match=prefix + "*", count=1000):
-                hour = int(key.decode()[len(prefix):])
-                if hour <= last and (cursor is None or hour >= cursor[0] // HOUR_MS):
-                    found.append((partition, hour))
-        return sorted(found)
+            pipe.hkeys(self.hands.doc(partition, HOURS_DOC))
+        return sorted((partition, hour) for partition, hours in enumerate(pipe.execute())
+                      for hour in map(int, hours) if first <= hour <= last)
 
     def pending(self, upto: int) -> list[RatedHand]:
         """The stored hands after the cursor that ended at or before ``upto``, in key order."""
