@@ -94,10 +94,10 @@ def play(variant: str, names: Sequence[str], levels: Sequence[str], seed: int, b
     while not table.awaiting_deal:
         hand = table.hand
         assert hand is not None
-        seat = game.to_act(hand)
-        assert seat is not None
-        command = bots[levels[seat]](rules, game.seat_view(hand, seat), rng.next(), budget)
-        table = apply(table, Submission(command, names[seat]))
+        actor = game.to_act(hand)
+        assert actor is not None
+        command = bots[levels[actor]](rules, game.seat_view(hand, actor), rng.next(), budget)
+        table = apply(table, Submission(command, names[actor]))
     hands = [decode_hand(data) for key, data in projection.flush().items()
              if key.name.startswith(HANDS_DOC) and data is not None]
     return hands[0] if hands else None

@@ -233,22 +233,51 @@ def new_model() -> PlackettLuce:
     return PlackettLuce(mu=MU, sigma=SIGMA)
 
 
+def _unscaled_model() -> PlackettLuce:
+    """The model the ``mean`` treatment rates scaled players with: no dynamics of its own
+    (tau 0: the players' own tau is added before scaling)."""
+    return PlackettLuce(mu=MU, sigma=SIGMA, tau=0.0)
+
+
 def side_weights(sides: Sequence[Sequence[object]], treatment: Treatment) -> list[list[float]] | None:
-    """The weights openskill gives each player in its side's strength: ``sum`` (the
-    library's own: a side is as strong as its players' means added up) or ``mean`` (each
-    player counts 1/size, so a side of two and a side of three are compared by their
-    average player; docs/ratings.md, "Sides of different sizes")."""
+    """Each player's share of their side's strength: ``sum`` (openskill's own: a side is
+    as strong as its players' means added up) or ``mean`` (1/size each: a side of two and
+    a side of three are compared by their average player; docs/ratings.md, "Sides of
+    different sizes")."""
     if treatment == "sum":
         return None
     return [[1.0 / len(side)] * len(side) for side in sides]
 
 
 def rate(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], ranks: Sequence[int],
-         treatment: Treatment) -> list[list[tuple[float, float]]]:
-    """Each player's (mu, sigma) after a hand whose sides finished at ``ranks``."""
-    teams = [[model.rating(mu=p.mu, sigma=p.sigma) for p in side] for side in sides]
-    rated = model.rate(teams, ranks=[float(r) for r in ranks], weights=side_weights(sides, treatment))
-    return [[(r.mu, r.sigma) for r in side] for side in rated]
+         treatment: Treatment, scaled: PlackettLuce | None = None) -> list[list[tuple[float, float]]]:
+    """Each player's (mu, sigma) after a hand whose sides finished at ``ranks``.
+
+    ``sum`` is openskill's Plackett-Luce as it is. ``mean``: openskill 6.2 always sums a
+    team's means (its ``weights`` scale only the update, and are renormalised to
+    [1, 2]), so each player of a side of ``n`` is handed to it scaled by 1/n, mean and
+    deviation (after the model's tau is added): the library's sum is then the side's
+    mean and its variance the mean's. The update is scaled back: the mean moves ``n``
+    times the scaled move, the deviation keeps the scaled factor. This is the exact
+    Plackett-Luce update of a model whose side performs as its average player
+    (docs/ratings.md)."""
+    if treatment == "sum":
+        teams = [[model.rating(mu=p.mu, sigma=p.sigma) for p in side] for side in sides]
+        rated = model.rate(teams, ranks=[float(r) for r in ranks])
+        return [[(float(r.mu), float(r.sigma)) for r in side] for side in rated]
+    unscaled = scaled or _unscaled_model()
+    tau2 = float(model.tau) ** 2
+    teams = []
+    for side in sides:
+        n = len(side)
+        teams.append([unscaled.rating(mu=p.mu / n, sigma=math.sqrt(p.sigma ** 2 + tau2) / n) for p in side])
+    rated = unscaled.rate(teams, ranks=[float(r) for r in ranks])
+    out: list[list[tuple[float, float]]] = []
+    for side, before, after in zip(sides, teams, rated, strict=True):
+        n = len(side)
+        out.append([(p.mu + n * (float(a.mu) - float(b.mu)), n * float(a.sigma))
+                    for p, b, a in zip(side, before, after, strict=True)])
+    return out
 
 
 def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
@@ -276,6 +305,7 @@ class Ratings:
 
     def __init__(self, treatment: Treatment = TREATMENT) -> None:
         self.model = new_model()
+        self.scaled = _unscaled_model()
         self.treatment: Treatment = treatment
         self.ratings: dict[tuple[str, str], PlayerRating] = {}
         self.reputations: dict[str, Reputation] = {}
@@ -325,7 +355,7 @@ class Ratings:
             return True  # unrated, or a seat nobody can be rated for
         seats = [[(s, hand.players[s]) for s in side] for side in hand.sides]
         before_sides = [[self.rating(hand.rules, name or "") for _, name in side] for side in seats]
-        after_sides = rate(self.model, before_sides, hand.ranks, self.treatment)
+        after_sides = rate(self.model, before_sides, hand.ranks, self.treatment, self.scaled)
         for side, old_side, new_side in zip(seats, before_sides, after_sides, strict=True):
             for (_, name), old, (mu, sigma) in zip(side, old_side, new_side, strict=True):
                 ordinal = mu - 3.0 * sigma

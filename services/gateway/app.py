@@ -66,8 +66,8 @@ from services.gateway.collector import Collector
 from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, problem
 from services.gateway.invites import check_invite, invite_code, shown_invite
 from services.gateway.memory_trace import MemoryTrace
-from services.gateway.ratings import get_leaderboard, rating_out, reputation_out
 from services.gateway.names import PLAYER_NAME_MAX, TABLE_NAME_MAX, name_problem
+from services.gateway.ratings import get_leaderboard, rating_out, reputation_out
 from services.gateway.sockets import SharedSockets, SocketCounts
 from services.gateway.static import static_routers
 from services.gateway.translations import native_name, translations

@@ -26,13 +26,13 @@ from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
+from projections.ratings import PlayerRating, Reputation, decode_rating, decode_reputation
 from services.gateway import quotas
 from services.gateway.account_store import AccountStore
 from services.gateway.chat import ChatStore
 from services.gateway.lifecycle import Lifecycle
 from services.gateway.presence import Presence
 from services.gateway.quotas import Admission
-from projections.ratings import PlayerRating, Reputation, decode_rating, decode_reputation
 from services.projection.keys import ProjectionKeys
 from services.projection.rater import RatingsKeys
 from services.projection.store import START, id_ms

@@ -12,7 +12,14 @@ import pytest
 
 from projections.ratings import Reputation
 from services.projection.rater import Rater, RatingsKeys
-from tests.unit.gateway_helpers import a_legal_command, auth, full_table, gateway, new_player, sync_wiring
+from tests.unit.gateway_helpers import (
+    a_legal_command,
+    auth,
+    full_table,
+    gateway,
+    new_player,
+    sync_wiring,
+)
 
 
 @pytest.fixture
