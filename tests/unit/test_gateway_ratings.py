@@ -60,7 +60,8 @@ def test_a_played_match_gives_each_player_a_rating_and_a_reputation(client: Any)
     assert _rate_everything(client) >= 1
     found = client.get(f"/api/v1/players/{seated[0]['player']}").json()
     rating = found["ratings"]["mighty-5"]
-    assert set(rating) == {"mu", "sigma", "ordinal", "hands", "provisional"}
+    assert set(rating) == {"mu", "sigma", "ordinal", "hands", "provisional", "history"}
+    assert len(rating["history"]) == rating["hands"] and rating["history"][-1][1] == rating["ordinal"]
     assert rating["hands"] >= 1 and rating["provisional"] is True and rating["sigma"] < 25 / 3
     assert rating["ordinal"] == pytest.approx(rating["mu"] - 3 * rating["sigma"], abs=0.01)
     assert found["reputation"] == {"finished": rating["hands"], "abandoned": 0}
