@@ -92,9 +92,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     for difference in found:
         write_json_line({"partition": difference.partition, "doc": list(difference.doc),
                          "stored": _text(difference.stored), "rebuilt": _text(difference.rebuilt)})
-    write_json_line({"identical": not found and not forged, "differences": len(found),
+    rated: list[str] = []
+    if RATINGS in _kinds(args):  # the ratings over every partition, from the partitions' hands
+        from services.projection.rater import check_ratings
+
+        rated = check_ratings(wiring.client, wiring.space)
+        for key in rated:
+            write_json_line({"ratings": key})
+    write_json_line({"identical": not found and not forged and not rated, "differences": len(found) + len(rated),
                      "forged_feed_entries": len(forged)})
-    return EXIT_OK if not found and not forged else EXIT_DIFFERENT
+    return EXIT_OK if not found and not forged and not rated else EXIT_DIFFERENT
 
 
 def _forged(wiring: Wiring) -> list[object]:

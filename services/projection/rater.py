@@ -48,6 +48,7 @@ from projections.ratings import (
     decode_cursor,
     decode_hand,
     hands_doc,
+    rate_all,
 )
 from services.projection.keys import ProjectionKeys
 from services.projection.store import id_ms
@@ -309,3 +310,40 @@ def rebuild_ratings(client: Any, space: KeySpace, *, timeout_s: float = 60.0) ->
                 return total
     finally:
         rater.release()
+
+
+def stored_hands(client: Any, space: KeySpace) -> list[RatedHand]:
+    """Every hand the partitions hold (their ``ratings:hours`` and hour buckets)."""
+    keys = ProjectionKeys(space, KIND)
+    pipe = client.pipeline(transaction=False)
+    for partition in range(space.partitions):
+        pipe.hkeys(keys.doc(partition, HOURS_DOC))
+    buckets = [(p, int(h)) for p, hours in enumerate(pipe.execute()) for h in hours]
+    pipe = client.pipeline(transaction=False)
+    for partition, hour in buckets:
+        pipe.hvals(keys.doc(partition, hands_doc(hour)))
+    return [decode_hand(data) for values in pipe.execute() for data in values]
+
+
+def check_ratings(client: Any, space: KeySpace) -> list[str]:
+    """The stored ratings against the partitions' hands folded from nothing up to the
+    stored cursor: the keys (``key`` or ``key field``) whose bytes differ."""
+    keys = RatingsKeys(space)
+    cursor = decode_cursor(client.get(keys.cursor))
+    ratings = rate_all(h for h in stored_hands(client, space) if cursor is not None and h.key() <= cursor)
+    docs = ratings.flush()
+    expected: dict[str, Any] = {}
+    for (rules, player), data in docs.ratings.items():
+        expected[f"{keys.ratings(rules)} {player}"] = data
+        expected[f"{keys.board(rules)} {player}"] = docs.ordinals[(rules, player)]
+    for player, data in docs.reputations.items():
+        expected[f"{keys.reputation} {player}"] = data
+    stored: dict[str, Any] = {}
+    for rules in sorted(r.decode() for r in client.smembers(keys.rules)):
+        for player, data in client.hgetall(keys.ratings(rules)).items():
+            stored[f"{keys.ratings(rules)} {player.decode()}"] = bytes(data)
+        for player, score in client.zrange(keys.board(rules), 0, -1, withscores=True):
+            stored[f"{keys.board(rules)} {player.decode()}"] = float(score)
+    for player, data in client.hgetall(keys.reputation).items():
+        stored[f"{keys.reputation} {player.decode()}"] = bytes(data)
+    return sorted(k for k in expected.keys() | stored.keys() if expected.get(k) != stored.get(k))

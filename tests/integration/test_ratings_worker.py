@@ -15,7 +15,14 @@ from domain.registry import game_named
 from domain.table import CreateTable, Submission, initial_state
 from projections.ratings import HANDS_DOC, decode_cursor, decode_hand
 from services.players import seating
-from services.projection.rater import Rater, RatingsKeys, dump, rebuild_ratings, watermark
+from services.projection.rater import (
+    Rater,
+    RatingsKeys,
+    check_ratings,
+    dump,
+    rebuild_ratings,
+    watermark,
+)
 from services.projection.rebuild import rebuild
 from services.store.keys import KeySpace
 from tests.integration.workers.support import (
@@ -78,6 +85,7 @@ def test_ratings_rebuilt_from_the_streams_equal_the_live_ones_byte_for_byte(redi
         _run_until_rated(redis_client, worker, rater)
     finally:
         worker.shutdown()
+    assert check_ratings(redis_client, SPACE) == []
     live = dump(redis_client, SPACE)
     keys = RatingsKeys(SPACE)
     assert any(k.startswith(keys.ratings("mighty-5")) for k in live)
@@ -90,3 +98,5 @@ def test_ratings_rebuilt_from_the_streams_equal_the_live_ones_byte_for_byte(redi
     rated = rebuild_ratings(redis_client, SPACE)
     assert rated > 0
     assert dump(redis_client, SPACE) == live
+    redis_client.hset(keys.ratings("mighty-5"), "intruder", b"{}")  # a check finds a stored rating no hand made
+    assert check_ratings(redis_client, SPACE) == [f"{keys.ratings('mighty-5')} intruder"]
