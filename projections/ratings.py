@@ -41,7 +41,7 @@ HOURS_DOC: Final = "ratings:hours"  # hash: every hour the partition has hands o
 MU: Final = 25.0
 SIGMA: Final = 25.0 / 3.0
 # A rating is provisional until its sigma falls below this (docs/ratings.md, "Provisional").
-PROVISIONAL_SIGMA: Final = 3.0
+PROVISIONAL_SIGMA: Final = 5.0
 HISTORY: Final = 100  # the last ordinals kept per player and rule set, for the chart
 Treatment = Literal["sum", "mean"]
 # The treatment the service rates with, chosen by bench/ratings.py (docs/ratings.md).
