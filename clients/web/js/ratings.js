@@ -32,7 +32,8 @@ export function historyChart(history) {
   chart.append(svg("text", { x: pad.l - 4, y: y(bottom) + 4, class: "tick", "text-anchor": "end" }, fixed(bottom)));
   if (history.length) {
     const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
-    chart.append(svg("polyline", { points, fill: "none", stroke: "#f4c542", "stroke-width": 2.5, "stroke-linejoin": "round" }));
+    chart.append(svg("polyline", { points, fill: "none", stroke: "#d9a400", "stroke-width": 2.5, "stroke-linejoin": "round" }));
+    values.forEach((v, i) => chart.append(svg("circle", { cx: x(i), cy: y(v), r: 3, fill: "#d9a400" })));
   }
   return chart;
 }
