@@ -52,7 +52,7 @@ from services.redis_runtime import free_port, start_private_redis
 from services.serve import parts
 from services.settings import QUOTAS, Settings
 
-PARTS = ("views", "ledger", "directory", "bots", "timers", "gateway")
+PARTS = ("views", "ledger", "directory", "ratings", "bots", "timers", "gateway")
 TURN_SECONDS = 30  # a player's turn: a table a player left still ends (the timer worker plays it)
 # Every quota (per address, per player) far above what a run asks for: the bench's clients
 # all come from one address, and a player makes a table after another for the whole run.

@@ -71,6 +71,12 @@ class LedgerLine(Protocol):
         """``seat`` declared this hand's contract and made it."""
         ...
 
+    def sides(self) -> tuple[tuple[int, ...], ...]:
+        """The seats as they played this hand, side by side (the side that declared first,
+        when one did), for the ratings (docs/ratings.md); ``()`` when the hand was not
+        played out (nothing to rate)."""
+        ...
+
 
 class TableLedger(Protocol):
     """A table's score ledger document, of its game's shape (docs/rules/mighty.md §6)."""
@@ -135,6 +141,10 @@ class TableCreatedEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="ty
         def private(self) -> bool | msgspec.UnsetType: ...  # UNSET: a public table
         @property
         def invite_hash(self) -> str | msgspec.UnsetType: ...  # a private table's invite code's sha256
+        @property
+        def rated(self) -> bool | msgspec.UnsetType: ...  # UNSET: rated; False: changes no rating
+        @property
+        def min_reputation(self) -> int | msgspec.UnsetType: ...  # UNSET: no reputation needed
 
 
 class DealProof(NamedTuple):

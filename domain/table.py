@@ -58,6 +58,12 @@ class CreateTable(_TableCommand, frozen=True, tag="create_table"):
     # records only its sha256 (hex), since its events are read by anyone once a hand ends.
     private: bool = False
     invite_hash: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    # An unrated table changes no rating (docs/ratings.md); its hands still count for the
+    # players' reputation.
+    rated: bool = True
+    # The reputation a player needs to take a seat: the share of their hands they
+    # finished, in percent (0: anyone; the gateway checks it at a join, docs/ratings.md).
+    min_reputation: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
 
 
 class JoinSeat(_TableCommand, frozen=True, tag="join"):
@@ -247,6 +253,7 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     # its player last moved, came back or went away
     timeouts: tuple[int, ...] = ()
     invite_hash: str | None = None  # a private table's invite code's sha256 (None: a public table)
+    min_reputation: int = 0  # the share of hands finished (percent) a seat needs (0: none)
 
     @property
     def awaiting_deal(self) -> bool:
@@ -309,6 +316,10 @@ def _create(state: TableState, cmd: CreateTable, player: str | None) -> list[Tab
         if not (cmd.private and _INVITE_HASH.fullmatch(cmd.invite_hash)):
             raise MalformedCommand("A private table needs its invite code's sha256 (64 hex digits), and only it.")
         created = replace(created, private=True, invite_hash=cmd.invite_hash)
+    if not cmd.rated:
+        created = replace(created, rated=False)
+    if cmd.min_reputation:
+        created = replace(created, min_reputation=cmd.min_reputation)
     return [created]
 
 
@@ -545,7 +556,8 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
         return replace(state, status="open", rules=event.rules, seats=(None,) * n, totals=(0,) * n,
                        match_hands=event.hands, created_by=event.created_by,
                        bot_seats=tuple(sorted(int(seat) for seat in event.bots)), timeouts=(0,) * n,
-                       invite_hash=event.invite_hash if event.private is True else None)
+                       invite_hash=event.invite_hash if event.private is True else None,
+                       min_reputation=event.min_reputation if isinstance(event.min_reputation, int) else 0)
     if isinstance(event, PlayerJoined | PlayerLeft):
         return replace(state, seats=seated(state.seats, event))
     if isinstance(event, TableStarted):

@@ -1,5 +1,5 @@
-"""Pure projections: ``fold(view, event) -> view`` for per-seat views, score ledgers and
-the lobby directory, and the documents they render (docs/architecture.md, "Layers"; docs/workers.md).
+"""Pure projections: ``fold(view, event) -> view`` for per-seat views, score ledgers,
+the lobby directory and the hands the ratings read (docs/ratings.md), and the documents they render (docs/architecture.md, "Layers"; docs/workers.md).
 
 No I/O, clock or randomness: the workers in ``services/projection/`` feed these events from
 the partition feeds and store the documents.
@@ -14,9 +14,10 @@ from domain.table import TableEvent
 from projections.directory import DirectoryProjection
 from projections.docs import DocKey, Docs
 from projections.ledger import LedgerProjection
+from projections.ratings import HandsProjection
 from projections.views import ViewsProjection
 
-KINDS = ("views", "ledger", "directory")
+KINDS = ("views", "ledger", "directory", "ratings")
 
 
 class Projection(Protocol):
@@ -36,13 +37,15 @@ class Projection(Protocol):
         ...
 
 
-def new_projection(kind: str) -> ViewsProjection | LedgerProjection | DirectoryProjection:
+def new_projection(kind: str) -> ViewsProjection | LedgerProjection | DirectoryProjection | HandsProjection:
     if kind == "views":
         return ViewsProjection()
     if kind == "ledger":
         return LedgerProjection()
     if kind == "directory":
         return DirectoryProjection()
+    if kind == "ratings":
+        return HandsProjection()
     raise ValueError(f"unknown projection kind {kind!r}; known: {', '.join(KINDS)}")
 
 

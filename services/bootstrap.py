@@ -34,6 +34,8 @@ from services.archive.reads import ArchivedEventStore, AsyncArchivedEventStore
 from services.commands.handler import AsyncCommandHandler
 from services.commands.tables import TableDecider, TableHandler, table_handler
 from services.projection.keys import ProjectionKeys
+from services.projection.rater import KIND as RATINGS_KIND
+from services.projection.rater import Rater
 from services.projection.read import AsyncReader, Readers
 from services.projection.store import ProjectionStore
 from services.projection.worker import Worker
@@ -82,7 +84,11 @@ class Wiring:
         return self._projection_stores[kind]
 
     def worker(self, kind: str, **options: Any) -> Worker:
-        """A projection worker of ``kind`` on this store (options: ``Worker``'s)."""
+        """A projection worker of ``kind`` on this store (options: ``Worker``'s). A worker
+        of the kind ``ratings`` also runs the rater over every partition when it holds
+        its lease (services/projection/rater.py)."""
+        if kind == RATINGS_KIND and "after_step" not in options:
+            options["after_step"] = Rater(self.client, self.space, lease_ms=options.get("lease_ms", 3000)).tick
         return Worker(self.projection_store(kind), self.store, **options)
 
     def archive_worker(self, **options: Any) -> ArchiveWorker:

@@ -77,6 +77,13 @@ Table chat (docs/api.md, "Table chat"):
 | | ``MIGHTY_CHAT_PHRASE_RATE``, ``MIGHTY_CHAT_PHRASE_WINDOW_S`` | 12 quick phrases per 60 s a player |
 | | ``MIGHTY_CHAT_RECENT``, ``MIGHTY_CHAT_RECENT_S`` | 3, 60: a message repeating one of the player's last 3 within 60 s (case, spaces and punctuation aside) is refused (0: no such rule) |
 
+Leaderboards (docs/ratings.md):
+
+| flag | variable | default |
+|---|---|---|
+| | ``MIGHTY_RATINGS_MIN_HANDS`` | 10: the rated hands a player needs in a rule set to appear on its leaderboard (docs/ratings.md) |
+| | ``MIGHTY_RATINGS_RECENT_DAYS`` | 28: and a rated hand within this many days |
+
 Nothing else in ``services/`` reads these variables: processes get a ``Settings`` and
 pass it on (to ``services.bootstrap``, and to the worker processes they start, through
 ``as_env``).
@@ -176,6 +183,9 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "chat_phrase_window_s": "MIGHTY_CHAT_PHRASE_WINDOW_S",
     "chat_recent": "MIGHTY_CHAT_RECENT",
     "chat_recent_s": "MIGHTY_CHAT_RECENT_S",
+    # ratings (docs/ratings.md)
+    "ratings_min_hands": "MIGHTY_RATINGS_MIN_HANDS",
+    "ratings_recent_days": "MIGHTY_RATINGS_RECENT_DAYS",
 }
 # table chat: whole numbers >= 1 each, but the rule against repeats (0: off)
 CHAT: Final[tuple[str, ...]] = ("chat_text_max", "chat_rate", "chat_rate_window_s", "chat_phrase_rate",
@@ -272,6 +282,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     chat_phrase_window_s: int = 60
     chat_recent: int = 3  # a text repeating one of the player's last this many (0: no such rule) ...
     chat_recent_s: int = 60  # ... within this long is refused
+    # the leaderboards (docs/ratings.md): rated hands, and a rated hand this recent, to appear
+    ratings_min_hands: int = 10
+    ratings_recent_days: int = 28
 
     def as_env(self) -> dict[str, str]:
         """The variables that give a child process these same settings."""
@@ -310,6 +323,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_IDLE_OPEN_S": repr(self.idle_open_s),
             "MIGHTY_AWAY_AFTER_TIMEOUTS": str(self.away_after_timeouts),
             "MIGHTY_AWAY_AFTER_GONE_S": str(self.away_after_gone_s),
+            "MIGHTY_RATINGS_MIN_HANDS": str(self.ratings_min_hands),
+            "MIGHTY_RATINGS_RECENT_DAYS": str(self.ratings_recent_days),
         }
         env.update({ENVIRONMENT[name]: str(getattr(self, name)) for name in QUOTAS + ACCOUNTS + CHAT})
         env["MIGHTY_SESSION_CACHE_S"] = repr(self.session_cache_s)
@@ -445,8 +460,8 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
                         ("replica_timeout_ms", 1), *((name, 1) for name in QUOTAS + ACCOUNTS),
                         ("sockets_per_address", 1), ("sockets_per_player", 1), ("max_connections", 1),
                         ("max_hands", 1), ("bot_table_hands", 1), ("turn_seconds_min", 1), ("turn_seconds_max", 1),
-                        ("away_after_timeouts", 0), ("away_after_gone_s", 0),
-                        *((name, 0 if name == "chat_recent" else 1) for name in CHAT)):
+                        ("away_after_timeouts", 0), ("away_after_gone_s", 0), ("ratings_min_hands", 1),
+                        ("ratings_recent_days", 1), *((name, 0 if name == "chat_recent" else 1) for name in CHAT)):
         if name in raw:
             text = raw[name]
             if not text.isdigit() or int(text) < least or (name == "port" and int(text) > 65535):

@@ -33,6 +33,12 @@ class HandLine(msgspec.Struct, frozen=True, kw_only=True):
     def made_by(self, seat: int) -> bool:
         return seat == self.declarer and self.made
 
+    def sides(self) -> tuple[tuple[int, ...], ...]:
+        """The declarer with every friend against the defenders (a lone declarer: alone)."""
+        declaring = {self.declarer, *self.friends, *(() if self.friend is None else (self.friend,))}
+        defending = tuple(s for s in range(len(self.scores)) if s not in declaring)
+        return (tuple(sorted(declaring)), defending)
+
 
 class TableLedger(msgspec.Struct, frozen=True, kw_only=True):
     table_id: str

@@ -59,6 +59,11 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="mitigati_table_created")
     # a private table (domain/table.py, CreateTable): UNSET, left out, on a public one
     private: bool | msgspec.UnsetType = msgspec.UNSET
     invite_hash: str | msgspec.UnsetType = msgspec.UNSET
+    # an unrated table (domain/table.py, CreateTable; docs/ratings.md): False; UNSET, left
+    # out, on a rated one
+    rated: bool | msgspec.UnsetType = msgspec.UNSET
+    # the reputation a seat needs, percent (CreateTable.min_reputation): UNSET, left out, for none
+    min_reputation: int | msgspec.UnsetType = msgspec.UNSET
 
 
 # `mighty log` never prints the deal nor the dealer's discard (docs/rules/mitigati.md, as docs/rules/mighty.md §8).

@@ -42,6 +42,10 @@ class DealLine(msgspec.Struct, frozen=True, kw_only=True):
     def made_by(self, seat: int) -> bool:
         return False
 
+    def sides(self) -> tuple[tuple[int, ...], ...]:
+        """Every player for themselves; an abandoned deal was not played: nothing to rate."""
+        return tuple((seat,) for seat in range(len(self.scores))) if self.outcome == "finished" else ()
+
 
 class TableLedger(msgspec.Struct, frozen=True, kw_only=True):
     table_id: str

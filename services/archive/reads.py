@@ -33,9 +33,10 @@ from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_error
 
 # The projection kinds whose documents of a table outlive its archiving: its ledger (the
 # players' totals and the table's lines). Its views are deleted with it, and so is its
-# directory entry among the finished tables (dir:closed). A rebuild of these kinds folds
-# the archived tables too.
-KINDS_KEPT_ARCHIVED: Final = ("ledger",)
+# directory entry among the finished tables (dir:closed). The ratings' hands (the kind
+# ``ratings``, docs/ratings.md) stay in their partition too. A rebuild of these kinds
+# folds the archived tables too.
+KINDS_KEPT_ARCHIVED: Final = ("ledger", "ratings")
 
 
 def _no_archive(table_id: str) -> ArchiveUnavailable:

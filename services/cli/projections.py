@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action.set_defaults(run=run)
 
 
+RATINGS = "ratings"
+
+
 def _kinds(args: argparse.Namespace) -> list[str]:
     return [args.kind] if args.kind else list(KINDS)
 
@@ -67,8 +70,14 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
                     "are not their table's stored events (listed above): nothing was rebuilt. Remove "
                     "them (XDEL) or restore the streams they contradict, then rebuild", EXIT_DIFFERENT)
     done = _each_partition(wiring, _kinds(args), lambda store, p: rebuild(store, p, events=wiring.store))
+    rated = None
+    if RATINGS in _kinds(args):  # then the ratings over every partition, from nothing (docs/ratings.md)
+        from services.projection.rater import rebuild_ratings
+
+        rated = rebuild_ratings(wiring.client, wiring.space)
     write_json_line({"kinds": _kinds(args), "partitions": len(done),
-                     "entries": sum(getattr(c, "count", 0) for c in done)})
+                     "entries": sum(getattr(c, "count", 0) for c in done),
+                     **({} if rated is None else {"hands_rated": rated})})
     return EXIT_OK
 
 
@@ -83,9 +92,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     for difference in found:
         write_json_line({"partition": difference.partition, "doc": list(difference.doc),
                          "stored": _text(difference.stored), "rebuilt": _text(difference.rebuilt)})
-    write_json_line({"identical": not found and not forged, "differences": len(found),
+    rated: list[str] = []
+    if RATINGS in _kinds(args):  # the ratings over every partition, from the partitions' hands
+        from services.projection.rater import check_ratings
+
+        rated = check_ratings(wiring.client, wiring.space)
+        for key in rated:
+            write_json_line({"ratings": key})
+    write_json_line({"identical": not found and not forged and not rated, "differences": len(found) + len(rated),
                      "forged_feed_entries": len(forged)})
-    return EXIT_OK if not found and not forged else EXIT_DIFFERENT
+    return EXIT_OK if not found and not forged and not rated else EXIT_DIFFERENT
 
 
 def _forged(wiring: Wiring) -> list[object]:

@@ -67,6 +67,7 @@ from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, 
 from services.gateway.invites import check_invite, invite_code, shown_invite
 from services.gateway.memory_trace import MemoryTrace
 from services.gateway.names import PLAYER_NAME_MAX, TABLE_NAME_MAX, name_problem
+from services.gateway.ratings import get_leaderboard, rating_out, reputation_out
 from services.gateway.sockets import SharedSockets, SocketCounts
 from services.gateway.static import static_routers
 from services.gateway.translations import native_name, translations
@@ -246,8 +247,11 @@ async def get_player(request: Request[Any, Any, Any], player: FromPath[str]) -> 
     ledger = await backend.player_ledger(player)
     hands, total, declared, made = (0, 0, 0, 0) if ledger is None else (
         ledger.hands, ledger.total, ledger.declared, ledger.made)
+    ratings, reputation = await backend.player_ratings(player)
     return PlayerStats(player=player, name=found.name, hands=hands, total=total,
-                       contracts=Contracts(made=made, failed=declared - made), bot=found.bot)
+                       contracts=Contracts(made=made, failed=declared - made), bot=found.bot,
+                       ratings={rules: rating_out(r) for rules, r in sorted(ratings.items())},
+                       reputation=reputation_out(reputation))
 
 
 @get("/players/me", summary="The caller's player and settings")
@@ -973,7 +977,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
             await app.state.backend.close()
 
     api = Router(path="/api/v1", route_handlers=[
-        create_player, get_me, patch_me, get_player, list_games, list_languages, get_translations, list_tables,
+        create_player, get_me, patch_me, get_player, get_leaderboard, list_games, list_languages, get_translations, list_tables,
         create_table, get_table, join_table, leave_table,
         close_table, quickplay, rematch, get_view, post_command, stream, list_hands, get_hand, replay_hand,
         verify_table, get_ledger, *accounts.ROUTES, post_chat, get_chat, mute_player, unmute_player, list_mutes,

@@ -27,6 +27,7 @@ from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, dec
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
 from services.archive.reads import AsyncArchivedEventStore
+from projections.ratings import PlayerRating, Reputation, decode_rating, decode_reputation
 from services.gateway import quotas
 from services.gateway.account_store import AccountStore
 from services.gateway.chat import ChatLimits, ChatStore
@@ -34,6 +35,7 @@ from services.gateway.lifecycle import Lifecycle
 from services.gateway.presence import Presence
 from services.gateway.quotas import Admission
 from services.projection.keys import ProjectionKeys
+from services.projection.rater import RatingsKeys
 from services.projection.store import START, id_ms
 from services.store.base import StoredEvent
 
@@ -107,6 +109,20 @@ class Backend(Protocol):
         ...
 
     async def player_ledger(self, player: str) -> PlayerLedger | None: ...
+
+    async def player_ratings(self, player: str) -> tuple[dict[str, PlayerRating], Reputation | None]:
+        """The player's rating per rule set they were rated in, and their reputation
+        (docs/ratings.md)."""
+        ...
+
+    async def leaderboard(self, rules: str, limit: int, *, min_hands: int, since_ms: int) -> list[PlayerRating]:
+        """The rule set's best ``limit`` ratings by ordinal of the players with at least
+        ``min_hands`` rated hands, one of them at or after ``since_ms``."""
+        ...
+
+    async def server_ms(self) -> int:
+        """The store's clock (the time the hands' ends are stamped with), ms."""
+        ...
 
     # the command path
     async def submit(self, table_id: str, submission: Submission, command_id: str) -> Submitted: ...
@@ -347,6 +363,39 @@ class RedisBackend:
             pipe.hget(keys.doc(partition, PLAYERS_DOC), player)
         parts = [decode_player(bytes(data)) for data in await pipe.execute() if data is not None]
         return combine(player, parts) if parts else None
+
+    async def player_ratings(self, player: str) -> tuple[dict[str, PlayerRating], Reputation | None]:
+        keys = RatingsKeys(self.space)
+        rules = sorted(r.decode() for r in await self.aio.smembers(keys.rules))
+        pipe = self.aio.pipeline(transaction=False)
+        for name in rules:
+            pipe.hget(keys.ratings(name), player)
+        pipe.hget(keys.reputation, player)
+        replies = await pipe.execute()
+        ratings = {name: decode_rating(bytes(data)) for name, data in zip(rules, replies, strict=False)
+                   if data is not None}
+        return ratings, None if replies[-1] is None else decode_reputation(bytes(replies[-1]))
+
+    async def leaderboard(self, rules: str, limit: int, *, min_hands: int, since_ms: int) -> list[PlayerRating]:
+        keys = RatingsKeys(self.space)
+        found: list[PlayerRating] = []
+        start, page = 0, max(limit * 2, 50)
+        while len(found) < limit:  # best first, past the players with too few or no recent hands
+            players = await self.aio.zrevrange(keys.board(rules), start, start + page - 1)
+            if not players:
+                break
+            for data in await self.aio.hmget(keys.ratings(rules), players):
+                if data is None:
+                    continue
+                rating = decode_rating(bytes(data))
+                if rating.hands >= min_hands and rating.last_ms >= since_ms:
+                    found.append(rating)
+            start += page
+        return found[:limit]
+
+    async def server_ms(self) -> int:
+        now_s, now_us = await self.aio.time()
+        return int(now_s) * 1000 + int(now_us) // 1000
 
     # ---------------------------------------------------------------- commands
 

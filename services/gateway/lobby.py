@@ -175,7 +175,8 @@ async def create_table(backend: Backend, player: str, body: NewTable, table_id: 
     invite = invite_hash(invite_code(await backend.secret(), table_id)) if body.private else ""
     create = CreateTable(variant=body.game, options=body.options, name=body.name or table_id,
                          hands=hands, turn_seconds=turn_seconds, bots=dict(body.bots),
-                         created=now_iso(), private=body.private, invite_hash=invite)
+                         created=now_iso(), private=body.private, invite_hash=invite, rated=body.rated,
+                         min_reputation=body.min_reputation)
     state = await send(backend, table_id, Submission(create, player), "create")
     for key, level in sorted(body.bots.items()):
         bot = await backend.create_player(bot_name(level, table_id, int(key)), bot=level)
@@ -185,6 +186,19 @@ async def create_table(backend: Backend, player: str, body: NewTable, table_id: 
     state = await service_steps(backend, table_id, state)
     await backend.touch(table_id, state.status)  # a person made it: not idle yet
     return await fresh_table(backend, table_id)
+
+
+async def _check_reputation(backend: Backend, player: str, least: int) -> None:
+    """A table's creator asked for players who finish their hands (docs/ratings.md,
+    "Reputation"): the share of the player's hands they finished, in percent (a player
+    with none yet passes)."""
+    _, reputation = await backend.player_ratings(player)
+    if reputation is None or reputation.finished + reputation.abandoned == 0:
+        return
+    share = 100 * reputation.finished // (reputation.finished + reputation.abandoned)
+    if share < least:
+        raise ApiError("reputation_too_low", f"This table asks for players who finished {least}% of their hands; "
+                       f"you finished {share}%.")
 
 
 async def join(backend: Backend, table_id: str, player: str, seat: int | None) -> int:
@@ -204,6 +218,8 @@ async def join(backend: Backend, table_id: str, player: str, seat: int | None) -
         raise ApiError("table_started", f"Table {table_id} has started; its seats are fixed.")
     if seat is not None and seat >= len(state.seats):
         raise ApiError("invalid_request", f"Seat {seat} is not a seat of 0..{len(state.seats) - 1}.")
+    if state.min_reputation:
+        await _check_reputation(backend, player, state.min_reputation)
     for _ in range(len(state.seats) + 1):
         free = [s for s, p in enumerate(state.seats) if p is None]
         if seat is None and not free:

@@ -39,6 +39,24 @@ class Contracts(msgspec.Struct, frozen=True):
     failed: int
 
 
+class RatingOut(msgspec.Struct, frozen=True):
+    """A player's rating in one rule set (docs/ratings.md)."""
+
+    mu: float
+    sigma: float
+    ordinal: float
+    hands: int
+    provisional: bool
+    history: list[tuple[int, float]] = []  # (when, ordinal) after each of the last 100 rated hands
+
+
+class ReputationOut(msgspec.Struct, frozen=True):
+    """Hands finished in their seat, hands their seat ended in the away bot's hands."""
+
+    finished: int = 0
+    abandoned: int = 0
+
+
 class PlayerStats(msgspec.Struct, frozen=True):
     player: str
     name: str
@@ -46,6 +64,8 @@ class PlayerStats(msgspec.Struct, frozen=True):
     total: int
     contracts: Contracts
     bot: str | None = None
+    ratings: dict[str, RatingOut] = {}  # per rule set the player has rated hands in
+    reputation: ReputationOut = ReputationOut()
 
 
 class Seat(msgspec.Struct, frozen=True):
@@ -87,6 +107,9 @@ class NewTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seat: SeatNo | None = 0
     bots: dict[str, str] = {}
     private: bool = False
+    rated: bool = True  # an unrated table changes no rating (docs/ratings.md)
+    # the share of their hands (percent) a player must have finished to take a seat
+    min_reputation: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
 
 
 class JoinRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

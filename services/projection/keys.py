@@ -79,7 +79,8 @@ class ProjectionKeys:
 
     def doc_patterns(self, partition: int) -> list[str]:
         """SCAN patterns that find every document of this kind in a partition."""
-        names = {"views": ["view:*", "turns"], "ledger": ["ledger:*"], "directory": ["dir", "dir:closed"]}[self.kind]
+        names = {"views": ["view:*", "turns"], "ledger": ["ledger:*"], "directory": ["dir", "dir:closed"],
+                 "ratings": ["ratings:*"]}[self.kind]
         return [self.prefix(partition) + name for name in names]
 
     @property

@@ -4,8 +4,8 @@ table (or a partition) it has no state for.
 - views: the stored spectator view says which table version the views reflect; the
   state is rebuilt by folding the table's own stream up to that version (the views do
   not hold the hidden cards, the stream does);
-- ledger, directory: the stored document *is* the state (and, for the ledger, the
-  partition's per-player hash).
+- ledger, directory, ratings: the stored document *is* the state (and, for the ledger,
+  the partition's per-player hash).
 """
 
 from __future__ import annotations
@@ -21,13 +21,14 @@ from domain.table import TableEvent
 from projections import new_projection
 from projections.directory import DIRECTORY_DOC, DirectoryProjection
 from projections.ledger import PLAYERS_DOC, LedgerProjection, table_name
+from projections.ratings import HandsProjection, table_doc
 from projections.views import SPECTATOR, ViewsProjection, view_name
 from services.projection.store import ProjectionStore
 from services.store.base import EventStore
 
 log = structlog.get_logger("mighty.workers")
 
-AnyProjection = ViewsProjection | LedgerProjection | DirectoryProjection
+AnyProjection = ViewsProjection | LedgerProjection | DirectoryProjection | HandsProjection
 
 
 class _Version(msgspec.Struct):
@@ -126,6 +127,28 @@ class DirectoryKind:
         projection.apply(table_id, version, event, at_ms)
 
 
+class RatingsKind:
+    """The hands the ratings read (docs/ratings.md): a table's stored state is its document."""
+
+    name = "ratings"
+
+    def __init__(self, store: ProjectionStore) -> None:
+        self.store = store
+
+    def new(self, store: ProjectionStore, partition: int) -> AnyProjection:
+        return HandsProjection()
+
+    def restore(self, projection: AnyProjection, partition: int, table_ids: Sequence[str]) -> None:
+        assert isinstance(projection, HandsProjection)
+        keys = [self.store.keys.doc(partition, table_doc(t)) for t in table_ids]
+        for table_id, stored in zip(table_ids, self.store.client.mget(keys), strict=True):
+            projection.restore(table_id, stored)
+
+    def apply(self, projection: AnyProjection, table_id: str, version: int, event: TableEvent,
+              at_ms: int | None = None) -> None:
+        projection.apply(table_id, version, event, at_ms)
+
+
 def make_kind(name: str, store: ProjectionStore, events: EventStore) -> Kind:
     if name == "views":
         return ViewsKind(store, events)
@@ -133,5 +156,7 @@ def make_kind(name: str, store: ProjectionStore, events: EventStore) -> Kind:
         return LedgerKind(store)
     if name == "directory":
         return DirectoryKind(store)
+    if name == "ratings":
+        return RatingsKind(store)
     new_projection(name)  # raises with the list of kinds
     raise AssertionError("unreachable")

@@ -1,6 +1,6 @@
 """The projection worker loop (docs/workers.md).
 
-A worker of one kind (views, ledger, directory) owns some partitions, each through a
+A worker of one kind (views, ledger, directory, ratings) owns some partitions, each through a
 lease; for each owned partition it is the one consumer of the kind's group that reads
 the partition's feed, so a table's events apply in order. Per batch it folds the events
 into the projection, renders the changed documents and hands them, with the new
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -122,6 +122,7 @@ class Worker:
         linger_ms: int = 10,
         trim: bool = True,
         summary_s: float = SUMMARY_S,
+        after_step: Callable[[], None] | None = None,
     ) -> None:
         kind = store.keys.kind
         self.keys = store.keys
@@ -140,6 +141,9 @@ class Worker:
         self._applied = Summary(summary_s)
         self._encode = msgspec.json.Encoder().encode
         self.log = log.bind(kind=kind, worker=self.id)
+        # what runs after every round (the ratings' kind: the rater over every partition,
+        # services/projection/rater.py)
+        self.after_step = after_step
 
     # ---------------------------------------------------------------- the loop
 
@@ -185,9 +189,11 @@ class Worker:
     def step(self, stop: threading.Event | None = None) -> int:
         """One round: keep the leases, read what is new, apply it. Returns entries read."""
         self.maintain()
+        if self.after_step is not None:
+            self.after_step()
         if not self.owned:
             if stop is not None:
-                stop.wait(self.lease_ms / 3000)
+                stop.wait(self.lease_ms / 3000 if self.after_step is None else 0.25)
             return 0
         try:
             batches = self.store.read_new(sorted(self.owned), self.id, self.batch, self.block_ms)

@@ -61,7 +61,8 @@ def running_stack(directory: Path, *, bots: bool = False) -> Iterator[str]:
             wait_ready(client, KeySpace(), ("views", "ledger", "directory"))
             port = free_port()
             env = {**os.environ, "MIGHTY_LOG_FORMAT": "json", "MIGHTY_LOG_LEVEL": "warning",
-                   "MIGHTY_RATE_COMMANDS": "100000", "REDIS_URL": server.url, **LOOSE_QUOTAS}
+                   "MIGHTY_RATE_COMMANDS": "100000", "REDIS_URL": server.url, **LOOSE_QUOTAS,
+                   "MIGHTY_RATINGS_MIN_HANDS": "1"}  # a leaderboard after one hand (docs/ratings.md)
             process = subprocess.Popen(
                 [sys.executable, "-m", "services.cli", "gateway", "--port", str(port)],
                 stdin=subprocess.DEVNULL, stdout=logs, stderr=logs, env=env)

@@ -19,7 +19,7 @@ import pytest
 from services.redis_runtime import PrivateRedis, start_private_redis
 from tests.drills.service import Service, drill_settings
 
-PARTS = ("views", "ledger", "directory", "bots", "timers", "gateway")
+PARTS = ("views", "ledger", "directory", "ratings", "bots", "timers", "gateway")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

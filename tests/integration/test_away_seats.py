@@ -32,7 +32,7 @@ def service(redis_server: PrivateRedis, tmp_path: Path) -> Iterator[Service]:
     settings = drill_settings(redis_server.url, turn_seconds_min=1, away_after_timeouts=AWAY_AFTER)
     running = Service(tmp_path / "service", settings)
     try:
-        for part in ("views", "ledger", "directory", "bots", "timers", "gateway"):
+        for part in ("views", "ledger", "directory", "ratings", "bots", "timers", "gateway"):
             running.start(part)
         running.wait_gateway()
         yield running

@@ -43,7 +43,7 @@ def test_the_feed_is_trimmed_only_below_every_kinds_checkpoint_and_rebuilds_read
     tables.play(hands=1)
     total = feed_length(redis_client, SPACE)
     running = {kind: in_process_worker(redis_client, kind, SPACE, linger_ms=0, block_ms=10) for kind in KINDS}
-    for kind in ("views", "ledger"):
+    for kind in ("views", "ledger", "ratings"):
         _catch_up(running[kind], redis_client)
     assert _retained(redis_client) == total, "directory has passed nothing: nothing is trimmed"
     _catch_up(running["directory"], redis_client)

@@ -42,7 +42,8 @@ def test_a_guest_player_gets_an_id_a_name_and_a_token_and_is_found_by_id(client:
     assert body["name"] == "Ana" and body["player"] and body["token"]
     found = client.get(f"/api/v1/players/{body['player']}").json()
     assert found == {"player": body["player"], "name": "Ana", "hands": 0, "total": 0,
-                     "contracts": {"made": 0, "failed": 0}, "bot": None}
+                     "contracts": {"made": 0, "failed": 0}, "bot": None, "ratings": {},
+                     "reputation": {"finished": 0, "abandoned": 0}}
 
 
 @pytest.mark.parametrize("name", ["", "x" * 25, "tab\there", "   "])

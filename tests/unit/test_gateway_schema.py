@@ -45,7 +45,7 @@ def test_no_generated_request_makes_the_gateway_answer_5xx(case: Any) -> None:
 
 
 OPERATIONS = [result.ok() for result in schema.get_all_operations()]
-PATH_PARAMETERS = {"table": _TABLE, "player": _PLAYER, "n": 1, "lang": "ko"}
+PATH_PARAMETERS = {"table": _TABLE, "player": _PLAYER, "n": 1, "lang": "ko", "game": "mighty-5"}
 
 
 def odd_tokens(token: str) -> list[str]:

@@ -1,5 +1,5 @@
 // The router: #/ lobby, #/t/TABLE table, #/r/TABLE/N replay, #/p/PLAYER player,
-// #/rules/NAME a rules guide, #/account the person's account, #/join/TABLE/CODE a private
+// #/leaderboards/GAME a rule set's leaderboard, #/rules/NAME a rules guide, #/account the person's account, #/join/TABLE/CODE a private
 // table's invite. Each view returns a cleanup function (or nothing).
 
 import { meBar, showAccount } from "./account.js";
@@ -10,6 +10,7 @@ import { chosenLang, keepLang, keptLang, lang, languages, loadLang, t } from "./
 import { showInvite } from "./invite.js";
 import { showLobby } from "./lobby.js";
 import { showPlayer } from "./player.js";
+import { showLeaderboard } from "./ratings.js";
 import { showReplay } from "./replay.js";
 import { showRules } from "./rules.js";
 import { showTable } from "./table.js";
@@ -59,6 +60,7 @@ export function route() {
   if (parts[0] === "t" && parts[1]) cleanup = showTable(app, parts[1]);
   else if (parts[0] === "r" && parts[1]) cleanup = showReplay(app, parts[1], Number(parts[2] || 1), params.get("as"));
   else if (parts[0] === "p" && parts[1]) cleanup = showPlayer(app, parts[1]);
+  else if (parts[0] === "leaderboards") showLeaderboard(app, parts[1] || "mighty-5");
   else if (parts[0] === "account") cleanup = showAccount(app, route);
   else if (parts[0] === "join" && parts[1] && parts[2]) showInvite(app, parts[1], parts[2]);
   else if (parts[0] === "rules") cleanup = showRules(app, parts[1] || "mighty");

@@ -1,0 +1,409 @@
+"""Ratings and reputation (docs/ratings.md): two pure folds.
+
+1. ``HandsProjection``, the kind ``ratings`` of one partition: folds its tables' events
+   into one ``RatedHand`` per hand that ended with a ledger line (who sat where, the
+   sides as they played, each side's rank by the hand's scores, which seats were away,
+   when it ended). Its documents: ``ratings:t:<table>`` (the table's state while it is
+   open) and the hash ``ratings:hands`` (one field per hand not yet rated, named by
+   ``hand_field``; one hash per hour of the hands' end, ``ratings:hands:<hour>``), written
+   with the partition's checkpoint like any kind's, and kept (the partition's record of
+   its hands, which ``mighty projections check`` compares with the streams); the hash
+   ``ratings:hours`` names the hours that have hands.
+2. ``Ratings``, over every partition: applies those hands **in the order of
+   ``RatedHand.key``** (the hand's end time, the table, the hand number) to the
+   players' Weng-Lin ratings (openskill's Plackett-Luce model) per rule set and to their
+   reputation (hands finished, hands abandoned to the away bot). The order is data, so
+   the live worker (which holds a hand back until every partition has passed its time)
+   and a rebuild from the streams give the same numbers, byte for byte.
+
+What a game's hand looks like (its sides) is the game's ledger line's ``sides``: nothing
+here names a game. A seat a bot plays with no player in it is rated under ``bot:<level>``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+import msgspec
+from openskill.models import PlackettLuce, PlackettLuceRating
+
+from domain.games import LedgerLine, TableCreatedEvent
+from domain.table import SeatAway, TableClosed, TableEvent
+from projections.docs import DocKey, Docs, encode
+from projections.ledger import AnyTableLedger, Uncreated, decode_table, fold
+
+HANDS_DOC: Final = "ratings:hands:"  # + the hour of the hands' end: hash hand_field -> RatedHand
+HOUR_MS: Final = 3_600_000
+HOURS_DOC: Final = "ratings:hours"  # hash: every hour the partition has hands of -> "1"
+MU: Final = 25.0
+SIGMA: Final = 25.0 / 3.0
+# A rating is provisional until its sigma falls below this (docs/ratings.md, "Provisional").
+PROVISIONAL_SIGMA: Final = 5.0
+HISTORY: Final = 100  # the last ordinals kept per player and rule set, for the chart
+Treatment = Literal["sum", "mean"]
+# The treatment the service rates with, chosen by bench/ratings.py (docs/ratings.md).
+TREATMENT: Final[Treatment] = "mean"
+
+
+def table_doc(table_id: str) -> str:
+    return f"ratings:t:{table_id}"
+
+
+def bot_player(level: str) -> str:
+    """The stable id a bot level is rated under (a seat a bot plays with no player in it)."""
+    return f"bot:{level}"
+
+
+def is_bot(player: str) -> bool:
+    return player.startswith("bot:")
+
+
+class RatedHand(msgspec.Struct, frozen=True, kw_only=True):
+    """One hand that ended, as the ratings and the reputation need it."""
+
+    at_ms: int  # when its last event was appended (the store's clock)
+    table_id: str
+    hand_no: int
+    rules: str  # the rule set it is rated in: the table's variant
+    rated: bool
+    players: tuple[str | None, ...]  # per seat: the player, ``bot:<level>``, or None
+    away: tuple[bool, ...]  # per seat: its player had left it to the away bot
+    sides: tuple[tuple[int, ...], ...]  # seats, side by side; () if not played out
+    ranks: tuple[int, ...]  # per side: 0 the best, equal scores equal ranks
+
+    def key(self) -> tuple[int, str, int]:
+        return (self.at_ms, self.table_id, self.hand_no)
+
+
+def hands_doc(hour: int) -> str:
+    """The hash of a partition's hands that ended in ``hour`` (ms since the epoch // HOUR_MS)."""
+    return f"{HANDS_DOC}{hour}"
+
+
+def hand_field(hand: RatedHand) -> str:
+    return f"{hand.at_ms:013d}:{hand.table_id}:{hand.hand_no}"
+
+
+def ranks_of(sides: Sequence[Sequence[int]], scores: Sequence[int]) -> tuple[int, ...]:
+    """Each side's rank by its score (the sum of its seats'): 0 for the best; sides with
+    equal scores share a rank, and the next rank counts them (1, 1, 3: competition
+    ranking, what openskill reads as a tie)."""
+    totals = [sum(scores[s] for s in side) for side in sides]
+    return tuple(sum(1 for other in totals if other > mine) for mine in totals)
+
+
+def hand_of(line: LedgerLine, *, at_ms: int, table_id: str, rules: str, rated: bool,
+            bots: dict[str, str], away: frozenset[int]) -> RatedHand:
+    # a seat the table gave a bot is rated under its level, whoever holds it (the gateway
+    # seats a bot player of its own there, a new one per table)
+    players = tuple(bot_player(bots[str(seat)]) if str(seat) in bots else name
+                    for seat, name in enumerate(line.players))
+    sides = line.sides()
+    return RatedHand(at_ms=at_ms, table_id=table_id, hand_no=line.hand_no, rules=rules, rated=rated,
+                     players=players, away=tuple(seat in away for seat in range(len(players))),
+                     sides=sides, ranks=ranks_of(sides, line.scores))
+
+
+# ---------------------------------------------------------------- 1. per partition
+
+
+class TableDoc(msgspec.Struct, frozen=True, kw_only=True):
+    """A table's state as the kind ``ratings`` stores it: its rated flag, its bots, the
+    seats away now, and its ledger (which says who sits where and folds each hand)."""
+
+    table_id: str
+    rated: bool = True
+    bots: dict[str, str] = {}
+    away: tuple[int, ...] = ()
+    ledger: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_decode_doc = msgspec.json.Decoder(TableDoc).decode
+
+
+@dataclass
+class _Table:
+    ledger: AnyTableLedger
+    rated: bool = True
+    bots: dict[str, str] = field(default_factory=dict)
+    away: frozenset[int] = frozenset()
+
+
+class HandsProjection:
+    """The kind ``ratings`` over the tables of one partition: each ended hand, once."""
+
+    kind = "ratings"
+
+    def __init__(self) -> None:
+        self.tables: dict[str, _Table] = {}
+        self._dirty: dict[str, None] = {}
+        self._hands: list[RatedHand] = []
+
+    def known(self, table_id: str) -> bool:
+        return table_id in self.tables
+
+    def restore(self, table_id: str, stored: bytes | None) -> None:
+        if stored is None:
+            self.tables[table_id] = _Table(Uncreated(table_id=table_id))
+            return
+        doc = _decode_doc(stored)
+        ledger = decode_table(bytes(doc.ledger))
+        self.tables[table_id] = _Table(ledger, doc.rated, dict(doc.bots), frozenset(doc.away))
+
+    def apply(self, table_id: str, version: int, event: TableEvent, at_ms: int | None = None) -> None:
+        table = self.tables.get(table_id)
+        if table is None:
+            table = self.tables[table_id] = _Table(Uncreated(table_id=table_id))
+        changed = False
+        if isinstance(event, TableCreatedEvent):
+            table.rated, table.bots, changed = event.rated is not False, dict(event.bots), True
+        elif isinstance(event, SeatAway):
+            table.away = table.away | {event.seat} if event.away else table.away - {event.seat}
+            changed = True
+        before = table.ledger
+        after = fold(before, version, event)
+        if after is not before:
+            table.ledger, changed = after, True
+            if len(after.hands) > len(before.hands) and after.variant is not None:
+                self._hands.append(hand_of(after.hands[-1], at_ms=at_ms or 0, table_id=table_id,
+                                           rules=after.variant, rated=table.rated, bots=table.bots,
+                                           away=table.away))
+        if changed or isinstance(event, TableClosed):
+            self._dirty[table_id] = None
+
+    def flush(self) -> Docs:
+        docs: Docs = {}
+        for table_id in self._dirty:
+            table = self.tables[table_id]
+            if table.ledger.closed:  # nothing follows a close: its state goes
+                docs[DocKey(table_doc(table_id))] = None
+                del self.tables[table_id]
+            else:
+                docs[DocKey(table_doc(table_id))] = encode(TableDoc(
+                    table_id=table_id, rated=table.rated, bots=table.bots, away=tuple(sorted(table.away)),
+                    ledger=msgspec.Raw(encode(table.ledger))))
+        docs.update((DocKey(hands_doc(hand.at_ms // HOUR_MS), hand_field(hand)), encode(hand))
+                    for hand in self._hands)
+        docs.update((DocKey(HOURS_DOC, str(hand.at_ms // HOUR_MS)), b"1") for hand in self._hands)
+        self._dirty.clear()
+        self._hands.clear()
+        return docs
+
+
+# ---------------------------------------------------------------- 2. over every partition
+
+
+class PlayerRating(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's rating in one rule set. ``ordinal`` is mu - 3 sigma (what boards sort by)."""
+
+    player: str
+    mu: float = MU
+    sigma: float = SIGMA
+    hands: int = 0
+    last_ms: int = 0  # when their last rated hand ended
+    history: tuple[tuple[int, float], ...] = ()  # (at_ms, ordinal) after each of the last hands
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3.0 * self.sigma
+
+    @property
+    def provisional(self) -> bool:
+        return self.sigma >= PROVISIONAL_SIGMA
+
+
+class Reputation(msgspec.Struct, frozen=True, kw_only=True):
+    """Hands a player finished in their seat, and hands their seat ended in the away bot's
+    hands (they had left: docs/bots.md, "Away seats")."""
+
+    player: str
+    finished: int = 0
+    abandoned: int = 0
+
+
+decode_rating = msgspec.json.Decoder(PlayerRating).decode
+decode_reputation = msgspec.json.Decoder(Reputation).decode
+decode_hand = msgspec.json.Decoder(RatedHand).decode
+
+
+def new_model() -> PlackettLuce:
+    return PlackettLuce(mu=MU, sigma=SIGMA)
+
+
+def _unscaled_model() -> PlackettLuce:
+    """The model the ``mean`` treatment rates scaled players with: no dynamics of its own
+    (tau 0: the players' own tau is added before scaling)."""
+    return PlackettLuce(mu=MU, sigma=SIGMA, tau=0.0)
+
+
+def side_weights(sides: Sequence[Sequence[object]], treatment: Treatment) -> list[list[float]] | None:
+    """Each player's share of their side's strength: ``sum`` (openskill's own: a side is
+    as strong as its players' means added up) or ``mean`` (1/size each: a side of two and
+    a side of three are compared by their average player; docs/ratings.md, "Sides of
+    different sizes")."""
+    if treatment == "sum":
+        return None
+    return [[1.0 / len(side)] * len(side) for side in sides]
+
+
+def rate(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], ranks: Sequence[int],
+         treatment: Treatment, scaled: PlackettLuce | None = None) -> list[list[tuple[float, float]]]:
+    """Each player's (mu, sigma) after a hand whose sides finished at ``ranks``.
+
+    ``sum`` is openskill's Plackett-Luce as it is. ``mean``: openskill 6.2 always sums a
+    team's means (its ``weights`` scale only the update, and are renormalised to
+    [1, 2]), so each player of a side of ``n`` is handed to it scaled by 1/n, mean and
+    deviation (after the model's tau is added): the library's sum is then the side's
+    mean and its variance the mean's. The update is scaled back: the mean moves ``n``
+    times the scaled move, the deviation keeps the scaled factor. This is the exact
+    Plackett-Luce update of a model whose side performs as its average player
+    (docs/ratings.md)."""
+    if treatment == "sum":
+        teams = [[model.rating(mu=p.mu, sigma=p.sigma) for p in side] for side in sides]
+        rated = model.rate(teams, ranks=[float(r) for r in ranks])
+        return [[(float(r.mu), float(r.sigma)) for r in side] for side in rated]
+    unscaled = scaled or _unscaled_model()
+    tau2 = float(model.tau) ** 2
+    teams = []
+    for side in sides:
+        n = len(side)
+        teams.append([unscaled.rating(mu=p.mu / n, sigma=math.sqrt(p.sigma ** 2 + tau2) / n) for p in side])
+    rated = unscaled.rate(teams, ranks=[float(r) for r in ranks])
+    out: list[list[tuple[float, float]]] = []
+    for side, before, after in zip(sides, teams, rated, strict=True):
+        n = len(side)
+        out.append([(p.mu + n * (float(a.mu) - float(b.mu)), n * float(a.sigma))
+                    for p, b, a in zip(side, before, after, strict=True)])
+    return out
+
+
+def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
+                treatment: Treatment) -> list[float]:
+    """The chance each side finishes first, as the treatment sees the sides' strengths
+    (what the calibration benchmark checks)."""
+    weights = side_weights(sides, treatment)
+    strengths = []
+    for i, side in enumerate(sides):
+        w = [1.0] * len(side) if weights is None else weights[i]
+        mu = sum(wi * p.mu for wi, p in zip(w, side, strict=True))
+        var = sum((wi * p.sigma) ** 2 for wi, p in zip(w, side, strict=True))
+        strengths.append((mu, var))
+    beta2 = model.beta ** 2
+    c = math.sqrt(sum(var + beta2 for _, var in strengths))
+    exps = [math.exp(mu / c) for mu, _ in strengths]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+class Ratings:
+    """Every player's rating per rule set and reputation, folded from ``RatedHand``s in
+    key order. State is restored lazily by the reader (``restore_*``); ``flush`` gives the
+    changed documents. Hands at or before ``cursor`` were applied already: skipped."""
+
+    def __init__(self, treatment: Treatment = TREATMENT) -> None:
+        self.model = new_model()
+        self.scaled = _unscaled_model()
+        self.treatment: Treatment = treatment
+        self.ratings: dict[tuple[str, str], PlayerRating] = {}
+        self.reputations: dict[str, Reputation] = {}
+        self.cursor: tuple[int, str, int] | None = None
+        self._dirty_ratings: dict[tuple[str, str], None] = {}
+        self._dirty_reputations: dict[str, None] = {}
+
+    def needs(self, hands: Iterable[RatedHand]) -> tuple[set[tuple[str, str]], set[str]]:
+        """The (rule set, player) ratings and the reputations these hands touch."""
+        ratings: set[tuple[str, str]] = set()
+        reputations: set[str] = set()
+        for hand in hands:
+            for player in hand.players:
+                if player is None:
+                    continue
+                ratings.add((hand.rules, player))
+                if not is_bot(player):
+                    reputations.add(player)
+        return ratings, reputations
+
+    def restore_rating(self, rules: str, player: str, stored: bytes | None) -> None:
+        self.ratings[(rules, player)] = PlayerRating(player=player) if stored is None else decode_rating(stored)
+
+    def restore_reputation(self, player: str, stored: bytes | None) -> None:
+        self.reputations[player] = Reputation(player=player) if stored is None else decode_reputation(stored)
+
+    def rating(self, rules: str, player: str) -> PlayerRating:
+        return self.ratings.get((rules, player)) or PlayerRating(player=player)
+
+    def apply(self, hand: RatedHand) -> bool:
+        """Apply one hand (in key order); False if the cursor had passed it already."""
+        key = hand.key()
+        if self.cursor is not None and key <= self.cursor:
+            return False
+        self.cursor = key
+        for seat, player in enumerate(hand.players):
+            if player is None or is_bot(player) or not hand.sides:
+                continue
+            before = self.reputations.get(player) or Reputation(player=player)
+            if hand.away[seat]:
+                after = msgspec.structs.replace(before, abandoned=before.abandoned + 1)
+            else:
+                after = msgspec.structs.replace(before, finished=before.finished + 1)
+            self.reputations[player] = after
+            self._dirty_reputations[player] = None
+        if not hand.rated or len(hand.sides) < 2 or any(hand.players[s] is None for side in hand.sides for s in side):
+            return True  # unrated, or a seat nobody can be rated for
+        seats = [[(s, hand.players[s]) for s in side] for side in hand.sides]
+        before_sides = [[self.rating(hand.rules, name or "") for _, name in side] for side in seats]
+        after_sides = rate(self.model, before_sides, hand.ranks, self.treatment, self.scaled)
+        for side, old_side, new_side in zip(seats, before_sides, after_sides, strict=True):
+            for (_, name), old, (mu, sigma) in zip(side, old_side, new_side, strict=True):
+                ordinal = mu - 3.0 * sigma
+                new = PlayerRating(player=old.player, mu=mu, sigma=sigma, hands=old.hands + 1, last_ms=hand.at_ms,
+                                   history=(*old.history, (hand.at_ms, ordinal))[-HISTORY:])
+                self.ratings[(hand.rules, name or "")] = new
+                self._dirty_ratings[(hand.rules, name or "")] = None
+        return True
+
+    def flush(self) -> RatingsDocs:
+        docs = RatingsDocs(
+            ratings={key: encode(self.ratings[key]) for key in self._dirty_ratings},
+            ordinals={key: self.ratings[key].ordinal for key in self._dirty_ratings},
+            reputations={p: encode(self.reputations[p]) for p in self._dirty_reputations},
+            cursor=None if self.cursor is None else encode(self.cursor),
+        )
+        self._dirty_ratings.clear()
+        self._dirty_reputations.clear()
+        return docs
+
+
+@dataclass
+class RatingsDocs:
+    """What ``Ratings.flush`` changed: each (rule set, player)'s rating document and its
+    ordinal (the leaderboard's score), each player's reputation, and the cursor."""
+
+    ratings: dict[tuple[str, str], bytes]
+    ordinals: dict[tuple[str, str], float]
+    reputations: dict[str, bytes]
+    cursor: bytes | None
+
+
+def decode_cursor(data: bytes | None) -> tuple[int, str, int] | None:
+    if data is None:
+        return None
+    at_ms, table_id, hand_no = msgspec.json.decode(data, type=tuple[int, str, int])
+    return (at_ms, table_id, hand_no)
+
+
+def rate_all(hands: Iterable[RatedHand], treatment: Treatment = TREATMENT) -> Ratings:
+    """Every hand applied in key order from nothing: what a rebuild computes."""
+    ratings = Ratings(treatment)
+    for hand in sorted(hands, key=RatedHand.key):
+        ratings.apply(hand)
+    return ratings
+
+
+__all__ = [
+    "HANDS_DOC", "PROVISIONAL_SIGMA", "TREATMENT", "HandsProjection", "PlackettLuceRating", "PlayerRating",
+    "RatedHand", "Ratings", "RatingsDocs", "Reputation", "rate_all",
+]

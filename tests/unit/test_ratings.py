@@ -1,0 +1,219 @@
+"""Ratings and reputation (projections/ratings.py, docs/ratings.md): the hands folded from
+a table's events, the sides and ranks they carry, ties, order, unrated tables, bots."""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+import pytest
+
+from domain.mighty.ledger import HandLine
+from domain.mitigati.ledger import Bargain, DealLine
+from domain.registry import game_named
+from domain.table import (
+    CreateTable,
+    SetAway,
+    Submission,
+    TableState,
+    decide,
+    evolve,
+    initial_state,
+)
+from projections import replay
+from projections.ratings import (
+    HANDS_DOC,
+    PROVISIONAL_SIGMA,
+    SIGMA,
+    HandsProjection,
+    PlayerRating,
+    RatedHand,
+    Ratings,
+    decode_hand,
+    hand_of,
+    ranks_of,
+    rate,
+    rate_all,
+    win_chances,
+)
+from services.players import next_submission, seating
+
+
+def _line(declarer: int, friend: int | None, scores: tuple[int, ...], friends: tuple[int, ...] = ()) -> HandLine:
+    return HandLine(hand_no=0, declarer=declarer, friend=friend, friends=friends, contract=13, trump="S",
+                    made=scores[declarer] > 0, declarer_side_points=14, players=("a", "b", "c", "d", "e"),
+                    scores=scores, totals=scores)
+
+
+def test_mighty_sides_are_the_declarer_with_the_friend_against_the_defenders() -> None:
+    assert _line(2, 4, (-1, -1, 2, -1, 1)).sides() == ((2, 4), (0, 1, 3))
+
+
+def test_a_lone_declarer_is_a_side_of_one_against_four() -> None:
+    assert _line(0, None, (8, -2, -2, -2, -2)).sides() == ((0,), (1, 2, 3, 4))
+
+
+def test_mitigati_is_every_player_for_themselves_and_an_abandoned_deal_is_not_rated() -> None:
+    played = DealLine(hand_no=0, dealer=0, outcome="finished", points=(40, 30, 10), bargain=None,
+                      players=("a", "b", "c"), scores=(3, 0, -3), totals=(3, 0, -3))
+    abandoned = msgspec.structs.replace(played, outcome="abandoned", points=None,
+                                        bargain=Bargain(session=1, payer=0, seller=1, amount=2))
+    assert played.sides() == ((0,), (1,), (2,))
+    assert abandoned.sides() == ()
+
+
+def test_tied_scores_share_a_rank_and_the_next_rank_counts_them() -> None:
+    assert ranks_of(((0,), (1,), (2,)), (2, 2, -4)) == (0, 0, 2)
+    assert ranks_of(((0,), (1,), (2,)), (-1, 3, -1)) == (1, 0, 1)
+    assert ranks_of(((0, 1), (2, 3, 4)), (0, 0, 0, 0, 0)) == (0, 0)
+
+
+def test_a_tie_between_equal_sides_moves_no_mean_and_narrows_every_sigma() -> None:
+    model = Ratings().model
+    fresh = [[PlayerRating(player="a"), PlayerRating(player="b")], [PlayerRating(player="c"), PlayerRating(player="d")]]
+    for treatment in ("sum", "mean"):
+        after = rate(model, fresh, (0, 0), treatment)
+        for side in after:
+            for mu, sigma in side:
+                assert mu == pytest.approx(25.0, abs=1e-9)
+                assert sigma < SIGMA
+
+
+def test_a_three_way_tie_in_mitigati_rates_like_a_draw_for_each() -> None:
+    ratings = Ratings()
+    hand = RatedHand(at_ms=1, table_id="t", hand_no=0, rules="mitigati", rated=True, players=("a", "b", "c"),
+                     away=(False,) * 3, sides=((0,), (1,), (2,)), ranks=(0, 0, 0))
+    ratings.apply(hand)
+    mus = {p: ratings.rating("mitigati", p).mu for p in "abc"}
+    assert mus["a"] == pytest.approx(mus["b"]) == pytest.approx(mus["c"])
+    assert mus["a"] == pytest.approx(25.0, abs=1e-9)
+
+
+def test_the_winners_gain_and_the_losers_lose_under_the_mean_treatment() -> None:
+    ratings = Ratings("mean")
+    ratings.apply(RatedHand(at_ms=1, table_id="t", hand_no=0, rules="mighty-5", rated=True,
+                            players=("a", "b", "c", "d", "e"), away=(False,) * 5,
+                            sides=((0, 1), (2, 3, 4)), ranks=(0, 1)))
+    assert ratings.rating("mighty-5", "a").mu > 25 > ratings.rating("mighty-5", "c").mu
+    assert ratings.rating("mighty-5", "a").hands == 1
+
+
+def test_the_mean_treatment_sees_sides_of_two_and_three_of_equal_players_as_even() -> None:
+    model = Ratings().model
+    two = [PlayerRating(player=p) for p in "ab"]
+    three = [PlayerRating(player=p) for p in "cde"]
+    even = win_chances(model, [two, three], "mean")
+    summed = win_chances(model, [two, three], "sum")
+    assert even[0] == pytest.approx(0.5, abs=0.01)
+    assert summed[0] < 0.3  # the library's own sum: three average players beat two
+
+
+def _hand(at_ms: int, table: str, hand_no: int, ranks: tuple[int, ...], *, rated: bool = True,
+          players: tuple[str, ...] = ("a", "b", "c", "d", "e"),
+          away: tuple[bool, ...] = (False,) * 5) -> RatedHand:
+    return RatedHand(at_ms=at_ms, table_id=table, hand_no=hand_no, rules="mighty-5", rated=rated,
+                     players=players, away=away, sides=((0, 1), (2, 3, 4)), ranks=ranks)
+
+
+def test_hands_apply_in_key_order_whatever_order_they_arrive_in() -> None:
+    hands = [_hand(5, "t2", 0, (0, 1)), _hand(5, "t1", 3, (1, 0)), _hand(2, "t9", 1, (0, 1)),
+             _hand(9, "t1", 4, (0, 0))]
+    shuffled = list(hands)
+    random.Random(4).shuffle(shuffled)
+    first, second = rate_all(hands), rate_all(shuffled)
+    assert first.flush() == second.flush()
+    assert first.cursor == (9, "t1", 4)
+
+
+def test_a_hand_at_or_before_the_cursor_is_skipped() -> None:
+    ratings = Ratings()
+    assert ratings.apply(_hand(5, "t1", 0, (0, 1)))
+    before = ratings.rating("mighty-5", "a")
+    assert not ratings.apply(_hand(5, "t1", 0, (0, 1)))
+    assert not ratings.apply(_hand(4, "t9", 0, (0, 1)))
+    assert ratings.rating("mighty-5", "a") == before
+
+
+def test_an_unrated_table_changes_no_rating_but_counts_for_reputation() -> None:
+    ratings = Ratings()
+    ratings.apply(_hand(1, "t", 0, (0, 1), rated=False, away=(False, True, False, False, False)))
+    docs = ratings.flush()
+    assert docs.ratings == {}
+    assert msgspec.json.decode(docs.reputations["a"]) == {"player": "a", "finished": 1, "abandoned": 0}
+    assert msgspec.json.decode(docs.reputations["b"]) == {"player": "b", "finished": 0, "abandoned": 1}
+
+
+def test_a_rating_is_provisional_until_its_sigma_falls_below_the_bound() -> None:
+    assert PlayerRating(player="x").provisional
+    assert not PlayerRating(player="x", sigma=PROVISIONAL_SIGMA - 0.01).provisional
+
+
+# ---------------------------------------------------------------- folded from a table's events
+
+
+def _play(variant: str, players: int, hands: int, seed: int, *, rated: bool = True,
+          bots: dict[str, str] | None = None, away_seat: int | None = None
+          ) -> list[tuple[str, int, object, int]]:
+    """A table played by random moves; its events as a feed would carry them."""
+    rng = random.Random(seed)
+    names = [f"p{i}" for i in range(players)]
+    state: TableState = initial_state(f"t{seed}")
+    entries: list[tuple[str, int, object, int]] = []
+    clock = 1000 * seed
+
+    def send(submission: Submission) -> None:
+        nonlocal state, clock
+        for event in decide(state, submission):
+            state = evolve(state, event)
+            clock += 7
+            entries.append((state.table_id, len(entries) + 1, event, clock))
+
+    send(Submission(CreateTable(variant=variant, hands=hands, rated=rated, bots=bots or {}), names[0]))
+    for submission in seating(names):
+        send(submission)
+    while (move := next_submission(state, rng)) is not None:
+        if away_seat is not None and state.hands_scored == 1 and not state.away:
+            send(Submission(SetAway(seat=away_seat), names[away_seat]))
+            continue
+        send(move)
+    return entries
+
+
+@pytest.mark.parametrize(("variant", "players"), [("mighty-5", 5), ("mighty-3", 3), ("mighty-7", 7),
+                                                  ("mitigati", 3)])
+def test_every_scored_hand_becomes_one_rated_hand_with_its_sides_and_ranks(variant: str, players: int) -> None:
+    entries = _play(variant, players, hands=3, seed=players)
+    docs = replay(HandsProjection(), entries)  # type: ignore[arg-type]
+    hands = sorted((decode_hand(d) for k, d in docs.items() if k.name.startswith(HANDS_DOC)), key=RatedHand.key)
+    assert [h.hand_no for h in hands] == sorted({h.hand_no for h in hands})
+    assert len(hands) >= 1
+    game = game_named(variant)
+    assert game is not None
+    for hand in hands:
+        assert hand.rules == variant and hand.rated
+        assert sorted(s for side in hand.sides for s in side) == list(range(players)) or hand.sides == ()
+        assert hand.players == tuple(f"p{i}" for i in range(players))
+    # the table's state went with its close
+    assert not any(k.name.startswith("ratings:t:") for k in docs)
+
+
+def test_folding_in_batches_gives_the_same_documents() -> None:
+    entries = _play("mighty-5", 5, hands=3, seed=11)
+    assert replay(HandsProjection(), entries, batch=1) == replay(HandsProjection(), entries)  # type: ignore[arg-type]
+    assert replay(HandsProjection(), entries, batch=7) == replay(HandsProjection(), entries)  # type: ignore[arg-type]
+
+
+def test_a_seat_the_table_gave_a_bot_is_rated_under_its_level() -> None:
+    line = _line(0, 1, (2, 1, -1, -1, -1))
+    hand = hand_of(line, at_ms=1, table_id="t", rules="mighty-5", rated=True,
+                   bots={"3": "expert", "4": "beginner"}, away=frozenset({1}))
+    assert hand.players == ("a", "b", "c", "bot:expert", "bot:beginner")
+    assert hand.away == (False, True, False, False, False)
+    assert hand.ranks == (0, 1)
+
+
+def test_an_unrated_table_marks_its_hands_unrated() -> None:
+    entries = _play("mighty-5", 5, hands=2, seed=12, rated=False)
+    docs = replay(HandsProjection(), entries)  # type: ignore[arg-type]
+    hands = [decode_hand(d) for k, d in docs.items() if k.name.startswith(HANDS_DOC) and d is not None]
+    assert hands and not any(h.rated for h in hands)
