@@ -26,8 +26,8 @@ from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
-from services.archive.reads import AsyncArchivedEventStore
 from projections.ratings import PlayerRating, Reputation, decode_rating, decode_reputation
+from services.archive.reads import AsyncArchivedEventStore
 from services.gateway import quotas
 from services.gateway.account_store import AccountStore
 from services.gateway.chat import ChatLimits, ChatStore
