@@ -12,6 +12,7 @@ from textual.binding import Binding
 
 from clients.terminal import session
 from clients.terminal.api import Api, ApiError
+from clients.terminal.cards import register
 from clients.terminal.dialogs import Choose
 from clients.terminal.literal import tell
 from clients.terminal.lobby import LobbyScreen, seat_of
@@ -43,9 +44,10 @@ class PlayApp(App[None]):
     @work(exclusive=True, exit_on_error=False)
     async def login(self) -> None:
         """The stored guest of this gateway, or a new one (``--name`` always makes one)."""
+        self.api.on_renewed = self._renewed
         stored = None if self.wanted_name else session.load(self.config, self.api.url)
         if stored is not None:
-            self.api.token = stored["token"]
+            self.api.token, self.api.refresh = stored["token"], stored.get("refresh")
             self.player, self.player_name = stored["player"], stored["name"]
         else:
             name = self.wanted_name or (os.environ.get("USER") or "guest")[:24]
@@ -57,7 +59,60 @@ class PlayApp(App[None]):
                 return
             self.player, self.player_name = made["player"], made["name"]
             session.save(self.config, self.api.url, made)
+        await self.read_catalogue()
         self.push_screen(LobbyScreen())
+
+    async def read_catalogue(self) -> None:
+        """The games the server plays, in the reader's words (and in English, for the
+        suits' glyphs: ``cards.py``). Without it cards show by their names."""
+        try:
+            games = await self.api.games()
+            english = await self.api.games("en")
+        except ApiError as error:
+            tell(self, error.message, title=error.code, severity="warning")
+            return
+        register(games, english)
+
+    @property
+    def account(self) -> bool:
+        """Whether the client plays as an account (a session to renew and to end)."""
+        return self.api.refresh is not None
+
+    def _renewed(self, made: dict[str, Any]) -> None:
+        session.save(self.config, self.api.url, {**made, "refresh": self.api.refresh})
+
+    async def log_in(self, name: str, password: str) -> None:
+        """The account's session becomes the client's player; the guest played until now
+        is kept, to come back to on logging out. A refusal raises ``ApiError``."""
+        before = session.load(self.config, self.api.url)
+        guest_token = self.api.token
+        try:
+            made = await self.api.log_in(name, password)
+        except ApiError:
+            self.api.token = guest_token
+            raise
+        if before is not None and "refresh" not in before:
+            session.save(self.config, session.guest_key(self.api.url), before)
+        session.save(self.config, self.api.url, made)
+        self.player, self.player_name = made["player"], made["name"]
+
+    async def log_out(self) -> None:
+        """The account's session ends (on every gateway); the guest kept before it, if
+        any, plays again, else a new guest of the account's name."""
+        try:
+            await self.api.log_out()
+        finally:
+            session.forget(self.config, self.api.url)
+        guest = session.load(self.config, session.guest_key(self.api.url))
+        if guest is not None:
+            session.save(self.config, self.api.url, guest)
+            session.forget(self.config, session.guest_key(self.api.url))
+            self.api.token = guest["token"]
+            self.player, self.player_name = guest["player"], guest["name"]
+            return
+        made = await self.api.new_player(self.player_name or "guest")
+        session.save(self.config, self.api.url, made)
+        self.player, self.player_name = made["player"], made["name"]
 
     def open_table(self, table: str, seat: int | None) -> None:
         self.push_screen(TableScreen(table, seat=seat))

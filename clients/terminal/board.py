@@ -14,12 +14,8 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.terminal.cards import cards_text, is_point_card, label, suit_label
-from clients.terminal.words import PHASES
+from clients.terminal.cards import cards_text, deck, label, plain, suit_label
 
-# the menu's kinds of command, as the prompt names them
-KINDS = {"pass": "pass", "bid": "bid", "change_trump": "change the trump", "call_friend": "call the friend",
-         "discard": "discard", "exchange": "exchange", "bargain": "bargain", "declare": "declare", "play": "play"}
 
 
 @dataclass
@@ -27,7 +23,10 @@ class Moves:
     """The view's legal commands, split by how the keyboard reaches them."""
 
     plays: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # card → its play commands
-    discard: dict[str, Any] | None = None  # the count form: {"type": "discard", "count": N, "from": […]}
+    # the count form: {"type": "discard", "count": N, "from": […]}, when it is the only one;
+    # several (mighty-3: one for each set of kitty cards to keep, ``take``) are in the menu,
+    # where choosing one starts the selection (``TableScreen.step``)
+    discard: dict[str, Any] | None = None
     menu: list[dict[str, Any]] = field(default_factory=list)  # everything else, by name
 
     @property
@@ -40,14 +39,36 @@ class Moves:
 
 def moves(view: dict[str, Any]) -> Moves:
     found = Moves()
+    steps = []
     for command in view.get("legal") or ():
         if command.get("type") == "play" and isinstance(command.get("card"), str):
             found.plays.setdefault(command["card"], []).append(command)
-        elif command.get("type") == "discard" and "count" in command:
-            found.discard = command
+        elif is_step(command):
+            steps.append(command)
         else:
             found.menu.append(command)
+    if len(steps) == 1:
+        found.discard = steps[0]
+    else:
+        found.menu.extend(steps)
     return found
+
+
+def is_step(command: dict[str, Any]) -> bool:
+    """A step of several cards to select (the discard as a count), not a command yet."""
+    return command.get("type") == "discard" and "count" in command
+
+
+def step_cards(hand: list[str], step: dict[str, Any] | None) -> list[str]:
+    """The cards a step selects from, as the hand bar shows them: the hand, and the kitty
+    cards the step keeps (mighty-3's ``take``: not in the hand yet, and may go again)."""
+    taken = [c for c in (step or {}).get("take") or () if c not in hand]
+    return [*hand, *taken]
+
+
+def card_text(card: str, game: str | None) -> str:
+    """A card as the screen draws it (``A♠``)."""
+    return plain(card, game)
 
 
 def discard_command(step: dict[str, Any], cards: list[str]) -> dict[str, Any]:
@@ -64,9 +85,11 @@ def state(view: dict[str, Any]) -> dict[str, Any]:
     return shown if isinstance(shown, dict) else view
 
 
-def trump(view: dict[str, Any]) -> str | None:
-    contract = state(view).get("contract")
-    return str(contract[1]) if isinstance(contract, list) and len(contract) == 2 else None
+def phase_name(view: dict[str, Any]) -> str:
+    """The view's phase as the catalogue names it for the reader."""
+    phase = str(view.get("phase") or "")
+    found = deck(view.get("game"))
+    return found.phases.get(phase, phase) if found is not None else phase
 
 
 def seat_name(names: list[str], seat: int | None) -> str:
@@ -94,7 +117,7 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
     text.append(f"Hand {view.get('hand_no') or 0}", style="bold")
     if "hands_scored" in view:  # a table's view; a replay step knows only its own hand
         text.append(f" ({view['hands_scored']} scored)")
-    text.append(f"  ·  {PHASES.get(view.get('phase', ''), view.get('phase', ''))}")
+    text.append(f"  ·  {phase_name(view)}")
     if view.get("status") == "closed":
         text.append("  ·  the match is over", style="bold yellow")
     to_act = view.get("to_act")
@@ -112,7 +135,7 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
     if declarer is not None and isinstance(contract, list):
         text.append("\nContract: ")
         text.append(f"{seat_name(names, declarer)} {contract[0]} ")
-        text.append_text(suit_label(str(contract[1])))
+        text.append_text(suit_label(str(contract[1]), game))
     call = shown.get("friend_call")
     if isinstance(call, list) and call:
         text.append("   Friend call: ")
@@ -122,7 +145,7 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
             text.append(f" → {seat_name(names, friend) if friend is not None else 'none'}", style="bold")
     if shown.get("lead_suit"):
         text.append("   Lead advice: ")
-        text.append_text(suit_label(str(shown["lead_suit"])))
+        text.append_text(suit_label(str(shown["lead_suit"]), game))
     kitty = shown.get("kitty")
     if kitty:
         text.append("\nKitty: ")
@@ -179,14 +202,14 @@ def _declaration(entry: Any, names: list[str], game: str | None) -> str:
     return text
 
 
-def _auction_by_seat(shown: dict[str, Any]) -> dict[int, str]:
+def _auction_by_seat(shown: dict[str, Any], game: str | None) -> dict[int, str]:
     """Each seat's highest bid, or ``pass`` for a seat that passed without bidding."""
     best: dict[int, str] = {}
     for entry in shown.get("auction") or ():
         if isinstance(entry, list) and len(entry) == 3:
             seat, points, suit = entry
             if points:
-                best[int(seat)] = f"{points} {suit_label(str(suit)).plain}"
+                best[int(seat)] = f"{points} {suit_label(str(suit), game).plain}"
             else:
                 best.setdefault(int(seat), "pass")
     return best
@@ -194,11 +217,12 @@ def _auction_by_seat(shown: dict[str, Any]) -> dict[int, str]:
 
 def auction_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) -> list[str]:
     """The bids and passes said since ``before``, in words, for the log."""
+    game = after.get("game")
     old = len(state(before).get("auction") or ()) if state(before).get("hand_no") == state(after).get("hand_no") else 0
     said = []
     for seat, points, suit in (state(after).get("auction") or [])[old:]:
         said.append(f"{seat_name(names, seat)} " + ("passes" if not points
-                                                     else f"bids {points} {suit_label(str(suit)).plain}"))
+                                                     else f"bids {points} {suit_label(str(suit), game).plain}"))
     return said
 
 
@@ -228,11 +252,11 @@ def declarer_side(view: dict[str, Any]) -> set[int]:
 
 def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
     """One row per seat: who, the bid, the card in the current trick, tricks won, the
-    defenders' point cards in front of them, cards left, the match total."""
+    points a defender took (face up), cards left, the match total."""
     shown = state(view)
     game = view.get("game")
     seats = len(view.get("seats") or ()) or len(shown.get("hand_sizes") or ())
-    bids = _auction_by_seat(shown)
+    bids = _auction_by_seat(shown, game)
     trick = shown.get("trick") if isinstance(shown.get("trick"), dict) else None
     played: dict[int, str] = {}
     if trick:
@@ -240,13 +264,13 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
         for i, card in enumerate(trick.get("cards") or ()):
             played[(leader + i) % max(1, seats)] = card
     won: dict[int, int] = {}
-    points: dict[int, list[str]] = {}
     for done in shown.get("tricks") or ():
         winner = done.get("winner")
-        if winner is None:
-            continue
-        won[winner] = won.get(winner, 0) + 1
-        points.setdefault(winner, []).extend(c for c in done.get("cards") or () if is_point_card(c, game))
+        if winner is not None:
+            won[winner] = won.get(winner, 0) + 1
+    # the points each seat took, as the server counts them: a defender's lie face up
+    # (docs/rules/mighty.md §5); the declarer's side's are not shown before the end
+    taken = shown.get("face_up_points") or shown.get("points") or []
     side = declarer_side(view)
     sizes = shown.get("hand_sizes") or []
     totals = view.get("totals") or []
@@ -270,8 +294,8 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
         if card and trick and seat == trick.get("leader"):
             in_trick.append(" (led)", style="dim")
         face_up = Text("")
-        if seat not in side and points.get(seat):
-            face_up = cards_text(points[seat], game)
+        if seat < len(taken) and (seat not in side or shown.get("scores")) and taken[seat]:
+            face_up = Text(str(taken[seat]))
         rows.append((
             who, role, Text(bids.get(seat, "")), in_trick, Text(str(won.get(seat, 0))), face_up,
             Text(str(sizes[seat]) if seat < len(sizes) else ""),
@@ -280,7 +304,11 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
     return rows
 
 
-SEAT_COLUMNS = ("Seat", "Role", "Bid", "Trick", "Won", "Point cards", "Cards", "Total")
+SEAT_COLUMNS = ("Seat", "Role", "Bid", "Trick", "Won", "Points", "Cards", "Total")
+
+
+def seat_columns() -> tuple[Text, ...]:
+    return tuple(Text(c) for c in SEAT_COLUMNS)
 
 
 def last_trick(view: dict[str, Any], names: list[str]) -> Text | None:
@@ -295,35 +323,51 @@ def last_trick(view: dict[str, Any], names: list[str]) -> Text | None:
 
 
 def result(view: dict[str, Any], names: list[str]) -> Text | None:
-    """The hand's result, once it is scored."""
+    """The hand's result, once it is scored, with how it came about: the contract and
+    whether it was made, the points each seat took, what a bargain paid, each seat's score."""
     shown = state(view)
     scores = shown.get("scores")
     if shown.get("phase") not in ("finished", "abandoned", "redeal") or not scores:
         return None
     text = Text("Hand result: ", style="bold")
     made = shown.get("made")
+    contract = shown.get("contract")
     if made is not None:
         text.append("contract made" if made else "contract failed", style="bold green" if made else "bold red")
+        if shown.get("declarer") is not None and isinstance(contract, list) and len(contract) == 2:
+            text.append(f" ({seat_name(names, shown['declarer'])} bid {contract[0]} ")
+            text.append_text(suit_label(str(contract[1]), view.get("game")))
+            text.append(")")
         if shown.get("declarer_side_points") is not None:
-            text.append(f" (declarer's side took {shown['declarer_side_points']} points)")
+            text.append(f"; the declarer's side took {shown['declarer_side_points']} points")
     elif shown.get("phase") == "abandoned":
         text.append("the deal was abandoned")
+    else:
+        text.append("the hand is scored")
+    abandoned = shown.get("abandoned")
+    if isinstance(abandoned, list) and len(abandoned) == 4:  # (session, payer, seller, amount)
+        text.append(f"\nBargain: {seat_name(names, abandoned[1])} paid {seat_name(names, abandoned[2])} "
+                    f"{abandoned[3]} (session {abandoned[0]})")
+    taken = shown.get("points") or shown.get("face_up_points")
+    if isinstance(taken, list) and taken:
+        text.append("\nPoints taken: " + ", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(taken)))
     text.append("\nScores: " + ", ".join(f"{seat_name(names, s)} {v:+d}" for s, v in enumerate(scores)))
     return text
 
 
-def prompt(view: dict[str, Any], found: Moves) -> str:
-    """What the keyboard can do now, in one line."""
+def prompt(view: dict[str, Any], found: Moves, step: dict[str, Any] | None = None) -> str:
+    """What the keyboard can do now, in one line; ``step``: the selection under way."""
     if view.get("seat") is None:
         return "Watching as a spectator."
     if view.get("to_act") != view.get("seat") and not view.get("legal"):
         return "Waiting for the others."
-    if found.discard is not None:
-        return f"Select {found.discard['count']} cards to discard (space), then enter."
+    step = step or found.discard
+    if step is not None:
+        others = "; m: the other commands" if [c for c in found.menu if c is not step] else ""
+        return f"Select {step['count']} cards to discard (space), then enter{others}."
     parts = []
     if found.plays:
         parts.append("←/→ and enter play a card")
     if found.menu:
-        kinds = list(dict.fromkeys(KINDS.get(c.get("type", ""), c.get("type", "")) for c in found.menu))
-        parts.append(f"m or enter: choose a command ({', '.join(kinds)}; {len(found.menu)} in all)")
+        parts.append(f"m or enter: choose one of {len(found.menu)} commands")
     return "; ".join(parts) or "Nothing to do."

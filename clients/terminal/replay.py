@@ -16,11 +16,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Footer, Header, Static
 
 from clients.terminal import board
 from clients.terminal.cards import cards_text, plain, sort_hand, suit_label
-from clients.terminal.dialogs import seat_table
+from clients.terminal.dialogs import Seats, seat_table
 from clients.terminal.literal import literal
 from clients.terminal.words import step as step_line
 
@@ -68,7 +68,7 @@ def describe_step(step: dict[str, Any], names: list[str], game: str | None) -> s
             return f"{who}: plays {plain(cards[-1], game)}"
     if kind in ("bid", "pass") and shown.get("auction"):
         _, points, suit = shown["auction"][-1]
-        return f"{who}: " + ("passes" if not points else f"bids {points} {suit_label(suit).plain}")
+        return f"{who}: " + ("passes" if not points else f"bids {points} {suit_label(suit, game).plain}")
     return step_line(step, names, game)
 
 
@@ -76,7 +76,6 @@ class ReplayScreen(Screen[None]):
     DEFAULT_CSS = """
     ReplayScreen #where { padding: 0 1; background: $boost; height: auto; }
     ReplayScreen #status, ReplayScreen #trick, ReplayScreen #result, ReplayScreen #cards { padding: 0 1; height: auto; }
-    ReplayScreen #seats { height: auto; max-height: 12; }
     """
     BINDINGS = [
         Binding("left", "step(-1)", "back"),
@@ -112,8 +111,6 @@ class ReplayScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = f"replay of hand {self.hand} of {self.table}"
         self.sub_title = f"as {self.reader}"
-        seats = self.query_one("#seats", DataTable)
-        seats.add_columns(*board.SEAT_COLUMNS)
         self.redraw()
 
     def action_step(self, by: int) -> None:
@@ -138,10 +135,7 @@ class ReplayScreen(Screen[None]):
             (f"Step {self.index} of {len(self.steps) - 1}", "bold"), "  ",
             describe_step(step, self.names, self.game), ("   ← → to step", "dim")))
         self.query_one("#status", Static).update(board.status(view, self.names))
-        table = self.query_one("#seats", DataTable)
-        table.clear()
-        for row in board.seat_rows(view, self.names):
-            table.add_row(*row)
+        self.query_one(Seats).show(board.seat_columns(), board.seat_rows(view, self.names))
         self.query_one("#trick", Static).update(board.last_trick(view, self.names) or "")
         self.query_one("#result", Static).update(board.result(view, self.names) or "")
         self.query_one("#cards", Static).update(self._cards(shown))

@@ -16,37 +16,49 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, RichLog, Static
+from textual.widgets import Footer, Header, Input, RichLog, Static
 
 from clients.terminal import board
 from clients.terminal.api import ApiError
-from clients.terminal.dialogs import Choose, Figures, seat_table
+from clients.terminal.dialogs import Choose, Figures, Seats, seat_table
 from clients.terminal.hand import HandBar
 from clients.terminal.literal import literal, tell
 from clients.terminal.stream import TableStream
 from clients.terminal.words import refusal, said, seat_name
+
+UNSENT = frozenset({"offline", "unavailable"})  # the command did not reach the table
 
 if TYPE_CHECKING:
     from clients.terminal.app import PlayApp
 
 
 class TableScreen(Screen[None]):
+    # Wide (100 columns or more): the board, and beside it the log. Narrow (an 80×24
+    # terminal): the log under the board, a few lines high, so no column is cut.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
-    TableScreen #main { height: 1fr; }
-    TableScreen #board { width: 2fr; }
+    TableScreen #main { height: 1fr; layout: horizontal; }
+    TableScreen #board { width: 2fr; height: 1fr; }
     TableScreen #side { width: 1fr; min-width: 30; }
+    TableScreen.-narrow #main { layout: vertical; }
+    TableScreen.-narrow #board { width: 100%; height: auto; }
+    TableScreen.-narrow #side { width: 100%; min-width: 0; height: 1fr; min-height: 2; }
+    TableScreen.-narrow #log { border: none; border-top: solid $primary; }
     TableScreen #status { padding: 0 1; height: auto; }
-    TableScreen #seats { height: auto; max-height: 12; }
+    TableScreen #seats { padding: 0 1; }
     TableScreen #trick { padding: 0 1; height: auto; }
     TableScreen #result { padding: 0 1; height: auto; }
     TableScreen #log { height: 1fr; border: round $primary; }
     TableScreen #prompt { padding: 0 1; height: auto; background: $boost; }
     TableScreen #connection { height: 1; padding: 0 1; }
+    TableScreen #say { display: none; }
+    TableScreen #say.talking { display: block; }
     """
     BINDINGS = [
         Binding("m", "menu", "commands"),
+        Binding("t", "talk", "chat"),
         Binding("l", "ledger", "ledger"),
         Binding("p", "replay", "replay a hand"),
         Binding("x", "rematch", "rematch"),
@@ -66,8 +78,10 @@ class TableScreen(Screen[None]):
         self.views_shown = 0
         self.refusals: list[str] = []  # each refusal's message, as shown (tests read it)
         self.logged: list[str] = []  # the log's lines as plain text
+        self.chatted: list[str] = []  # the chat's messages as shown, "name: text"
         self.last_result: Text | None = None  # the last hand's result, shown until the next one
         self.sending = False
+        self.step: dict[str, Any] | None = None  # the discard step chosen from the menu
 
     @property
     def play_app(self) -> PlayApp:
@@ -75,7 +89,7 @@ class TableScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="main"):
+        with Container(id="main"):
             with Vertical(id="board"):
                 yield Static(id="status")
                 yield seat_table()
@@ -84,19 +98,20 @@ class TableScreen(Screen[None]):
             with Vertical(id="side"):
                 yield Static(id="connection")
                 yield RichLog(id="log", wrap=True, markup=False, min_width=20)
+                yield Input(id="say", placeholder="say something to the table; enter sends, escape closes",
+                            max_length=280)
         yield Static(id="prompt")
         yield HandBar(id="hand")
         yield Footer()
 
     def on_mount(self) -> None:
-        seats = self.query_one("#seats", DataTable)
-        seats.add_columns(*board.SEAT_COLUMNS)
         self.query_one(HandBar).focus()
         self.title = f"table {self.table}"
         self.set_interval(1.0, self._tick)
         if not self.follow:
             return
-        self.stream = TableStream(self.play_app.api, self.table, self._on_view, self._on_connection)
+        self.stream = TableStream(self.play_app.api, self.table, self._on_view, self._on_connection,
+                                  on_chat=self.show_chat)
         self.run_worker(self.stream.run(), name="stream", exit_on_error=False)
         self._load_names()
 
@@ -191,24 +206,29 @@ class TableScreen(Screen[None]):
             return
         self.moves = board.moves(view)
         self.query_one("#status", Static).update(board.status(view, self.names))
-        seats = self.query_one("#seats", DataTable)
-        seats.clear()
-        for row in board.seat_rows(view, self.names):
-            seats.add_row(*row)
+        self.query_one(Seats).show(board.seat_columns(), board.seat_rows(view, self.names))
         self.query_one("#trick", Static).update(board.last_trick(view, self.names) or "")
         self.query_one("#result", Static).update(board.result(view, self.names) or self.last_result or "")
-        self.query_one("#prompt", Static).update(literal(board.prompt(view, self.moves)))
+        self.query_one("#prompt", Static).update(literal(board.prompt(view, self.moves, self.current_step())))
         hand = self.query_one(HandBar)
         hand.display = view.get("seat") is not None
-        step = self.moves.discard
+        step = self.current_step()
         # the server's order where the hand decides it (``hand_order``: Mighty's trump first)
-        hand.show(list(view.get("hand_order") or view.get("hand") or ()), self.moves.cards, view.get("game"),
-                  board.trump(view), int(step["count"]) if step else 0, ordered="hand_order" in view)
+        cards = board.step_cards(list(view.get("hand_order") or view.get("hand") or ()), step)
+        hand.show(cards, set(step.get("from") or ()) if step else self.moves.cards, view.get("game"),
+                  int(step["count"]) if step else 0, ordered="hand_order" in view)
+
+    def current_step(self) -> dict[str, Any] | None:
+        """The selection under way: the view's one discard step, or the one chosen from
+        the menu among several (mighty-3's, one for each set of kitty cards to keep)."""
+        if self.moves.discard is not None:
+            return self.moves.discard
+        return self.step if self.step is not None and self.step in self.moves.menu else None
 
     # the keyboard
     def on_hand_bar_act(self, message: HandBar.Act) -> None:
-        if self.moves.discard is not None:
-            step = self.moves.discard
+        step = self.current_step()
+        if step is not None:
             if len(message.selected) != int(step["count"]):
                 self._refused("select", f"Select exactly {step['count']} cards first (space); "
                                         f"{len(message.selected)} selected.")
@@ -238,8 +258,13 @@ class TableScreen(Screen[None]):
         self.app.push_screen(Choose("Your move", [(said(c, game), c) for c in self.moves.menu]), self._chosen)
 
     def _chosen(self, command: dict[str, Any] | None) -> None:
-        if command is not None:
-            self.send(command)
+        if command is None:
+            return
+        if board.is_step(command):  # a selection to make in the hand first, then enter
+            self.step = command
+            self.redraw()
+            return
+        self.send(command)
 
     @work(group="send", exit_on_error=False)
     async def send(self, command: dict[str, Any]) -> None:
@@ -249,11 +274,21 @@ class TableScreen(Screen[None]):
         try:
             await self.stream.send(command)
         except ApiError as error:
-            self._refused(error.code, error.message)
+            if error.code in UNSENT:  # not a refusal: the gateway was not reached
+                self._unsent(error.message)
+            else:
+                self._refused(error.code, error.message)
         else:
             self._log(Text(f"You: {said(command, self.view.get('game'))}", style="green"))
         finally:
             self.sending = False
+
+    def _unsent(self, message: str) -> None:
+        """A command that did not reach the gateway, after the socket's wait and the HTTP
+        retries: said once, as a warning, with what to do."""
+        self._log(Text(f"Not sent: {message}", style="yellow"))
+        tell(self, f"{message} The command was not sent: send it again once connected.",
+             title="Not sent", severity="warning")
 
     def _refused(self, code: str, message: str) -> None:
         self.refusals.append(message)
@@ -294,6 +329,43 @@ class TableScreen(Screen[None]):
         seat = next((s["seat"] for s in made["seats"] if s.get("player") == self.play_app.player), None)
         self.app.switch_screen(TableScreen(made["table"], seat=seat))
 
+    # the table's chat (docs/api.md, "Table chat")
+    def show_chat(self, frame: dict[str, Any]) -> None:
+        """A message of the table's chat in the log: who, then what they said, as text."""
+        said_by = str(frame.get("name") or frame.get("player") or "?")
+        self.chatted.append(f"{said_by}: {frame.get('text')}")
+        self._log(Text.assemble((said_by, "bold cyan"), ": ", str(frame.get("text") or "")))
+
+    def action_talk(self) -> None:
+        say = self.query_one("#say", Input)
+        say.add_class("talking")
+        say.focus()
+
+    def _stop_talking(self) -> None:
+        say = self.query_one("#say", Input)
+        say.value = ""
+        say.remove_class("talking")
+        self.query_one(HandBar).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "say":
+            return
+        text = event.value.strip()
+        self._stop_talking()
+        if text:
+            self.say(text)
+
+    @work(group="chat", exit_on_error=False)
+    async def say(self, text: str) -> None:
+        try:
+            await self.play_app.api.chat(self.table, text)
+        except ApiError as error:  # too long, too fast, muted…: the server's sentence
+            self._log(Text(refusal(error.code, error.message), style="red"))
+            tell(self, error.message, title="Not said", severity="warning")
+
     def action_back(self) -> None:
+        if self.query_one("#say", Input).has_class("talking"):
+            self._stop_talking()  # escape closes the chat line first
+            return
         self.app.pop_screen()
 
