@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from textual.binding import Binding
 from clients.terminal import session
 from clients.terminal.api import Api, ApiError
 from clients.terminal.cards import register
+from clients.terminal.catalog import say_bindings, t, use
 from clients.terminal.dialogs import Choose
 from clients.terminal.literal import tell
 from clients.terminal.lobby import LobbyScreen, seat_of
@@ -22,11 +24,14 @@ from clients.terminal.table import TableScreen
 
 class PlayApp(App[None]):
     TITLE = "Mighty"
-    BINDINGS = [Binding("ctrl+q", "quit", "quit")]
+    BINDINGS = [Binding("ctrl+q", "quit", "terminal.key.quit")]
 
     def __init__(self, url: str, *, name: str | None = None, config: Path | None = None,
                  wait_seconds: float = 10.0, lang: str | None = None) -> None:
         super().__init__()
+        say_bindings(self)
+        use(lang)  # the client's own words: --lang, else the player's setting once known (login)
+        self.lang = lang
         self.api = Api(url, lang=lang)
         self.config = config or session.default_path()
         self.wanted_name = name
@@ -59,6 +64,9 @@ class PlayApp(App[None]):
                 return
             self.player, self.player_name = made["player"], made["name"]
             session.save(self.config, self.api.url, made)
+        if self.lang is None:  # the player's own setting (docs/api.md, "Games, labels and languages"), else English
+            with contextlib.suppress(ApiError):
+                use((await self.api.me()).get("lang"))
         await self.read_catalogue()
         self.push_screen(LobbyScreen())
 
@@ -127,21 +135,22 @@ class PlayApp(App[None]):
             tell(self, error.message, title=error.code, severity="error")
             return
         if not hands:
-            tell(self, "No hand of this table has ended yet.", severity="warning")
+            tell(self, t("terminal.replay.none"), severity="warning")
             return
         names = [s.get("name") or "" for s in found["seats"]]
         seat = seat if seat is not None else seat_of(found, self.player)
         hand = await self.push_screen_wait(Choose(
-            "Replay which hand?",
-            [(f"Hand {h['hand']} ({h['status']}): " + ", ".join(f"{n or s} {v:+d}" for s, (n, v) in
+            t("terminal.replay.which_hand"),
+            [(t("terminal.result.of_hand", n=h["hand"]) + " " + ", ".join(f"{n or s} {v:+d}" for s, (n, v) in
                                                              enumerate(zip(names, h.get("scores") or (), strict=False))),
               h["hand"]) for h in hands]))
         if hand is None:
             return
-        readers: list[tuple[str, Any]] = [("the spectator", "spectator"), ("the audit (every hand)", "audit")]
+        readers: list[tuple[str, Any]] = [(t("terminal.replay.spectator"), "spectator"),
+                                          (t("terminal.replay.audit"), "audit")]
         if seat is not None:
-            readers.insert(0, (f"your seat ({seat})", str(seat)))
-        reader = await self.push_screen_wait(Choose("Replay as?", readers))
+            readers.insert(0, (t("terminal.replay.your_seat", n=seat), str(seat)))
+        reader = await self.push_screen_wait(Choose(t("terminal.replay.as"), readers))
         if reader is None:
             return
         try:

@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from clients.terminal.cards import cards_text, deck, label, plain, suit_label
-
+from clients.terminal.catalog import t
 
 
 @dataclass
@@ -94,8 +94,8 @@ def phase_name(view: dict[str, Any]) -> str:
 
 def seat_name(names: list[str], seat: int | None) -> str:
     if seat is None:
-        return "nobody"
-    return names[seat] if seat < len(names) and names[seat] else f"seat {seat}"
+        return t("terminal.status.nobody")
+    return names[seat] if seat < len(names) and names[seat] else t("terminal.status.seat", n=seat)
 
 
 def time_left(deadline: str | None, now: datetime | None = None) -> str | None:
@@ -114,51 +114,51 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
     shown = state(view)
     game = view.get("game")
     text = Text()
-    text.append(f"Hand {view.get('hand_no') or 0}", style="bold")
+    text.append(t("terminal.status.hand", n=view.get("hand_no") or 0), style="bold")
     if "hands_scored" in view:  # a table's view; a replay step knows only its own hand
-        text.append(f" ({view['hands_scored']} scored)")
+        text.append(" " + t("terminal.status.scored", n=view["hands_scored"]))
     text.append(f"  ·  {phase_name(view)}")
     if view.get("status") == "closed":
-        text.append("  ·  the match is over", style="bold yellow")
+        text.append("  ·  " + t("terminal.status.over"), style="bold yellow")
     to_act = view.get("to_act")
     if to_act is not None:
         text.append("\n")
         if to_act == view.get("seat"):
-            text.append("Your turn", style="bold reverse green")
+            text.append(t("terminal.status.your_turn"), style="bold reverse green")
         else:
-            text.append(f"{seat_name(names, to_act)} to act", style="bold")
+            text.append(t("terminal.status.to_act", name=seat_name(names, to_act)), style="bold")
         left = time_left(view.get("deadline"), now)
         if left is not None:
-            text.append(f"  ⏱ {left} left", style="yellow")
+            text.append("  " + t("terminal.status.left", time=left), style="yellow")
     declarer = shown.get("declarer")
     contract = shown.get("contract")
     if declarer is not None and isinstance(contract, list):
-        text.append("\nContract: ")
+        text.append("\n" + t("terminal.status.contract") + " ")
         text.append(f"{seat_name(names, declarer)} {contract[0]} ")
         text.append_text(suit_label(str(contract[1]), game))
     call = shown.get("friend_call")
     if isinstance(call, list) and call:
-        text.append("   Friend call: ")
+        text.append("   " + t("terminal.status.friend_call") + " ")
         text.append_text(_friend_call(call, game))
         friend = shown.get("friend")
         if shown.get("friend_known") or (friend is not None and friend == view.get("seat")):
             text.append(f" → {seat_name(names, friend) if friend is not None else 'none'}", style="bold")
     if shown.get("lead_suit"):
-        text.append("   Lead advice: ")
+        text.append("   " + t("terminal.status.lead_advice") + " ")
         text.append_text(suit_label(str(shown["lead_suit"]), game))
     kitty = shown.get("kitty")
     if kitty:
-        text.append("\nKitty: ")
+        text.append("\n" + t("terminal.status.kitty") + " ")
         text.append_text(cards_text(list(kitty), game))
     if shown.get("discards"):
-        text.append("   Discarded: ")
+        text.append("   " + t("terminal.status.discarded") + " ")
         text.append_text(cards_text(list(shown["discards"]), game))
     bargaining = shown.get("bargaining")
     if isinstance(bargaining, dict):
         text.append("\n" + _bargaining(bargaining, names))
     declarations = shown.get("declarations")
     if declarations:
-        text.append("\nDeclared: " + "; ".join(_declaration(d, names, game) for d in declarations))
+        text.append("\n" + t("terminal.status.declared") + " " + "; ".join(_declaration(d, names, game) for d in declarations))
     return text
 
 
@@ -166,18 +166,18 @@ def _friend_call(call: list[Any], game: str | None) -> Text:
     kind = call[0]
     if kind == "card" and len(call) > 1:
         return label(str(call[1]), game)
-    return Text({"none": "no friend", "first_trick": "the first trick's winner"}.get(str(kind), str(kind)))
+    return Text(t(f"terminal.friend.{kind}") if kind in ("none", "first_trick") else str(kind))
 
 
 def _bargaining(bargaining: dict[str, Any], names: list[str]) -> str:
-    parts = [f"Bargaining (session {bargaining.get('session')})"]
+    parts = [t("terminal.bargain.session", n=bargaining.get("session"))]
     if bargaining.get("payer") is not None:
-        parts.append(f"{seat_name(names, bargaining['payer'])} offers {bargaining.get('offer')}")
+        parts.append(t("terminal.bargain.offers", name=seat_name(names, bargaining["payer"]), amount=bargaining.get("offer")))
     if bargaining.get("seller") is not None:
-        parts.append(f"{seat_name(names, bargaining['seller'])} asks {bargaining.get('ask')}")
+        parts.append(t("terminal.bargain.asks", name=seat_name(names, bargaining["seller"]), amount=bargaining.get("ask")))
     said = [_said(entry, names) for entry in bargaining.get("said") or ()]
     if said:
-        parts.append("said: " + ", ".join(said[-6:]))
+        parts.append(t("terminal.bargain.said") + " " + ", ".join(said[-6:]))
     return "  ·  ".join(parts)
 
 
@@ -187,8 +187,9 @@ def _said(entry: Any, names: list[str]) -> str:
         return str(entry)
     seat, action = entry[0], str(entry[1])
     amount = entry[2] if len(entry) > 2 else None
-    verb = {"pass": "passes", "continue": "continues", "pay": "pays", "sell": "sells"}.get(action, action)
-    return f"{seat_name(names, seat)} {verb}" + (f" {amount}" if amount is not None else "")
+    if action not in ("pass", "continue", "pay", "sell"):
+        return f"{seat_name(names, seat)} {action}" + (f" {amount}" if amount is not None else "")
+    return t(f"terminal.bargain.{action}", name=seat_name(names, seat), amount=amount)
 
 
 def _declaration(entry: Any, names: list[str], game: str | None) -> str:
@@ -211,7 +212,7 @@ def _auction_by_seat(shown: dict[str, Any], game: str | None) -> dict[int, str]:
             if points:
                 best[int(seat)] = f"{points} {suit_label(str(suit), game).plain}"
             else:
-                best.setdefault(int(seat), "pass")
+                best.setdefault(int(seat), t("terminal.auction.passed"))
     return best
 
 
@@ -221,8 +222,9 @@ def auction_news(before: dict[str, Any], after: dict[str, Any], names: list[str]
     old = len(state(before).get("auction") or ()) if state(before).get("hand_no") == state(after).get("hand_no") else 0
     said = []
     for seat, points, suit in (state(after).get("auction") or [])[old:]:
-        said.append(f"{seat_name(names, seat)} " + ("passes" if not points
-                                                     else f"bids {points} {suit_label(str(suit), game).plain}"))
+        who = seat_name(names, seat)
+        said.append(t("terminal.auction.pass", name=who) if not points
+                    else t("terminal.auction.bid", name=who, bid=f"{points} {suit_label(str(suit), game).plain}"))
     return said
 
 
@@ -236,7 +238,8 @@ def trick_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) 
         len(state(before).get("tricks") or ()) == len(state(after).get("tricks") or ()) else 0
     seats = max(1, len(after.get("seats") or ()) or len(state(after).get("hand_sizes") or ()))
     leader = int(new_trick.get("leader") or 0)
-    return [Text.assemble(f"{seat_name(names, (leader + i) % seats)} plays ", label(card, after.get("game")))
+    return [Text.assemble(t("terminal.trick.plays", name=seat_name(names, (leader + i) % seats)), " ",
+                          label(card, after.get("game")))
             for i, card in enumerate(new_trick.get("cards") or ()) if i >= seen]
 
 
@@ -279,20 +282,20 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
         who = Text(("▶ " if seat == view.get("to_act") else "  ") + seat_name(names, seat),
                    style="bold green" if seat == view.get("seat") else "")
         if seat == view.get("seat"):
-            who.append(" (you)", style="green")
+            who.append(" " + t("terminal.seats.you"), style="green")
         role = Text()
         if seat == shown.get("declarer"):
-            role.append("declarer", style="bold yellow")
+            role.append(t("terminal.role.declarer"), style="bold yellow")
         elif seat in side:
-            role.append("friend", style="yellow")
+            role.append(t("terminal.role.friend"), style="yellow")
         elif seat == view.get("seat") and shown.get("friend") == seat:
-            role.append("friend (secret)", style="yellow")
+            role.append(t("terminal.role.secret_friend"), style="yellow")
         if seat == shown.get("dealer", view.get("dealer")):  # this hand's, not the next one's
-            role.append(" dealer" if role else "dealer", style="dim")
+            role.append((" " if role else "") + t("terminal.role.dealer"), style="dim")
         card = played.get(seat)
         in_trick = label(card, game) if card else Text("")
         if card and trick and seat == trick.get("leader"):
-            in_trick.append(" (led)", style="dim")
+            in_trick.append(" " + t("terminal.trick.led"), style="dim")
         face_up = Text("")
         if seat < len(taken) and (seat not in side or shown.get("scores")) and taken[seat]:
             face_up = Text(str(taken[seat]))
@@ -304,11 +307,11 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
     return rows
 
 
-SEAT_COLUMNS = ("Seat", "Role", "Bid", "Trick", "Won", "Points", "Cards", "Total")
+SEAT_COLUMNS = ("seat", "role", "bid", "trick", "won", "points", "cards", "total")
 
 
 def seat_columns() -> tuple[Text, ...]:
-    return tuple(Text(c) for c in SEAT_COLUMNS)
+    return tuple(Text(t(f"terminal.seats.{c}")) for c in SEAT_COLUMNS)
 
 
 def last_trick(view: dict[str, Any], names: list[str]) -> Text | None:
@@ -316,9 +319,9 @@ def last_trick(view: dict[str, Any], names: list[str]) -> Text | None:
     if not tricks:
         return None
     done = tricks[-1]
-    text = Text(f"Last trick ({len(tricks)}): ")
+    text = Text(t("terminal.trick.last", n=len(tricks)) + " ")
     text.append_text(cards_text(list(done.get("cards") or ()), view.get("game")))
-    text.append(f" — won by {seat_name(names, done.get('winner'))}", style="bold")
+    text.append(" " + t("terminal.trick.won_by", name=seat_name(names, done.get("winner"))), style="bold")
     return text
 
 
@@ -329,45 +332,45 @@ def result(view: dict[str, Any], names: list[str]) -> Text | None:
     scores = shown.get("scores")
     if shown.get("phase") not in ("finished", "abandoned", "redeal") or not scores:
         return None
-    text = Text("Hand result: ", style="bold")
+    text = Text(t("terminal.result.title") + " ", style="bold")
     made = shown.get("made")
     contract = shown.get("contract")
     if made is not None:
-        text.append("contract made" if made else "contract failed", style="bold green" if made else "bold red")
+        text.append(t("terminal.result.made" if made else "terminal.result.failed"),
+                    style="bold green" if made else "bold red")
         if shown.get("declarer") is not None and isinstance(contract, list) and len(contract) == 2:
-            text.append(f" ({seat_name(names, shown['declarer'])} bid {contract[0]} ")
-            text.append_text(suit_label(str(contract[1]), view.get("game")))
-            text.append(")")
+            bid = f"{contract[0]} {suit_label(str(contract[1]), view.get('game')).plain}"
+            text.append(" " + t("terminal.result.bid", name=seat_name(names, shown["declarer"]), bid=bid))
         if shown.get("declarer_side_points") is not None:
-            text.append(f"; the declarer's side took {shown['declarer_side_points']} points")
+            text.append(t("terminal.result.side_points", n=shown["declarer_side_points"]))
     elif shown.get("phase") == "abandoned":
-        text.append("the deal was abandoned")
+        text.append(t("terminal.result.abandoned"))
     else:
-        text.append("the hand is scored")
+        text.append(t("terminal.result.scored"))
     abandoned = shown.get("abandoned")
     if isinstance(abandoned, list) and len(abandoned) == 4:  # (session, payer, seller, amount)
-        text.append(f"\nBargain: {seat_name(names, abandoned[1])} paid {seat_name(names, abandoned[2])} "
-                    f"{abandoned[3]} (session {abandoned[0]})")
+        text.append("\n" + t("terminal.result.bargain", payer=seat_name(names, abandoned[1]),
+                                seller=seat_name(names, abandoned[2]), amount=abandoned[3], n=abandoned[0]))
     taken = shown.get("points") or shown.get("face_up_points")
     if isinstance(taken, list) and taken:
-        text.append("\nPoints taken: " + ", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(taken)))
-    text.append("\nScores: " + ", ".join(f"{seat_name(names, s)} {v:+d}" for s, v in enumerate(scores)))
+        text.append("\n" + t("terminal.result.points") + " " + ", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(taken)))
+    text.append("\n" + t("terminal.result.scores") + " " + ", ".join(f"{seat_name(names, s)} {v:+d}" for s, v in enumerate(scores)))
     return text
 
 
 def prompt(view: dict[str, Any], found: Moves, step: dict[str, Any] | None = None) -> str:
     """What the keyboard can do now, in one line; ``step``: the selection under way."""
     if view.get("seat") is None:
-        return "Watching as a spectator."
+        return t("terminal.prompt.spectator")
     if view.get("to_act") != view.get("seat") and not view.get("legal"):
-        return "Waiting for the others."
+        return t("terminal.prompt.waiting")
     step = step or found.discard
     if step is not None:
-        others = "; m: the other commands" if [c for c in found.menu if c is not step] else ""
-        return f"Select {step['count']} cards to discard (space), then enter{others}."
+        others = "; " + t("terminal.prompt.other_commands") if [c for c in found.menu if c is not step] else ""
+        return t("terminal.prompt.select", count=step["count"]) + others + "."
     parts = []
     if found.plays:
-        parts.append("←/→ and enter play a card")
+        parts.append(t("terminal.prompt.play"))
     if found.menu:
-        parts.append(f"m or enter: choose one of {len(found.menu)} commands")
-    return "; ".join(parts) or "Nothing to do."
+        parts.append(t("terminal.prompt.menu", count=len(found.menu)))
+    return "; ".join(parts) or t("terminal.prompt.nothing")

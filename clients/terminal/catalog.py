@@ -14,8 +14,10 @@ key itself (a test holds every key the client asks for in every catalog).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from babel import Locale
 from babel.messages.pofile import read_po
@@ -64,3 +66,13 @@ def _lookup(lang: str, key: str, count: int | None) -> str | None:
         return found.get(key)
     category = Locale.parse(lang).plural_form(abs(count))
     return found.get(f"{key}#{category}") or found.get(f"{key}#other")
+
+
+def say_bindings(node: Any) -> None:
+    """A screen's key bindings described in the current language: a ``Binding`` whose
+    description is a key (``terminal.key.…``) gets its text, on this node's own copy of
+    its bindings (the footer shows them)."""
+    table = node._bindings.key_to_bindings
+    for key, bindings in table.items():
+        table[key] = [replace(b, description=t(b.description)) if b.description.startswith("terminal.") else b
+                      for b in bindings]

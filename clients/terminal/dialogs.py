@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from clients.terminal.catalog import say_bindings, t
 from clients.terminal.literal import literal
 
 
@@ -26,17 +27,18 @@ class Choose(ModalScreen[Any]):
     Choose Input { margin: 0 0 1 0; }
     Choose OptionList { height: 1fr; }
     """
-    BINDINGS = [Binding("escape", "dismiss_none", "cancel")]
+    BINDINGS = [Binding("escape", "dismiss_none", "terminal.key.cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, Any]]) -> None:
         super().__init__()
+        say_bindings(self)
         self.title_text = title
         self.choices = choices
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(literal(self.title_text), classes="title")
-            yield Input(placeholder="type to filter, ↓ to the list, enter to choose", id="filter")
+            yield Input(placeholder=t("terminal.choose.filter"), id="filter")
             yield OptionList(*self._options(""), id="choices")
 
     def _options(self, needle: str) -> list[Option]:
@@ -89,10 +91,11 @@ class Figures(ModalScreen[None]):
     Figures { align: center middle; }
     Figures > Vertical { width: 90%; height: 80%; border: thick $accent; background: $surface; }
     """
-    BINDINGS = [Binding("escape,enter,q", "close", "close")]
+    BINDINGS = [Binding("escape,enter,q", "close", "terminal.key.close")]
 
     def __init__(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
         super().__init__()
+        say_bindings(self)
         self.title_text = title
         self.columns = columns
         self.rows = rows
@@ -166,13 +169,17 @@ class LogIn(ModalScreen[tuple[str, str] | None]):
     LogIn > Vertical { width: 60; max-width: 95%; height: auto; border: thick $accent; background: $surface;
                        padding: 0 1; }
     """
-    BINDINGS = [Binding("escape", "dismiss_none", "cancel")]
+    BINDINGS = [Binding("escape", "dismiss_none", "terminal.key.cancel")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        say_bindings(self)
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(literal("Log in to an account", "bold"))
-            yield Input(placeholder="account name", id="name", max_length=24)
-            yield Input(placeholder="password", id="password", password=True, max_length=256)
+            yield Label(literal(t("terminal.login.title"), "bold"))
+            yield Input(placeholder=t("terminal.login.name"), id="name", max_length=24)
+            yield Input(placeholder=t("terminal.login.password"), id="password", password=True, max_length=256)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         name = self.query_one("#name", Input).value.strip()

@@ -11,6 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from clients.terminal.cards import label, sort_hand
+from clients.terminal.catalog import t
 
 
 def start(cards: list[str], playable: set[str], current: str | None, cursor: int) -> int:
@@ -79,7 +80,7 @@ class HandBar(Widget, can_focus=True):
 
     def render(self) -> Text:
         if not self.cards:
-            return Text("(no cards)", style="dim")
+            return Text(t("terminal.hand.none"), style="dim")
         width = max(8, self.content_size.width or 78)
         rows: list[tuple[Text, Text]] = []
         shown, marks = Text(), Text()
@@ -102,7 +103,7 @@ class HandBar(Widget, can_focus=True):
         rows.append((shown, marks))
         drawn = Text("\n").join(Text.assemble(top, "\n", under) for top, under in rows)
         if self.selecting:
-            drawn.append(f"\nselected {len(self.selected)} of {self.selecting}: space selects, enter confirms",
+            drawn.append("\n" + t("terminal.hand.selected", n=len(self.selected), count=self.selecting),
                          style="italic")
         return drawn
 

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
 from clients.terminal.api import ApiError
 from clients.terminal.cards import deck, decks
+from clients.terminal.catalog import say_bindings, t
 from clients.terminal.dialogs import Choose, LogIn
 from clients.terminal.literal import literal, tell
 
@@ -34,16 +35,20 @@ class LobbyScreen(Screen[None]):
     LobbyScreen #who { padding: 0 1; }
     """
     BINDINGS = [
-        Binding("q", "quickplay", "quick play"),
-        Binding("c", "create", "create with bots"),
-        Binding("j", "join", "join"),
-        Binding("w", "watch", "watch"),
-        Binding("h", "hands", "replay a hand"),
-        Binding("r", "refresh", "refresh"),
-        Binding("a", "log_in", "log in"),
-        Binding("o", "log_out", "log out"),
-        Binding("ctrl+c", "app.quit", "quit", show=False),
+        Binding("q", "quickplay", "terminal.key.quickplay"),
+        Binding("c", "create", "terminal.key.create"),
+        Binding("j", "join", "terminal.key.join"),
+        Binding("w", "watch", "terminal.key.watch"),
+        Binding("h", "hands", "terminal.key.replay"),
+        Binding("r", "refresh", "terminal.key.refresh"),
+        Binding("a", "log_in", "terminal.key.log_in"),
+        Binding("o", "log_out", "terminal.key.log_out"),
+        Binding("ctrl+c", "app.quit", "terminal.key.quit", show=False),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        say_bindings(self)
 
     @property
     def play_app(self) -> PlayApp:
@@ -53,17 +58,18 @@ class LobbyScreen(Screen[None]):
         yield Header()
         yield Static(id="who")
         with Horizontal(id="filters"):
-            yield Label("game")
-            yield Select([(literal(d.name), g) for g, d in decks().items()], prompt="every game", id="game")
-            yield Label("status")
-            yield Select([(s, s) for s in STATUSES], prompt="every status", id="status")
+            yield Label(t("terminal.lobby.game"))
+            yield Select([(literal(d.name), g) for g, d in decks().items()], prompt=t("terminal.lobby.every_game"), id="game")
+            yield Label(t("terminal.lobby.status"))
+            yield Select([(t(f"web.status.{s}"), s) for s in STATUSES], prompt=t("terminal.lobby.every_status"), id="status")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = "Mighty — lobby"
+        self.title = t("terminal.lobby.title")
         table = self.query_one("#tables", DataTable)
-        table.add_columns("Table", "Game", "Status", "Seats", "Players", "Hands")
+        table.add_columns(*(t(f"terminal.lobby.col.{c}") for c in ("table", "game", "status", "seats", "players",
+                                                                   "hands")))
         table.focus()
         self._who()
         self.refresh_tables()
@@ -71,8 +77,9 @@ class LobbyScreen(Screen[None]):
 
     def _who(self, trouble: str | None = None) -> None:
         """Who plays, where, and why the list may be old (the last refresh failed)."""
-        line = Text.assemble("Playing as ", (self.play_app.player_name, "bold green"),
-                             " (account)" if self.play_app.account else " (guest)", f" at {self.play_app.api.url}")
+        line = Text.assemble(t("terminal.lobby.playing_as") + " ", (self.play_app.player_name, "bold green"),
+                             " " + t("terminal.lobby.account" if self.play_app.account else "terminal.lobby.guest"),
+                             " " + t("terminal.lobby.at", url=self.play_app.api.url))
         if trouble:
             line.append(f"  ·  {trouble}", style="yellow")
         self.query_one("#who", Static).update(line)
@@ -100,7 +107,7 @@ class LobbyScreen(Screen[None]):
         try:
             tables = await self.play_app.api.tables(self._filter("#status"), self._filter("#game"))
         except ApiError as error:
-            self._who(f"the list is from before: {error.message}")
+            self._who(t("terminal.lobby.stale", message=error.message))
             if not quiet:
                 tell(self, error.message, title=error.code, severity="error")
             return
@@ -115,7 +122,7 @@ class LobbyScreen(Screen[None]):
             known = deck(found["game"])
             listing.add_row(literal(cut(found.get("name") or found["table"], 20)),
                             literal(cut(known.name if known is not None else found["game"], 18)),
-                            literal(found["status"], STATUS_STYLES.get(found["status"], "")),
+                            literal(t(f"web.status.{found['status']}"), STATUS_STYLES.get(found["status"], "")),
                             literal(f"{taken}/{len(seats)}"), literal(cut(names, 28)),
                             literal(f"{found.get('hands_played', 0)}/{found.get('hands')}"), key=found["table"])
         if listing.row_count:
@@ -124,7 +131,7 @@ class LobbyScreen(Screen[None]):
     def _selected(self) -> str | None:
         listing = self.query_one("#tables", DataTable)
         if not listing.row_count:
-            tell(self, "No table is selected.", severity="warning")
+            tell(self, t("terminal.lobby.none_selected"), severity="warning")
             return None
         key = listing.coordinate_to_cell_key(listing.cursor_coordinate).row_key
         return str(key.value)
@@ -136,7 +143,7 @@ class LobbyScreen(Screen[None]):
         return sorted(games, key=lambda named: named[1] != first)
 
     def action_quickplay(self) -> None:
-        self.app.push_screen(Choose("Quick play: which game? (enter: the first)", self._games()), self._quickplay)
+        self.app.push_screen(Choose(t("terminal.lobby.quick_which"), self._games()), self._quickplay)
 
     def _quickplay(self, game: str | None) -> None:
         if game is not None:
@@ -144,7 +151,9 @@ class LobbyScreen(Screen[None]):
 
     @work(exclusive=True, group="seat", exit_on_error=False)
     async def quickplay(self, game: str) -> None:
-        tell(self, f"Looking for a {game} table (bots fill the seats after {self.play_app.wait_seconds:g} s)…")
+        known = deck(game)
+        tell(self, t("terminal.lobby.looking", game=known.name if known is not None else game,
+                     seconds=f"{self.play_app.wait_seconds:g}"))
         try:
             seated = await self.play_app.api.quickplay(game, self.play_app.wait_seconds)
         except ApiError as error:
@@ -153,7 +162,7 @@ class LobbyScreen(Screen[None]):
         self.play_app.open_table(seated["table"], int(seated["seat"]))
 
     def action_create(self) -> None:
-        self.app.push_screen(Choose("Create a table with bots: which game?", self._games()), self._create)
+        self.app.push_screen(Choose(t("terminal.lobby.create_which"), self._games()), self._create)
 
     def _create(self, game: str | None) -> None:
         if game is not None:
@@ -202,19 +211,19 @@ class LobbyScreen(Screen[None]):
             tell(self, error.message, title=error.code, severity="error")
             return
         self._who()
-        tell(self, f"Logged in as {self.play_app.player_name}.")
+        tell(self, t("terminal.lobby.logged_in", name=self.play_app.player_name))
 
     @work(exclusive=True, group="account", exit_on_error=False)
     async def action_log_out(self) -> None:
         if not self.play_app.account:
-            tell(self, "You play as a guest: there is no account to log out of.", severity="warning")
+            tell(self, t("terminal.lobby.no_account"), severity="warning")
             return
         try:
             await self.play_app.log_out()
         except ApiError as error:
             tell(self, error.message, title=error.code, severity="error")
         self._who()
-        tell(self, f"Logged out; playing as {self.play_app.player_name}.")
+        tell(self, t("terminal.lobby.logged_out", name=self.play_app.player_name))
 
     def action_hands(self) -> None:
         table = self._selected()

@@ -9,6 +9,7 @@ with the same id instead (the API makes a repeated id harmless).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -124,10 +125,8 @@ class TableStream:
         if self._ws is None and not self._stopped and self.connects:
             # the socket dropped and is opening again (a routine reconnect): wait a moment
             # for it rather than meet the same outage over HTTP
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._open.wait(), _REOPEN_S)
-            except TimeoutError:
-                pass
         ws = self._ws
         if ws is not None:
             waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()

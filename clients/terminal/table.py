@@ -22,6 +22,8 @@ from textual.widgets import Footer, Header, Input, RichLog, Static
 
 from clients.terminal import board
 from clients.terminal.api import ApiError
+from clients.terminal.cards import deck, plain
+from clients.terminal.catalog import say_bindings, t
 from clients.terminal.dialogs import Choose, Figures, Seats, seat_table
 from clients.terminal.hand import HandBar
 from clients.terminal.literal import literal, tell
@@ -57,17 +59,18 @@ class TableScreen(Screen[None]):
     TableScreen #say.talking { display: block; }
     """
     BINDINGS = [
-        Binding("m", "menu", "commands"),
-        Binding("t", "talk", "chat"),
-        Binding("l", "ledger", "ledger"),
-        Binding("p", "replay", "replay a hand"),
-        Binding("x", "rematch", "rematch"),
+        Binding("m", "menu", "terminal.key.commands"),
+        Binding("t", "talk", "terminal.key.chat"),
+        Binding("l", "ledger", "terminal.key.ledger"),
+        Binding("p", "replay", "terminal.key.replay"),
+        Binding("x", "rematch", "terminal.key.rematch"),
         Binding("ctrl+r", "reconnect", "reconnect", show=False),
-        Binding("escape", "back", "lobby"),
+        Binding("escape", "back", "terminal.key.lobby"),
     ]
 
     def __init__(self, table: str, *, seat: int | None = None, follow: bool = True) -> None:
         super().__init__()
+        say_bindings(self)
         self.table = table
         self.follow = follow  # False: show only the views handed to ``show_view`` (a recorded one)
         self.seat = seat
@@ -98,15 +101,14 @@ class TableScreen(Screen[None]):
             with Vertical(id="side"):
                 yield Static(id="connection")
                 yield RichLog(id="log", wrap=True, markup=False, min_width=20)
-                yield Input(id="say", placeholder="say something to the table; enter sends, escape closes",
-                            max_length=280)
+                yield Input(id="say", placeholder=t("terminal.chat.placeholder"), max_length=280)
         yield Static(id="prompt")
         yield HandBar(id="hand")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(HandBar).focus()
-        self.title = f"table {self.table}"
+        self.title = t("terminal.table.title", table=self.table)
         self.set_interval(1.0, self._tick)
         if not self.follow:
             return
@@ -127,7 +129,9 @@ class TableScreen(Screen[None]):
             self._log(Text(refusal(error.code, error.message), style="red"))
             return
         self.names = [seat_name(s) for s in found["seats"]]
-        self.sub_title = f"{found.get('name')} · {found.get('game')} · {found.get('hands')} hands"
+        known = deck(found.get("game"))
+        game = known.name if known is not None else found.get("game")
+        self.sub_title = f"{found.get('name')} · {game} · {t('terminal.table.hands', n=found.get('hands'))}"
         self.redraw()
 
     def show_view(self, view: dict[str, Any], names: list[str] | None = None) -> None:
@@ -160,14 +164,18 @@ class TableScreen(Screen[None]):
         last = (steps[-1].get("view") or {}) if steps else {}
         text = board.result({"state": last}, self.names)
         if text is not None:
-            text = Text.assemble(f"Hand {hand}: ", text)
+            text = Text.assemble(t("terminal.result.of_hand", n=hand) + " ", text)
             self.last_result = text
             self._log(text)
             self.query_one("#result", Static).update(text)
 
     def _on_connection(self, state: str) -> None:
         style = "green" if state == "connected" else "yellow"
-        self.query_one("#connection", Static).update(Text(f"● {state}", style=style))
+        if state in ("connected", "reconnecting"):
+            shown = t(f"terminal.table.{state}")
+        else:  # the server's error frame: its sentence
+            shown = t("terminal.table.error", message=state.removeprefix("error: "))
+        self.query_one("#connection", Static).update(Text(f"● {shown}", style=style))
 
     def _tick(self) -> None:
         if self.view.get("deadline"):
@@ -198,7 +206,7 @@ class TableScreen(Screen[None]):
             # scored hand, so its result is read from its replay
             self._fetch_result(int(view["hands_scored"]))
         if view.get("status") == "closed" and before.get("status") != "closed":
-            self._log(Text("The match is over: l shows the ledger, x asks for a rematch.", style="bold"))
+            self._log(Text(t("terminal.table.match_over"), style="bold"))
 
     def redraw(self) -> None:
         view = self.view
@@ -230,8 +238,8 @@ class TableScreen(Screen[None]):
         step = self.current_step()
         if step is not None:
             if len(message.selected) != int(step["count"]):
-                self._refused("select", f"Select exactly {step['count']} cards first (space); "
-                                        f"{len(message.selected)} selected.")
+                self._refused("select", t("terminal.table.select_first", count=step["count"],
+                                          n=len(message.selected)))
                 return
             self.send(board.discard_command(step, message.selected))
             return
@@ -247,15 +255,15 @@ class TableScreen(Screen[None]):
             self.send(choices[0])
         else:  # the Joker's named suit, or whether the Ripper calls the Joker
             game = self.view.get("game")
-            self.app.push_screen(Choose(f"How to play {card}?", [(said(c, game), c) for c in choices]),
+            self.app.push_screen(Choose(t("terminal.table.how_to_play", card=plain(card, game)), [(said(c, game), c) for c in choices]),
                                  self._chosen)
 
     def action_menu(self) -> None:
         if not self.moves.menu:
-            tell(self, "No command to choose from now.", severity="warning")
+            tell(self, t("terminal.table.no_command"), severity="warning")
             return
         game = self.view.get("game")
-        self.app.push_screen(Choose("Your move", [(said(c, game), c) for c in self.moves.menu]), self._chosen)
+        self.app.push_screen(Choose(t("terminal.table.your_move"), [(said(c, game), c) for c in self.moves.menu]), self._chosen)
 
     def _chosen(self, command: dict[str, Any] | None) -> None:
         if command is None:
@@ -279,25 +287,25 @@ class TableScreen(Screen[None]):
             else:
                 self._refused(error.code, error.message)
         else:
-            self._log(Text(f"You: {said(command, self.view.get('game'))}", style="green"))
+            self._log(Text(t("terminal.table.you", command=said(command, self.view.get("game"))), style="green"))
         finally:
             self.sending = False
 
     def _unsent(self, message: str) -> None:
         """A command that did not reach the gateway, after the socket's wait and the HTTP
         retries: said once, as a warning, with what to do."""
-        self._log(Text(f"Not sent: {message}", style="yellow"))
-        tell(self, f"{message} The command was not sent: send it again once connected.",
-             title="Not sent", severity="warning")
+        self._log(Text(t("terminal.table.not_sent", message=message), style="yellow"))
+        tell(self, f"{message} {t('terminal.table.send_again')}", title=t("terminal.table.not_sent_title"),
+             severity="warning")
 
     def _refused(self, code: str, message: str) -> None:
         self.refusals.append(message)
         self._log(Text(refusal(code, message), style="bold red"))
-        tell(self, message, title="Refused", severity="error")
+        tell(self, message, title=t("terminal.table.refused_title"), severity="error")
 
     async def action_reconnect(self) -> None:
         if self.stream is not None:
-            self._log(Text("Dropping the connection; it resumes after the last version seen.", style="yellow"))
+            self._log(Text(t("terminal.table.dropping"), style="yellow"))
             await self.stream.drop()
 
     @work(group="ledger", exit_on_error=False)
@@ -308,10 +316,10 @@ class TableScreen(Screen[None]):
             self._refused(error.code, error.message)
             return
         seats = len(ledger.get("totals") or ())
-        columns = ["Hand", *[board.seat_name(self.names, s) for s in range(seats)]]
+        columns = [t("terminal.table.ledger_hand"), *[board.seat_name(self.names, s) for s in range(seats)]]
         rows: list[list[Any]] = [[h["hand"], *h["scores"]] for h in ledger.get("hands") or ()]
-        rows.append(["Total", *(ledger.get("totals") or ())])
-        self.app.push_screen(Figures(f"The match ledger of {self.table}", columns, rows))
+        rows.append([t("terminal.seats.total"), *(ledger.get("totals") or ())])
+        self.app.push_screen(Figures(t("terminal.table.ledger_title", table=self.table), columns, rows))
 
     def action_replay(self) -> None:
         self.play_app.choose_replay(self.table, self.view.get("seat"))
@@ -319,7 +327,7 @@ class TableScreen(Screen[None]):
     @work(group="rematch", exit_on_error=False)
     async def action_rematch(self) -> None:
         if self.view.get("status") != "closed":
-            tell(self, "A rematch is for a match that is over.", severity="warning")
+            tell(self, t("terminal.table.rematch_only"), severity="warning")
             return
         try:
             made = await self.play_app.api.rematch(self.table)
@@ -361,7 +369,7 @@ class TableScreen(Screen[None]):
             await self.play_app.api.chat(self.table, text)
         except ApiError as error:  # too long, too fast, muted…: the server's sentence
             self._log(Text(refusal(error.code, error.message), style="red"))
-            tell(self, error.message, title="Not said", severity="warning")
+            tell(self, error.message, title=t("terminal.chat.not_said"), severity="warning")
 
     def action_back(self) -> None:
         if self.query_one("#say", Input).has_class("talking"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from clients.terminal.cards import plain
+from clients.terminal.catalog import t
 
 
 def seat_name(seat: dict[str, Any]) -> str:
@@ -18,8 +19,9 @@ def seat_name(seat: dict[str, Any]) -> str:
     beside its name (``Ada · beginner bot``), ``(away)`` while a bot plays for them."""
     name = str(seat.get("name") or "")
     if seat.get("bot"):
-        name = f"{name} · {seat['bot']} bot" if name else f"{seat['bot']} bot"
-    return f"{name} (away)" if seat.get("away") else name
+        bot = t("terminal.bot", level=seat["bot"])
+        name = f"{name} · {bot}" if name else bot
+    return f"{name} {t('terminal.away')}" if seat.get("away") else name
 
 
 def said(command: dict[str, Any], game: str | None = None) -> str:
@@ -33,15 +35,15 @@ def said(command: dict[str, Any], game: str | None = None) -> str:
 
 
 def refusal(code: str, message: str) -> str:
-    return f"Refused ({code}): {message}"
+    return t("terminal.table.refused", code=code, message=message)
 
 
 def step(entry: dict[str, Any], names: list[str], game: str | None) -> str:
     """A replay step (docs/hand-files.md, ``mighty replay --as``) as one line."""
     if entry.get("type") == "deal" or entry.get("seat") is None:
-        return "The deal"
+        return t("terminal.replay.the_deal")
     seat = int(entry["seat"])
-    who = names[seat] if seat < len(names) and names[seat] else f"seat {seat}"
+    who = names[seat] if seat < len(names) and names[seat] else t("terminal.status.seat", n=seat)
     command = {k: v for k, v in entry.items() if k not in ("index", "seat", "view")}
     command.update(entry.get("command") or {})
     return f"{who}: {said(command, game)}"

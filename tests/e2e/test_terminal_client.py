@@ -198,7 +198,7 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
         assert replay.index == last - 1
         played = replay.steps[last]["view"]["tricks"][-1]["cards"][-1]
         await pilot.press("right")
-        assert plain(played) in str(replay.query_one("#where").render())
+        assert plain(played, "mighty-5") in str(replay.query_one("#where").render())
         await pilot.press("home")
         assert replay.index == 0
         await pilot.press("escape")

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from domain.errors import MightyError
 from domain.registry import game_of
 from domain.table import (
     CreateTable,
@@ -25,7 +26,6 @@ from domain.table import (
     evolve,
     initial_state,
 )
-from domain.errors import MightyError
 from projections.views import ViewState, render
 from services.commands.tables import submission_from_wire
 from services.gateway import labels

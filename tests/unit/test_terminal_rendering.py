@@ -9,9 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
-
 import pytest
+from textual.app import App
 
 from clients.terminal import board, session
 from clients.terminal.cards import label, plain, register, sort_hand, spoken
