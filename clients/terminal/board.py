@@ -374,3 +374,76 @@ def prompt(view: dict[str, Any], found: Moves, step: dict[str, Any] | None = Non
     if found.menu:
         parts.append(t("terminal.prompt.menu", count=len(found.menu)))
     return "; ".join(parts) or t("terminal.prompt.nothing")
+
+
+MENU_LIMIT = 60  # a list longer than this is narrowed step by step (``narrowing``)
+
+
+def _parts(entry: dict[str, Any]) -> list[str]:
+    """An entry's values in order (its cards among them), its type and label aside."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in ("type", "label"):
+                    walk(item)
+        elif value is not None:
+            found.append(str(value))
+
+    walk(entry)
+    return found
+
+
+def _named(group: list[dict[str, Any]]) -> str:
+    first = str(group[0].get("label") or group[0].get("type"))
+    return first if len(group) == 1 else f"{first} … ({len(group)})"
+
+
+def narrowing(entries: list[dict[str, Any]], game: str | None) -> list[tuple[str, list[dict[str, Any]]]] | None:
+    """How to pick among too many commands (mighty-8's 3,656 friend calls) by steps, none
+    knowing a game: by the kind of command; then, at the first place the entries differ,
+    by the suit of the card there, then by the card (the catalogue's names); a value that
+    is no card is its own group. None: few enough to list them all."""
+    if len(entries) <= MENU_LIMIT:
+        return None
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        kinds.setdefault(str(entry.get("type")), []).append(entry)
+    if len(kinds) > 1:
+        return [(_named(group), group) for group in kinds.values()]
+    parts = [_parts(e) for e in entries]
+    width = max(len(p) for p in parts)
+    place = next((i for i in range(width) if len({p[i] if i < len(p) else "" for p in parts}) > 1), None)
+    if place is None:
+        return None
+    found = deck(game)
+    by_value: dict[str, list[dict[str, Any]]] = {}
+    for entry, part in zip(entries, parts, strict=True):
+        by_value.setdefault(part[place] if place < len(part) else "", []).append(entry)
+    cards = found.cards if found is not None else {}
+    # in the catalogue's order (a hand's): the cards by suit, high to low, then the rest
+    by_value = dict(sorted(by_value.items(), key=lambda kv: (0, cards[kv[0]].order) if kv[0] in cards else (1, 0)))
+    if len(by_value) > MENU_LIMIT and found is not None:  # by the suit first
+        by_suit: dict[str, list[dict[str, Any]]] = {}
+        named: dict[str, str] = {}
+        for value, group in by_value.items():
+            card = cards.get(value)
+            key = f"suit:{card.suit}" if card is not None and card.suit else f"value:{value}"
+            if card is not None and card.suit:
+                named[key] = found.suits.get(card.suit, card.suit)
+            by_suit.setdefault(key, []).extend(group)
+        return [(f"{named[key]} ({len(group)})" if key in named else _named(group), group)
+                for key, group in by_suit.items()]
+    shown: list[tuple[str, list[dict[str, Any]]]] = []
+    for value, group in by_value.items():
+        card = cards.get(value)
+        if card is not None:
+            text = f"{plain(value, game)}  {card.label}" + (f" ({len(group)})" if len(group) > 1 else "")
+        else:
+            text = _named(group)
+        shown.append((text, group))
+    return shown

@@ -29,9 +29,11 @@ class Choose(ModalScreen[Any]):
     """
     BINDINGS = [Binding("escape", "dismiss_none", "terminal.key.cancel")]
 
-    def __init__(self, title: str, choices: list[tuple[str, Any]]) -> None:
+    def __init__(self, title: str, choices: list[tuple[str, Any]], *, by_text: bool = False) -> None:
+        """``by_text``: the filter reads the texts only (values too large to read)."""
         super().__init__()
         say_bindings(self)
+        self.by_text = by_text
         self.title_text = title
         self.choices = choices
 
@@ -44,7 +46,7 @@ class Choose(ModalScreen[Any]):
     def _options(self, needle: str) -> list[Option]:
         words = needle.lower().split()
         return [Option(literal(text), id=str(i)) for i, (text, value) in enumerate(self.choices)
-                if all(w in f"{text} {value}".lower() for w in words)]
+                if all(w in (text if self.by_text else f"{text} {value}").lower() for w in words)]
 
     def on_mount(self) -> None:
         listed = self.query_one("#choices", OptionList)

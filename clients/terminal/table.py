@@ -262,8 +262,21 @@ class TableScreen(Screen[None]):
         if not self.moves.menu:
             tell(self, t("terminal.table.no_command"), severity="warning")
             return
+        self.choose_command(list(self.moves.menu))
+
+    @work(exclusive=True, group="menu", exit_on_error=False)
+    async def choose_command(self, entries: list[dict[str, Any]]) -> None:
+        """The commands by name; too many to list (a friend call of two packs) are
+        narrowed step by step first: the kind, the suit, the card (``board.narrowing``)."""
         game = self.view.get("game")
-        self.app.push_screen(Choose(t("terminal.table.your_move"), [(said(c, game), c) for c in self.moves.menu]), self._chosen)
+        while (groups := board.narrowing(entries, game)) is not None:
+            picked = await self.app.push_screen_wait(Choose(t("terminal.table.your_move"), groups, by_text=True))
+            if picked is None:
+                return
+            entries = picked
+        command = await self.app.push_screen_wait(Choose(t("terminal.table.your_move"),
+                                                          [(said(c, game), c) for c in entries]))
+        self._chosen(command)
 
     def _chosen(self, command: dict[str, Any] | None) -> None:
         if command is None:

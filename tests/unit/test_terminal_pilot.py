@@ -326,6 +326,23 @@ async def pick(pilot: Any, app: App[Any], index: int) -> None:
     await pilot.press("down", *["down"] * index, "enter")
 
 
+async def walk_to(pilot: Any, app: App[Any], wanted: dict[str, Any]) -> set[str]:
+    """Through the commands' lists to ``wanted``: a list too long is narrowed step by
+    step (the kind, the suit, the card), each step with the arrows and enter."""
+    steps: set[str] = set()
+    while True:
+        await until(pilot, lambda: isinstance(app.screen, Choose), "the list")
+        listed = app.screen
+        assert isinstance(listed, Choose)
+        values = [value for _, value in listed.choices]
+        index = next(i for i, v in enumerate(values) if v == wanted or (isinstance(v, list) and wanted in v))
+        await pilot.press("down", *["down"] * index, "enter")
+        if not isinstance(values[index], list):
+            return steps
+        steps.add("narrowed")
+        await until(pilot, lambda listed=listed: app.screen is not listed, "the next list")  # type: ignore[misc]
+
+
 async def play_a_hand(pilot: Any, app: Shown, screen: TableScreen, table: DomainTable,
                       choose: Callable[[list[dict[str, Any]]], int]) -> set[str]:
     """The client's seat from the keyboard until the hand is over: the discard selected
@@ -357,11 +374,13 @@ async def play_a_hand(pilot: Any, app: Shown, screen: TableScreen, table: Domain
             menu = screen.moves.menu
             chosen = choose(menu)
             await pilot.press("m")
-            if menu[chosen]["type"] == "call_friend":  # by the card's name: typed, as a player finds it
+            if menu[chosen]["type"] == "call_friend" and len(menu) <= board.MENU_LIMIT:
+                # by the card's name: typed, as a player finds it in a list short enough
                 await until(pilot, lambda: isinstance(app.screen, Choose), "the list")
                 await pilot.press(*menu[chosen]["label"], "enter")
+                done.add("typed")
             else:
-                await pick(pilot, app, chosen)
+                done |= await walk_to(pilot, app, menu[chosen])
             if "count" in menu[chosen]:  # a step to select in the hand (mighty-3's kitty take)
                 taken = menu[chosen]
                 await until(pilot, lambda taken=taken: screen.current_step() == taken, "the step")  # type: ignore[misc]
@@ -379,7 +398,7 @@ def declaring(menu: list[dict[str, Any]]) -> int:
     for wanted in ("bid", "call_friend"):
         found = [i for i, c in enumerate(menu) if c["type"] == wanted]
         if found:
-            return found[0] if wanted == "bid" else found[min(3, len(found) - 1)]
+            return found[0] if wanted == "bid" else found[len(found) // 2]
     takes = [i for i, c in enumerate(menu) if c.get("take")]
     if takes:
         return takes[-1]
@@ -388,9 +407,9 @@ def declaring(menu: list[dict[str, Any]]) -> int:
 
 
 @pytest.mark.parametrize(("variant", "seed", "expected"), [
-    ("mighty-5", 3, {"bid", "discard", "call_friend", "play"}),
+    ("mighty-5", 3, {"bid", "discard", "call_friend", "typed", "play"}),
     ("mighty-3", 4, {"bid", "take", "play", "call_friend"}),
-    ("mighty-8", 5, {"bid", "discard", "call_friend", "play"}),
+    ("mighty-8", 5, {"bid", "discard", "call_friend", "play", "narrowed"}),
     ("mitigati", 7, {"bargain", "declare", "play"}),
     ("mitigati", 1, {"discard", "declare", "play"}),  # the client deals: the dealer's discard
 ])
@@ -414,3 +433,30 @@ def test_every_phase_of_a_hand_from_the_keyboard_at_80_by_24(variant: str, seed:
                 assert on_screen(app, screen.query_one(widget), SMALL), widget
 
     asyncio.run(drive())
+
+
+def test_too_many_commands_are_narrowed_by_kind_then_suit_then_card() -> None:
+    """mighty-8's friend calls (two cards of two packs: thousands of entries) are reached
+    in three short lists, every entry in exactly one group at each step."""
+    table = DomainTable("mighty-8", 5)
+    table.others_play()
+    entries = [c for c in table.view()["legal"] if c["type"] == "bid"]
+    table.send(0, entries[0])
+    table.others_play()
+    step = table.view()["legal"][0]
+    table.send(0, {"type": "discard", "cards": step["from"][: step["count"]]})
+    table.others_play()
+    menu = board.moves(table.view()).menu
+    assert len(menu) > 1000
+    kinds = board.narrowing(menu, "mighty-8")
+    assert kinds is not None and [len(g) for _, g in kinds] == [4, len(menu) - 4]
+    calls = kinds[1][1]
+    suits = board.narrowing(calls, "mighty-8")
+    assert suits is not None and sum(len(g) for _, g in suits) == len(calls) and len(suits) <= board.MENU_LIMIT
+    assert [text.split(" (")[0] for text, _ in suits[:4]] == ["spades", "hearts", "diamonds", "clubs"]
+    cards = board.narrowing(suits[0][1], "mighty-8")
+    assert cards is not None and cards[0][0].startswith("A♠¹  ace of spades (pack 1)")
+    last = cards[0][1]
+    while (more := board.narrowing(last, "mighty-8")) is not None:
+        last = more[0][1]
+    assert 0 < len(last) <= board.MENU_LIMIT and all(e["friend"][0] == "AS#1" for e in last)
