@@ -14,6 +14,8 @@ from urllib.parse import urlencode
 
 import httpx
 
+from clients.terminal.catalog import t
+
 PREFIX = "/api/v1"
 _RETRIED = frozenset({"unavailable", "offline"})  # docs/api.md: retry with the same command id
 _SESSION_PATHS = frozenset({"/sessions", "/sessions/refresh"})
@@ -82,7 +84,7 @@ class Api:
                 # gateway restarting: once more on a fresh connection before "offline"
                 answer = await self._http.request(method, url, json=body, headers=headers)
         except httpx.TransportError as error:
-            raise ApiError(0, "offline", f"The server at {self.url} cannot be reached ({error}).") from error
+            raise ApiError(0, "offline", t("terminal.offline", url=self.url, error=error)) from error
         if answer.status_code == 204:
             return None
         try:

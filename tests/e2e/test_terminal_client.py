@@ -61,8 +61,18 @@ async def press_card(pilot: Any, hand: HandBar, card: str) -> None:
 
 
 async def choose(pilot: Any, app: PlayApp, command: dict[str, Any], game: str) -> None:
-    """In the open menu, type the command's name to filter it to the top, then enter."""
-    await until(pilot, lambda: isinstance(app.screen, Choose), "the menu")
+    """In the open menu, type the command's name to filter it to the top, then enter; a
+    menu too long to list (Mitigati's bargaining) comes in steps: the group holding it."""
+    while True:
+        await until(pilot, lambda: isinstance(app.screen, Choose), "the menu")
+        listed = app.screen
+        assert isinstance(listed, Choose)
+        values = [value for _, value in listed.choices]
+        if not any(isinstance(value, list) for value in values):
+            break
+        index = next(i for i, value in enumerate(values) if isinstance(value, list) and command in value)
+        await pilot.press("down", *["down"] * index, "enter")
+        await until(pilot, lambda listed=listed: app.screen is not listed, "the next list")  # type: ignore[misc]
     await pilot.press(*said(command, game))  # the menu names an entry by its label
     await pilot.press("enter")
 
