@@ -115,15 +115,16 @@ class LobbyScreen(Screen[None]):
         listing = self.query_one("#tables", DataTable)
         keep = listing.cursor_row
         listing.clear()
+        wide = widths(listing.size.width or self.size.width)
         for found in sorted(tables, key=lambda t: t.get("created", ""), reverse=True):
             seats = found.get("seats") or []
             taken = sum(1 for s in seats if s.get("player"))
             names = ", ".join(s.get("name") or "·" for s in seats)
             known = deck(found["game"])
-            listing.add_row(literal(cut(found.get("name") or found["table"], 20)),
-                            literal(cut(known.name if known is not None else found["game"], 18)),
+            listing.add_row(literal(cut(found.get("name") or found["table"], wide[0])),
+                            literal(cut(known.name if known is not None else found["game"], wide[1])),
                             literal(t(f"web.status.{found['status']}"), STATUS_STYLES.get(found["status"], "")),
-                            literal(f"{taken}/{len(seats)}"), literal(cut(names, 28)),
+                            literal(f"{taken}/{len(seats)}"), literal(cut(names, wide[2])),
                             literal(f"{found.get('hands_played', 0)}/{found.get('hands')}"), key=found["table"])
         if listing.row_count:
             listing.move_cursor(row=min(keep, listing.row_count - 1))
@@ -229,6 +230,15 @@ class LobbyScreen(Screen[None]):
         table = self._selected()
         if table is not None:
             self.play_app.choose_replay(table, None)
+
+
+def widths(width: int) -> tuple[int, int, int]:
+    """How wide the table's name, the game's name and the players may be in a list
+    ``width`` columns wide, so that its six columns fit (80 columns: 14, 14, 20)."""
+    if width >= 120:
+        return 24, 20, max(28, width - 90)
+    spare = max(0, width - 80)
+    return 14 + spare // 4, 14 + spare // 4, 20 + spare // 2
 
 
 def cut(text: str, cells: int) -> str:

@@ -460,3 +460,39 @@ def test_too_many_commands_are_narrowed_by_kind_then_suit_then_card() -> None:
     while (more := board.narrowing(last, "mighty-8")) is not None:
         last = more[0][1]
     assert 0 < len(last) <= board.MENU_LIMIT and all(e["friend"][0] == "AS#1" for e in last)
+
+
+def test_the_lobby_fits_its_six_columns_in_80_columns(tmp_path: Path) -> None:
+    long = "W" * 40
+    tables = [{"table": f"t{n}", "name": f"{long}{n}", "game": game, "status": "open", "hands": 10,
+               "hands_played": 0, "created": f"2024-01-01T00:00:0{n}Z",
+               "seats": [{"seat": s, "player": f"p{s}", "name": f"Player number {s}", "bot": None}
+                         for s in range(seats)]}
+              for n, (game, seats) in enumerate([("mighty-8", 8), ("mitigati", 3), ("mighty-3-short", 3)])]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/games"):
+            return httpx.Response(200, json={"games": catalogue("en")})
+        return httpx.Response(200, json={"tables": tables})
+
+    config = tmp_path / "play.json"
+    session.save(config, "http://gateway.test", {"player": "p1", "name": "Ana", "token": "t1"})
+    app = PlayApp("http://gateway.test", config=config)
+    app.api = Api("http://gateway.test", transport=httpx.MockTransport(answer))
+
+    async def drive() -> None:
+        from textual.widgets import DataTable
+
+        async with app.run_test(size=SMALL) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            listing = app.screen.query_one("#tables", DataTable)
+            await until(pilot, lambda: listing.row_count == 3, "the tables")
+            await pilot.pause(0.3)
+            assert listing.virtual_size.width <= listing.size.width, (listing.virtual_size, listing.size)
+            lines = rendered(listing)
+            for column in ("Table", "Game", "Status", "Seats", "Players", "Hands"):
+                assert column in lines[0], lines[0]
+            assert any("Mighty (8 pla" in line for line in lines), lines  # the catalogue's name, cut to fit
+            assert any("…" in line for line in lines) and all("0/10" in line for line in lines[1:4]), lines
+
+    asyncio.run(drive())
