@@ -104,6 +104,14 @@ class TableStream:
             if waiting is not None and not waiting.done():
                 waiting.set_result(frame)
         elif kind == "error":
+            if frame.get("code") == "unauthorized" and self.api.refresh:
+                # an account's access token ran out (15 minutes): a new one for the
+                # session, and the socket opens again with it (``run``)
+                try:
+                    await self.api.renew()
+                    return
+                except ApiError:
+                    pass
             self._on_state(f"error: {frame.get('message') or frame.get('code')}")
             if frame.get("code") == "unauthorized":
                 self._stopped = True

@@ -162,3 +162,17 @@ def test_the_stream_hands_chat_frames_over_and_resumes_after_the_last_one() -> N
     frame = {"type": "chat", "id": "17-0", "player": "p1", "name": "Bo", "text": "hi", "at": "x", "phrase": None}
     asyncio.run(stream._frame(frame))
     assert heard == [frame] and "&chat_after=17-0" in stream.url()
+
+
+def test_a_stream_refused_for_an_old_access_token_renews_it_and_goes_on() -> None:
+    gateway = Gateway()
+    api = Api(URL, "access-1", transport=httpx.MockTransport(gateway))
+    api.refresh = "refresh-1"
+    states: list[str] = []
+    stream = TableStream(api, "t1", on_view=None, on_state=states.append)  # type: ignore[arg-type]
+    asyncio.run(stream._frame({"type": "error", "code": "unauthorized", "message": "That token has expired."}))
+    assert api.token == "access-2" and "token=access-2" in stream.url()
+    assert not stream._stopped and states == []
+    guest = TableStream(Api(URL, "guest-token"), "t1", on_view=None, on_state=states.append)  # type: ignore[arg-type]
+    asyncio.run(guest._frame({"type": "error", "code": "unauthorized", "message": "That token is not valid."}))
+    assert guest._stopped and states == ["error: That token is not valid."]
