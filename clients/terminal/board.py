@@ -406,8 +406,9 @@ def _named(group: list[dict[str, Any]]) -> str:
 def narrowing(entries: list[dict[str, Any]], game: str | None) -> list[tuple[str, list[dict[str, Any]]]] | None:
     """How to pick among too many commands (mighty-8's 3,656 friend calls) by steps, none
     knowing a game: by the kind of command; then, at the first place the entries differ,
-    by the suit of the card there, then by the card (the catalogue's names); a value that
-    is no card is its own group. None: few enough to list them all."""
+    by the suit of the card there, then by the card (the catalogue's names), or numbers by
+    tens (Mitigati's offers, 1 to 130); a value that is no card is its own group. None:
+    few enough to list them all."""
     if len(entries) <= MENU_LIMIT:
         return None
     kinds: dict[str, list[dict[str, Any]]] = {}
@@ -427,6 +428,12 @@ def narrowing(entries: list[dict[str, Any]], game: str | None) -> list[tuple[str
     cards = found.cards if found is not None else {}
     # in the catalogue's order (a hand's): the cards by suit, high to low, then the rest
     by_value = dict(sorted(by_value.items(), key=lambda kv: (0, cards[kv[0]].order) if kv[0] in cards else (1, 0)))
+    if len(by_value) > MENU_LIMIT and all(v.isdigit() for v in by_value):  # numbers: by tens
+        by_tens: dict[int, list[tuple[int, list[dict[str, Any]]]]] = {}
+        for value, group in by_value.items():
+            by_tens.setdefault((int(value) - 1) // 10, []).append((int(value), group))
+        return [(f"{min(n for n, _ in runs)}–{max(n for n, _ in runs)}", [e for _, g in runs for e in g])
+                for _, runs in sorted(by_tens.items())]
     if len(by_value) > MENU_LIMIT and found is not None:  # by the suit first
         by_suit: dict[str, list[dict[str, Any]]] = {}
         named: dict[str, str] = {}

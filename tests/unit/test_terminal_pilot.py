@@ -496,3 +496,18 @@ def test_the_lobby_fits_its_six_columns_in_80_columns(tmp_path: Path) -> None:
             assert any("…" in line for line in lines) and all("0/10" in line for line in lines[1:4]), lines
 
     asyncio.run(drive())
+
+
+def test_many_amounts_are_narrowed_by_tens() -> None:
+    """Mitigati's bargaining: pass, go on, or one of some 130 amounts to pay or ask."""
+    table = DomainTable("mitigati", 7)
+    table.others_play()
+    menu = board.moves(table.view()).menu
+    assert len(menu) > 200 and {c["type"] for c in menu} == {"bargain"}
+    actions = board.narrowing(menu, "mitigati")
+    assert actions is not None and [len(g) for _, g in actions][:2] == [1, 1]
+    paying = next(g for _, g in actions if g[0].get("action") == "pay")
+    tens = board.narrowing(paying, "mitigati")
+    assert tens is not None and tens[0][0] == "1–10" and len(tens[0][1]) == 10
+    assert sum(len(g) for _, g in tens) == len(paying) and len(tens) <= board.MENU_LIMIT
+    assert board.narrowing(tens[0][1], "mitigati") is None
