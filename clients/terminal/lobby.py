@@ -235,6 +235,8 @@ class LobbyScreen(Screen[None]):
 def widths(width: int) -> tuple[int, int, int]:
     """How wide the table's name, the game's name and the players may be in a list
     ``width`` columns wide, so that its six columns fit (80 columns: 14, 14, 20)."""
+    if width >= 160:  # every name whole (a table's: 40 characters, 44 columns when wide)
+        return 44, 24, width - 124
     if width >= 120:
         return 24, 20, max(28, width - 90)
     spare = max(0, width - 80)

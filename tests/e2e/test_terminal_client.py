@@ -351,7 +351,7 @@ async def _hostile_names(url: str, tmp_path: Path) -> None:
         listing = lobby.query_one("#tables")
         await until(pilot, lambda: {k.value for k in listing.rows} >= set(tables),  # type: ignore[attr-defined]
                     "every hostile table in the lobby")
-        assert "Playing as [/x] at" in str(lobby.query_one("#who").render())
+        assert "Playing as [/x] (guest) at" in str(lobby.query_one("#who").render())
 
         def misshown() -> list[tuple[str, str]]:
             """The tables whose row does not show the table's and the player's name as written."""
