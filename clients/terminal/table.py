@@ -167,7 +167,7 @@ class TableScreen(Screen[None]):
             text = Text.assemble(t("terminal.result.of_hand", n=hand) + " ", text)
             self.last_result = text
             self._log(text)
-            self.query_one("#result", Static).update(text)
+            self._line("#result", text)
 
     def _on_connection(self, state: str) -> None:
         style = "green" if state == "connected" else "yellow"
@@ -215,8 +215,8 @@ class TableScreen(Screen[None]):
         self.moves = board.moves(view)
         self.query_one("#status", Static).update(board.status(view, self.names))
         self.query_one(Seats).show(board.seat_columns(), board.seat_rows(view, self.names))
-        self.query_one("#trick", Static).update(board.last_trick(view, self.names) or "")
-        self.query_one("#result", Static).update(board.result(view, self.names) or self.last_result or "")
+        self._line("#trick", board.last_trick(view, self.names))
+        self._line("#result", board.result(view, self.names) or self.last_result)
         self.query_one("#prompt", Static).update(literal(board.prompt(view, self.moves, self.current_step())))
         hand = self.query_one(HandBar)
         hand.display = view.get("seat") is not None
@@ -225,6 +225,12 @@ class TableScreen(Screen[None]):
         cards = board.step_cards(list(view.get("hand_order") or view.get("hand") or ()), step)
         hand.show(cards, set(step.get("from") or ()) if step else self.moves.cards, view.get("game"),
                   int(step["count"]) if step else 0, ordered="hand_order" in view)
+
+    def _line(self, where: str, text: Text | None) -> None:
+        """A line of the board, taking no room while it has nothing to say (80×24)."""
+        shown = self.query_one(where, Static)
+        shown.update(text or "")
+        shown.display = text is not None
 
     def current_step(self) -> dict[str, Any] | None:
         """The selection under way: the view's one discard step, or the one chosen from
