@@ -14,12 +14,8 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.terminal.cards import cards_text, is_point_card, label, suit_label
-from clients.terminal.words import PHASES
-
-# the menu's kinds of command, as the prompt names them
-KINDS = {"pass": "pass", "bid": "bid", "change_trump": "change the trump", "call_friend": "call the friend",
-         "discard": "discard", "exchange": "exchange", "bargain": "bargain", "declare": "declare", "play": "play"}
+from clients.terminal.cards import cards_text, deck, label, plain, suit_label
+from clients.terminal.catalog import t
 
 
 @dataclass
@@ -27,7 +23,10 @@ class Moves:
     """The view's legal commands, split by how the keyboard reaches them."""
 
     plays: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # card → its play commands
-    discard: dict[str, Any] | None = None  # the count form: {"type": "discard", "count": N, "from": […]}
+    # the count form: {"type": "discard", "count": N, "from": […]}, when it is the only one;
+    # several (mighty-3: one for each set of kitty cards to keep, ``take``) are in the menu,
+    # where choosing one starts the selection (``TableScreen.step``)
+    discard: dict[str, Any] | None = None
     menu: list[dict[str, Any]] = field(default_factory=list)  # everything else, by name
 
     @property
@@ -40,14 +39,36 @@ class Moves:
 
 def moves(view: dict[str, Any]) -> Moves:
     found = Moves()
+    steps = []
     for command in view.get("legal") or ():
         if command.get("type") == "play" and isinstance(command.get("card"), str):
             found.plays.setdefault(command["card"], []).append(command)
-        elif command.get("type") == "discard" and "count" in command:
-            found.discard = command
+        elif is_step(command):
+            steps.append(command)
         else:
             found.menu.append(command)
+    if len(steps) == 1:
+        found.discard = steps[0]
+    else:
+        found.menu.extend(steps)
     return found
+
+
+def is_step(command: dict[str, Any]) -> bool:
+    """A step of several cards to select (the discard as a count), not a command yet."""
+    return command.get("type") == "discard" and "count" in command
+
+
+def step_cards(hand: list[str], step: dict[str, Any] | None) -> list[str]:
+    """The cards a step selects from, as the hand bar shows them: the hand, and the kitty
+    cards the step keeps (mighty-3's ``take``: not in the hand yet, and may go again)."""
+    taken = [c for c in (step or {}).get("take") or () if c not in hand]
+    return [*hand, *taken]
+
+
+def card_text(card: str, game: str | None) -> str:
+    """A card as the screen draws it (``A♠``)."""
+    return plain(card, game)
 
 
 def discard_command(step: dict[str, Any], cards: list[str]) -> dict[str, Any]:
@@ -64,15 +85,17 @@ def state(view: dict[str, Any]) -> dict[str, Any]:
     return shown if isinstance(shown, dict) else view
 
 
-def trump(view: dict[str, Any]) -> str | None:
-    contract = state(view).get("contract")
-    return str(contract[1]) if isinstance(contract, list) and len(contract) == 2 else None
+def phase_name(view: dict[str, Any]) -> str:
+    """The view's phase as the catalogue names it for the reader."""
+    phase = str(view.get("phase") or "")
+    found = deck(view.get("game"))
+    return found.phases.get(phase, phase) if found is not None else phase
 
 
 def seat_name(names: list[str], seat: int | None) -> str:
     if seat is None:
-        return "nobody"
-    return names[seat] if seat < len(names) and names[seat] else f"seat {seat}"
+        return t("terminal.status.nobody")
+    return names[seat] if seat < len(names) and names[seat] else t("terminal.status.seat", n=seat)
 
 
 def time_left(deadline: str | None, now: datetime | None = None) -> str | None:
@@ -91,51 +114,51 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
     shown = state(view)
     game = view.get("game")
     text = Text()
-    text.append(f"Hand {view.get('hand_no') or 0}", style="bold")
+    text.append(t("terminal.status.hand", n=view.get("hand_no") or 0), style="bold")
     if "hands_scored" in view:  # a table's view; a replay step knows only its own hand
-        text.append(f" ({view['hands_scored']} scored)")
-    text.append(f"  ·  {PHASES.get(view.get('phase', ''), view.get('phase', ''))}")
+        text.append(" " + t("terminal.status.scored", n=view["hands_scored"]))
+    text.append(f"  ·  {phase_name(view)}")
     if view.get("status") == "closed":
-        text.append("  ·  the match is over", style="bold yellow")
+        text.append("  ·  " + t("terminal.status.over"), style="bold yellow")
     to_act = view.get("to_act")
     if to_act is not None:
         text.append("\n")
         if to_act == view.get("seat"):
-            text.append("Your turn", style="bold reverse green")
+            text.append(t("terminal.status.your_turn"), style="bold reverse green")
         else:
-            text.append(f"{seat_name(names, to_act)} to act", style="bold")
+            text.append(t("terminal.status.to_act", name=seat_name(names, to_act)), style="bold")
         left = time_left(view.get("deadline"), now)
         if left is not None:
-            text.append(f"  ⏱ {left} left", style="yellow")
+            text.append("  " + t("terminal.status.left", time=left), style="yellow")
     declarer = shown.get("declarer")
     contract = shown.get("contract")
     if declarer is not None and isinstance(contract, list):
-        text.append("\nContract: ")
+        text.append("\n" + t("terminal.status.contract") + " ")
         text.append(f"{seat_name(names, declarer)} {contract[0]} ")
-        text.append_text(suit_label(str(contract[1])))
+        text.append_text(suit_label(str(contract[1]), game))
     call = shown.get("friend_call")
     if isinstance(call, list) and call:
-        text.append("   Friend call: ")
+        text.append("   " + t("terminal.status.friend_call") + " ")
         text.append_text(_friend_call(call, game))
         friend = shown.get("friend")
         if shown.get("friend_known") or (friend is not None and friend == view.get("seat")):
             text.append(f" → {seat_name(names, friend) if friend is not None else 'none'}", style="bold")
     if shown.get("lead_suit"):
-        text.append("   Lead advice: ")
-        text.append_text(suit_label(str(shown["lead_suit"])))
+        text.append("   " + t("terminal.status.lead_advice") + " ")
+        text.append_text(suit_label(str(shown["lead_suit"]), game))
     kitty = shown.get("kitty")
     if kitty:
-        text.append("\nKitty: ")
+        text.append("\n" + t("terminal.status.kitty") + " ")
         text.append_text(cards_text(list(kitty), game))
     if shown.get("discards"):
-        text.append("   Discarded: ")
+        text.append("   " + t("terminal.status.discarded") + " ")
         text.append_text(cards_text(list(shown["discards"]), game))
     bargaining = shown.get("bargaining")
     if isinstance(bargaining, dict):
         text.append("\n" + _bargaining(bargaining, names))
     declarations = shown.get("declarations")
     if declarations:
-        text.append("\nDeclared: " + "; ".join(_declaration(d, names, game) for d in declarations))
+        text.append("\n" + t("terminal.status.declared") + " " + "; ".join(_declaration(d, names, game) for d in declarations))
     return text
 
 
@@ -143,18 +166,18 @@ def _friend_call(call: list[Any], game: str | None) -> Text:
     kind = call[0]
     if kind == "card" and len(call) > 1:
         return label(str(call[1]), game)
-    return Text({"none": "no friend", "first_trick": "the first trick's winner"}.get(str(kind), str(kind)))
+    return Text(t(f"terminal.friend.{kind}") if kind in ("none", "first_trick") else str(kind))
 
 
 def _bargaining(bargaining: dict[str, Any], names: list[str]) -> str:
-    parts = [f"Bargaining (session {bargaining.get('session')})"]
+    parts = [t("terminal.bargain.session", n=bargaining.get("session"))]
     if bargaining.get("payer") is not None:
-        parts.append(f"{seat_name(names, bargaining['payer'])} offers {bargaining.get('offer')}")
+        parts.append(t("terminal.bargain.offers", name=seat_name(names, bargaining["payer"]), amount=bargaining.get("offer")))
     if bargaining.get("seller") is not None:
-        parts.append(f"{seat_name(names, bargaining['seller'])} asks {bargaining.get('ask')}")
+        parts.append(t("terminal.bargain.asks", name=seat_name(names, bargaining["seller"]), amount=bargaining.get("ask")))
     said = [_said(entry, names) for entry in bargaining.get("said") or ()]
     if said:
-        parts.append("said: " + ", ".join(said[-6:]))
+        parts.append(t("terminal.bargain.said") + " " + ", ".join(said[-6:]))
     return "  ·  ".join(parts)
 
 
@@ -164,8 +187,9 @@ def _said(entry: Any, names: list[str]) -> str:
         return str(entry)
     seat, action = entry[0], str(entry[1])
     amount = entry[2] if len(entry) > 2 else None
-    verb = {"pass": "passes", "continue": "continues", "pay": "pays", "sell": "sells"}.get(action, action)
-    return f"{seat_name(names, seat)} {verb}" + (f" {amount}" if amount is not None else "")
+    if action not in ("pass", "continue", "pay", "sell"):
+        return f"{seat_name(names, seat)} {action}" + (f" {amount}" if amount is not None else "")
+    return t(f"terminal.bargain.{action}", name=seat_name(names, seat), amount=amount)
 
 
 def _declaration(entry: Any, names: list[str], game: str | None) -> str:
@@ -179,26 +203,28 @@ def _declaration(entry: Any, names: list[str], game: str | None) -> str:
     return text
 
 
-def _auction_by_seat(shown: dict[str, Any]) -> dict[int, str]:
+def _auction_by_seat(shown: dict[str, Any], game: str | None) -> dict[int, str]:
     """Each seat's highest bid, or ``pass`` for a seat that passed without bidding."""
     best: dict[int, str] = {}
     for entry in shown.get("auction") or ():
         if isinstance(entry, list) and len(entry) == 3:
             seat, points, suit = entry
             if points:
-                best[int(seat)] = f"{points} {suit_label(str(suit)).plain}"
+                best[int(seat)] = f"{points} {suit_label(str(suit), game).plain}"
             else:
-                best.setdefault(int(seat), "pass")
+                best.setdefault(int(seat), t("terminal.auction.passed"))
     return best
 
 
 def auction_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) -> list[str]:
     """The bids and passes said since ``before``, in words, for the log."""
+    game = after.get("game")
     old = len(state(before).get("auction") or ()) if state(before).get("hand_no") == state(after).get("hand_no") else 0
     said = []
     for seat, points, suit in (state(after).get("auction") or [])[old:]:
-        said.append(f"{seat_name(names, seat)} " + ("passes" if not points
-                                                     else f"bids {points} {suit_label(str(suit)).plain}"))
+        who = seat_name(names, seat)
+        said.append(t("terminal.auction.pass", name=who) if not points
+                    else t("terminal.auction.bid", name=who, bid=f"{points} {suit_label(str(suit), game).plain}"))
     return said
 
 
@@ -212,7 +238,8 @@ def trick_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) 
         len(state(before).get("tricks") or ()) == len(state(after).get("tricks") or ()) else 0
     seats = max(1, len(after.get("seats") or ()) or len(state(after).get("hand_sizes") or ()))
     leader = int(new_trick.get("leader") or 0)
-    return [Text.assemble(f"{seat_name(names, (leader + i) % seats)} plays ", label(card, after.get("game")))
+    return [Text.assemble(t("terminal.trick.plays", name=seat_name(names, (leader + i) % seats)), " ",
+                          label(card, after.get("game")))
             for i, card in enumerate(new_trick.get("cards") or ()) if i >= seen]
 
 
@@ -228,11 +255,11 @@ def declarer_side(view: dict[str, Any]) -> set[int]:
 
 def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
     """One row per seat: who, the bid, the card in the current trick, tricks won, the
-    defenders' point cards in front of them, cards left, the match total."""
+    points a defender took (face up), cards left, the match total."""
     shown = state(view)
     game = view.get("game")
     seats = len(view.get("seats") or ()) or len(shown.get("hand_sizes") or ())
-    bids = _auction_by_seat(shown)
+    bids = _auction_by_seat(shown, game)
     trick = shown.get("trick") if isinstance(shown.get("trick"), dict) else None
     played: dict[int, str] = {}
     if trick:
@@ -240,13 +267,13 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
         for i, card in enumerate(trick.get("cards") or ()):
             played[(leader + i) % max(1, seats)] = card
     won: dict[int, int] = {}
-    points: dict[int, list[str]] = {}
     for done in shown.get("tricks") or ():
         winner = done.get("winner")
-        if winner is None:
-            continue
-        won[winner] = won.get(winner, 0) + 1
-        points.setdefault(winner, []).extend(c for c in done.get("cards") or () if is_point_card(c, game))
+        if winner is not None:
+            won[winner] = won.get(winner, 0) + 1
+    # the points each seat took, as the server counts them: a defender's lie face up
+    # (docs/rules/mighty.md §5); the declarer's side's are not shown before the end
+    taken = shown.get("face_up_points") or shown.get("points") or []
     side = declarer_side(view)
     sizes = shown.get("hand_sizes") or []
     totals = view.get("totals") or []
@@ -255,23 +282,23 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
         who = Text(("▶ " if seat == view.get("to_act") else "  ") + seat_name(names, seat),
                    style="bold green" if seat == view.get("seat") else "")
         if seat == view.get("seat"):
-            who.append(" (you)", style="green")
+            who.append(" " + t("terminal.seats.you"), style="green")
         role = Text()
         if seat == shown.get("declarer"):
-            role.append("declarer", style="bold yellow")
+            role.append(t("terminal.role.declarer"), style="bold yellow")
         elif seat in side:
-            role.append("friend", style="yellow")
+            role.append(t("terminal.role.friend"), style="yellow")
         elif seat == view.get("seat") and shown.get("friend") == seat:
-            role.append("friend (secret)", style="yellow")
+            role.append(t("terminal.role.secret_friend"), style="yellow")
         if seat == shown.get("dealer", view.get("dealer")):  # this hand's, not the next one's
-            role.append(" dealer" if role else "dealer", style="dim")
+            role.append((" " if role else "") + t("terminal.role.dealer"), style="dim")
         card = played.get(seat)
         in_trick = label(card, game) if card else Text("")
         if card and trick and seat == trick.get("leader"):
-            in_trick.append(" (led)", style="dim")
+            in_trick.append(" " + t("terminal.trick.led"), style="dim")
         face_up = Text("")
-        if seat not in side and points.get(seat):
-            face_up = cards_text(points[seat], game)
+        if seat < len(taken) and (seat not in side or shown.get("scores")) and taken[seat]:
+            face_up = Text(str(taken[seat]))
         rows.append((
             who, role, Text(bids.get(seat, "")), in_trick, Text(str(won.get(seat, 0))), face_up,
             Text(str(sizes[seat]) if seat < len(sizes) else ""),
@@ -280,7 +307,11 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
     return rows
 
 
-SEAT_COLUMNS = ("Seat", "Role", "Bid", "Trick", "Won", "Point cards", "Cards", "Total")
+SEAT_COLUMNS = ("seat", "role", "bid", "trick", "won", "points", "cards", "total")
+
+
+def seat_columns() -> tuple[Text, ...]:
+    return tuple(Text(t(f"terminal.seats.{c}")) for c in SEAT_COLUMNS)
 
 
 def last_trick(view: dict[str, Any], names: list[str]) -> Text | None:
@@ -288,42 +319,138 @@ def last_trick(view: dict[str, Any], names: list[str]) -> Text | None:
     if not tricks:
         return None
     done = tricks[-1]
-    text = Text(f"Last trick ({len(tricks)}): ")
+    text = Text(t("terminal.trick.last", n=len(tricks)) + " ")
     text.append_text(cards_text(list(done.get("cards") or ()), view.get("game")))
-    text.append(f" — won by {seat_name(names, done.get('winner'))}", style="bold")
+    text.append(" " + t("terminal.trick.won_by", name=seat_name(names, done.get("winner"))), style="bold")
     return text
 
 
 def result(view: dict[str, Any], names: list[str]) -> Text | None:
-    """The hand's result, once it is scored."""
+    """The hand's result, once it is scored, with how it came about: the contract and
+    whether it was made, the points each seat took, what a bargain paid, each seat's score."""
     shown = state(view)
     scores = shown.get("scores")
     if shown.get("phase") not in ("finished", "abandoned", "redeal") or not scores:
         return None
-    text = Text("Hand result: ", style="bold")
+    text = Text(t("terminal.result.title") + " ", style="bold")
     made = shown.get("made")
+    contract = shown.get("contract")
     if made is not None:
-        text.append("contract made" if made else "contract failed", style="bold green" if made else "bold red")
+        text.append(t("terminal.result.made" if made else "terminal.result.failed"),
+                    style="bold green" if made else "bold red")
+        if shown.get("declarer") is not None and isinstance(contract, list) and len(contract) == 2:
+            bid = f"{contract[0]} {suit_label(str(contract[1]), view.get('game')).plain}"
+            text.append(" " + t("terminal.result.bid", name=seat_name(names, shown["declarer"]), bid=bid))
         if shown.get("declarer_side_points") is not None:
-            text.append(f" (declarer's side took {shown['declarer_side_points']} points)")
+            text.append(t("terminal.result.side_points", n=shown["declarer_side_points"]))
     elif shown.get("phase") == "abandoned":
-        text.append("the deal was abandoned")
-    text.append("\nScores: " + ", ".join(f"{seat_name(names, s)} {v:+d}" for s, v in enumerate(scores)))
+        text.append(t("terminal.result.abandoned"))
+    else:
+        text.append(t("terminal.result.scored"))
+    abandoned = shown.get("abandoned")
+    if isinstance(abandoned, list) and len(abandoned) == 4:  # (session, payer, seller, amount)
+        text.append("\n" + t("terminal.result.bargain", payer=seat_name(names, abandoned[1]),
+                                seller=seat_name(names, abandoned[2]), amount=abandoned[3], n=abandoned[0]))
+    taken = shown.get("points") or shown.get("face_up_points")
+    if isinstance(taken, list) and taken:
+        text.append("\n" + t("terminal.result.points") + " " + ", ".join(f"{seat_name(names, s)} {v}" for s, v in enumerate(taken)))
+    text.append("\n" + t("terminal.result.scores") + " " + ", ".join(f"{seat_name(names, s)} {v:+d}" for s, v in enumerate(scores)))
     return text
 
 
-def prompt(view: dict[str, Any], found: Moves) -> str:
-    """What the keyboard can do now, in one line."""
+def prompt(view: dict[str, Any], found: Moves, step: dict[str, Any] | None = None) -> str:
+    """What the keyboard can do now, in one line; ``step``: the selection under way."""
     if view.get("seat") is None:
-        return "Watching as a spectator."
+        return t("terminal.prompt.spectator")
     if view.get("to_act") != view.get("seat") and not view.get("legal"):
-        return "Waiting for the others."
-    if found.discard is not None:
-        return f"Select {found.discard['count']} cards to discard (space), then enter."
+        return t("terminal.prompt.waiting")
+    step = step or found.discard
+    if step is not None:
+        others = "; " + t("terminal.prompt.other_commands") if [c for c in found.menu if c is not step] else ""
+        return t("terminal.prompt.select", count=step["count"]) + others + "."
     parts = []
     if found.plays:
-        parts.append("←/→ and enter play a card")
+        parts.append(t("terminal.prompt.play"))
     if found.menu:
-        kinds = list(dict.fromkeys(KINDS.get(c.get("type", ""), c.get("type", "")) for c in found.menu))
-        parts.append(f"m or enter: choose a command ({', '.join(kinds)}; {len(found.menu)} in all)")
-    return "; ".join(parts) or "Nothing to do."
+        parts.append(t("terminal.prompt.menu", count=len(found.menu)))
+    return "; ".join(parts) or t("terminal.prompt.nothing")
+
+
+MENU_LIMIT = 60  # a list longer than this is narrowed step by step (``narrowing``)
+
+
+def _parts(entry: dict[str, Any]) -> list[str]:
+    """An entry's values in order (its cards among them), its type and label aside."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in ("type", "label"):
+                    walk(item)
+        elif value is not None:
+            found.append(str(value))
+
+    walk(entry)
+    return found
+
+
+def _named(group: list[dict[str, Any]]) -> str:
+    first = str(group[0].get("label") or group[0].get("type"))
+    return first if len(group) == 1 else f"{first} … ({len(group)})"
+
+
+def narrowing(entries: list[dict[str, Any]], game: str | None) -> list[tuple[str, list[dict[str, Any]]]] | None:
+    """How to pick among too many commands (mighty-8's 3,656 friend calls) by steps, none
+    knowing a game: by the kind of command; then, at the first place the entries differ,
+    by the suit of the card there, then by the card (the catalogue's names), or numbers by
+    tens (Mitigati's offers, 1 to 130); a value that is no card is its own group. None:
+    few enough to list them all."""
+    if len(entries) <= MENU_LIMIT:
+        return None
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        kinds.setdefault(str(entry.get("type")), []).append(entry)
+    if len(kinds) > 1:
+        return [(_named(group), group) for group in kinds.values()]
+    parts = [_parts(e) for e in entries]
+    width = max(len(p) for p in parts)
+    place = next((i for i in range(width) if len({p[i] if i < len(p) else "" for p in parts}) > 1), None)
+    if place is None:
+        return None
+    found = deck(game)
+    by_value: dict[str, list[dict[str, Any]]] = {}
+    for entry, part in zip(entries, parts, strict=True):
+        by_value.setdefault(part[place] if place < len(part) else "", []).append(entry)
+    cards = found.cards if found is not None else {}
+    # in the catalogue's order (a hand's): the cards by suit, high to low, then the rest
+    by_value = dict(sorted(by_value.items(), key=lambda kv: (0, cards[kv[0]].order) if kv[0] in cards else (1, 0)))
+    if len(by_value) > MENU_LIMIT and all(v.isdigit() for v in by_value):  # numbers: by tens
+        by_tens: dict[int, list[tuple[int, list[dict[str, Any]]]]] = {}
+        for value, group in by_value.items():
+            by_tens.setdefault((int(value) - 1) // 10, []).append((int(value), group))
+        return [(f"{min(n for n, _ in runs)}–{max(n for n, _ in runs)}", [e for _, g in runs for e in g])
+                for _, runs in sorted(by_tens.items())]
+    if len(by_value) > MENU_LIMIT and found is not None:  # by the suit first
+        by_suit: dict[str, list[dict[str, Any]]] = {}
+        named: dict[str, str] = {}
+        for value, group in by_value.items():
+            card = cards.get(value)
+            key = f"suit:{card.suit}" if card is not None and card.suit else f"value:{value}"
+            if card is not None and card.suit:
+                named[key] = found.suits.get(card.suit, card.suit)
+            by_suit.setdefault(key, []).extend(group)
+        return [(f"{named[key]} ({len(group)})" if key in named else _named(group), group)
+                for key, group in by_suit.items()]
+    shown: list[tuple[str, list[dict[str, Any]]]] = []
+    for value, group in by_value.items():
+        card = cards.get(value)
+        if card is not None:
+            text = f"{plain(value, game)}  {card.label}" + (f" ({len(group)})" if len(group) > 1 else "")
+        else:
+            text = _named(group)
+        shown.append((text, group))
+    return shown

@@ -1,115 +1,146 @@
-"""Cards as the terminal shows them: suit symbols and colours, sorted by suit.
+"""Cards as the server's games catalogue names them (``GET /api/v1/games``, docs/api.md,
+"Games, labels and languages"): each card's rank as printed, its suit, its place in a
+sorted hand (``order``), its name in the reader's language; each suit's name.
 
-Card names are the hand-file names (docs/hand-files.md): Mighty's ``AS``, ``TD``, ``JK``
-(with a pack in the large games: ``KH#2``, ``JK3``); Mitigati's ``1D`` … ``KS`` in coins,
-cups, batons and swords, the trumps ``T1`` … ``T21`` and ``FOOL``.
+The client knows no game: ``register`` takes the catalogue once it is read, and a card of
+a game it does not hold is shown by its name (``AS``). What the client adds is typography
+only: the glyph drawn for a suit, looked up by the suit's English name (the catalogue read
+once more in English, ``english``): ``♠ ♥ ♦ ♣`` for spades, hearts, diamonds and clubs,
+``◉ ∪ ‖ †`` for coins, cups, batons and swords, ``T`` before the number of a trump
+(``T21``); a suit it has no glyph for is drawn with
+the first letter of its name. Each glyph has its colour, so that two suits never look
+alike on a dark terminal; a card of no suit (a joker, a trump of the tarot, the Fool) is
+magenta. Two cards of one rank and suit (two packs) are told apart by a small number.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from rich.text import Text
 
-_MIGHTY = re.compile(r"(?P<rank>[2-9TJQKA])(?P<suit>[SHDC])(?:#(?P<pack>\d))?")
-_JOKER = re.compile(r"JK(?P<pack>\d)?")
-_MITIGATI = re.compile(r"(?P<rank>[1-9TFNQK])(?P<suit>[DCBS])")
-_TRUMP = re.compile(r"T(?P<number>\d{1,2})")
-
-SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "NT": "NT"}
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs", "NT": "no trump"}
-# four colours, so that two suits never look alike on a dark terminal
-SUIT_STYLES = {"S": "bold bright_white", "H": "bold red", "D": "bold dark_orange", "C": "bold green",
-               "NT": "bold cyan"}
-_MIGHTY_RANKS = "AKQJT98765432"
-_POINT_RANKS = frozenset("AKQJT")  # docs/rules/mighty.md §1: every A, K, Q, J, 10
-
-# Mitigati's Italian suits: coins, cups, batons, swords
-MITIGATI_SYMBOLS = {"D": "◉", "C": "∪", "B": "‖", "S": "†"}
-MITIGATI_NAMES = {"D": "coins", "C": "cups", "B": "batons", "S": "swords"}
-MITIGATI_STYLES = {"D": "bold yellow", "C": "bold red", "B": "bold green", "S": "bold bright_blue"}
-# docs/rules/mitigati.md, "The cards": high to low; coins and cups run the other way below the court
-_LONG_ORDER = "KQNFT987654321"
-_SHORT_ORDER = "KQNF123456789T"
-_MITIGATI_SUIT_ORDER = "DCBS"
+GLYPHS = {"spades": "♠", "hearts": "♥", "diamonds": "♦", "clubs": "♣", "no trump": "NT",
+          "coins": "◉", "cups": "∪", "batons": "‖", "swords": "†", "trumps": "T"}
+BEFORE = frozenset({"T"})  # glyphs drawn before the rank: the tarot's trumps, T1 … T21
+STYLES = {"♠": "bold bright_white", "♥": "bold red", "♦": "bold dark_orange", "♣": "bold green", "NT": "bold cyan",
+          "◉": "bold yellow", "∪": "bold red", "‖": "bold green", "†": "bold bright_blue", "T": "bold magenta"}
+NO_SUIT_STYLE = "bold magenta"
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 @dataclass(frozen=True)
 class Card:
     name: str
-    rank: str  # as shown: "10", "K", "T21", "Jkr", "Fool"
-    suit: str | None  # the hand-file suit letter, None for a joker, trump or the Fool
-    symbol: str
-    style: str
-    order: tuple[int, int, int]  # sorts a hand by suit, high to low
+    rank: str  # as printed: "10", "K", "20", "JK"
+    suit: str | None
+    label: str  # the card's name in the reader's language: "ace of spades"
+    order: int  # a hand sorted by it shows as the rules order it
+    mark: str = ""  # "²": the second card of this rank and suit (two packs)
 
 
-def parse(name: str, game: str | None = None) -> Card:
-    """The card of a hand-file name, for the table's game (``mitigati`` or a Mighty)."""
-    if game == "mitigati":
-        return _mitigati(name)
-    if joker := _JOKER.fullmatch(name):
-        pack = int(joker["pack"] or 1)
-        return Card(name, "Jkr" + _pack(joker["pack"]), None, "", "bold magenta", (4, 0, pack))
-    if found := _MIGHTY.fullmatch(name):
-        rank, suit = found["rank"], found["suit"]
-        pack = int(found["pack"] or 1)
-        shown = "10" if rank == "T" else rank
-        return Card(name, shown, suit, SUIT_SYMBOLS[suit] + _pack(found["pack"]), SUIT_STYLES[suit],
-                    ("SHCD".index(suit), _MIGHTY_RANKS.index(rank), pack))
-    return Card(name, name, None, "", "bold", (9, 0, 0))
+@dataclass(frozen=True)
+class Deck:
+    """One game of the catalogue, in the reader's words."""
+
+    game: str
+    name: str
+    seats: int
+    cards: dict[str, Card] = field(default_factory=dict)
+    suits: dict[str, str] = field(default_factory=dict)  # suit → its name
+    glyphs: dict[str, str] = field(default_factory=dict)  # suit → the glyph drawn
+    phases: dict[str, str] = field(default_factory=dict)  # phase → its name
+
+    @classmethod
+    def of(cls, game: dict[str, Any], english: dict[str, Any] | None = None) -> Deck:
+        """A ``Game`` of ``GET /games``; ``english``: the same game read in English, for
+        the suits' glyphs."""
+        seen: dict[tuple[str, str | None], int] = {}
+        cards: dict[str, Card] = {}
+        for entry in game.get("cards") or ():
+            twin = (str(entry.get("rank")), entry.get("suit"))
+            seen[twin] = seen.get(twin, 0) + 1
+            cards[str(entry["card"])] = Card(str(entry["card"]), str(entry.get("rank")), entry.get("suit"),
+                                             str(entry.get("label")), int(entry.get("order") or 0),
+                                             str(seen[twin]) if seen[twin] > 1 else "")
+        # the first of two twins is marked too, once there is a second
+        for name, card in list(cards.items()):
+            if not card.mark and seen[(card.rank, card.suit)] > 1:
+                cards[name] = Card(card.name, card.rank, card.suit, card.label, card.order, "1")
+        suits = {str(s["suit"]): str(s["label"]) for s in game.get("suits") or ()}
+        named = {str(s["suit"]): str(s["label"]) for s in (english or game).get("suits") or ()}
+        glyphs = {suit: GLYPHS.get(named.get(suit, "").lower()) or (suits[suit][:1].upper() or suit)
+                  for suit in suits}
+        phases = {str(p["phase"]): str(p["label"]) for p in game.get("phases") or ()}
+        return cls(str(game["game"]), str(game.get("name") or game["game"]), int(game.get("seats") or 0),
+                   cards, suits, glyphs, phases)
 
 
-def _pack(pack: str | None) -> str:
-    return "" if pack is None else pack.translate(_SUPERSCRIPT)
+_DECKS: dict[str, Deck] = {}
 
 
-def _mitigati(name: str) -> Card:
-    if name == "FOOL":
-        return Card(name, "Fool", None, "", "bold cyan", (1, 0, 0))
-    if trump := _TRUMP.fullmatch(name):
-        number = int(trump["number"])
-        rank_order = 0 if number == 20 else (1 if number == 21 else 22 - number)  # T20 T21 T19 … T1
-        return Card(name, f"T{number}", None, "", "bold magenta", (0, rank_order, 0))
-    if found := _MITIGATI.fullmatch(name):
-        rank, suit = found["rank"], found["suit"]
-        order = _SHORT_ORDER if suit in "DC" else _LONG_ORDER
-        return Card(name, "10" if rank == "T" else rank, suit, MITIGATI_SYMBOLS[suit], MITIGATI_STYLES[suit],
-                    (2 + _MITIGATI_SUIT_ORDER.index(suit), order.index(rank), 0))
-    return Card(name, name, None, "", "bold", (9, 0, 0))
+def register(games: list[dict[str, Any]], english: list[dict[str, Any]] | None = None) -> dict[str, Deck]:
+    """The catalogue's games, kept for every screen; ``english``: the catalogue in English."""
+    in_english = {str(g["game"]): g for g in english or ()}
+    _DECKS.clear()
+    _DECKS.update({str(g["game"]): Deck.of(g, in_english.get(str(g["game"]))) for g in games})
+    return dict(_DECKS)
 
 
-def label(name: str, game: str | None = None, *, dim: bool = False) -> Text:
-    card = parse(name, game)
-    style = "dim" if dim else card.style
-    return Text(card.rank + card.symbol, style=style)
+def deck(game: str | None) -> Deck | None:
+    return _DECKS.get(game or "")
+
+
+def decks() -> dict[str, Deck]:
+    return dict(_DECKS)
+
+
+def _card(name: str, game: str | None) -> Card | None:
+    found = deck(game)
+    return found.cards.get(name) if found is not None else None
 
 
 def plain(name: str, game: str | None = None) -> str:
-    card = parse(name, game)
-    return card.rank + card.symbol
+    """A card as drawn, without colour: ``A♠``, ``K♥²``, ``20``; its name when unknown."""
+    card = _card(name, game)
+    if card is None:
+        return name
+    glyph = deck(game).glyphs.get(card.suit or "", "") if card.suit else ""  # type: ignore[union-attr]
+    drawn = glyph + card.rank if glyph in BEFORE else card.rank + glyph
+    return drawn + card.mark.translate(_SUPERSCRIPT)
 
 
-def sort_hand(cards: list[str], game: str | None = None, trump: str | None = None) -> list[str]:
-    """By suit (the trump first when there is one), high to low inside a suit."""
-    def key(name: str) -> tuple[int, int, int, int]:
-        card = parse(name, game)
-        first = 0 if trump and card.suit == trump and game != "mitigati" else 1
-        return (first, *card.order)
-
-    return sorted(cards, key=key)
+def label(name: str, game: str | None = None, *, dim: bool = False) -> Text:
+    """A card as drawn, in its suit's colour (``dim``: one that cannot be played now)."""
+    card = _card(name, game)
+    glyph = deck(game).glyphs.get(card.suit or "", "") if card is not None and card.suit else ""  # type: ignore[union-attr]
+    style = "dim" if dim else (STYLES.get(glyph, "bold") if glyph else NO_SUIT_STYLE if card else "bold")
+    return Text(plain(name, game), style=style)
 
 
-def is_point_card(name: str, game: str | None = None) -> bool:
-    """Mighty's point cards (docs/rules/mighty.md §1); Mitigati lays none face up."""
-    found = None if game == "mitigati" else _MIGHTY.fullmatch(name)
-    return found is not None and found["rank"] in _POINT_RANKS
+def spoken(name: str, game: str | None = None) -> str:
+    """The card's name in the reader's language (``ace of spades``)."""
+    card = _card(name, game)
+    return card.label if card is not None else name
 
 
-def suit_label(suit: str) -> Text:
-    return Text(SUIT_SYMBOLS.get(suit, suit), style=SUIT_STYLES.get(suit, "bold"))
+def sort_hand(cards: list[str], game: str | None = None) -> list[str]:
+    """In the catalogue's ``order`` (the rules' order of a hand); unknown cards last."""
+    found = deck(game)
+    known = found.cards if found is not None else {}
+    return sorted(cards, key=lambda c: (0, known[c].order, c) if c in known else (1, 0, c))
+
+
+def suit_label(suit: str, game: str | None = None) -> Text:
+    """A suit as drawn: its glyph in its colour (``♥``), its name's letter without one."""
+    found = deck(game)
+    glyph = found.glyphs.get(suit, suit) if found is not None else suit
+    return Text(glyph, style=STYLES.get(glyph, "bold"))
+
+
+def suit_name(suit: str, game: str | None = None) -> str:
+    found = deck(game)
+    return found.suits.get(suit, suit) if found is not None else suit
 
 
 def cards_text(names: list[str], game: str | None = None) -> Text:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, OptionList
+from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from clients.terminal.catalog import say_bindings, t
 from clients.terminal.literal import literal
 
 
@@ -25,23 +27,31 @@ class Choose(ModalScreen[Any]):
     Choose Input { margin: 0 0 1 0; }
     Choose OptionList { height: 1fr; }
     """
-    BINDINGS = [Binding("escape", "dismiss_none", "cancel")]
+    BINDINGS = [Binding("escape", "dismiss_none", "terminal.key.cancel")]
 
-    def __init__(self, title: str, choices: list[tuple[str, Any]]) -> None:
+    def __init__(self, title: str, choices: list[tuple[str, Any]], *, by_text: bool = False) -> None:
+        """``by_text``: the filter reads the texts only (values too large to read)."""
         super().__init__()
+        say_bindings(self)
+        self.by_text = by_text
         self.title_text = title
         self.choices = choices
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(literal(self.title_text), classes="title")
-            yield Input(placeholder="type to filter, ↓ to the list, enter to choose", id="filter")
+            yield Input(placeholder=t("terminal.choose.filter"), id="filter")
             yield OptionList(*self._options(""), id="choices")
 
     def _options(self, needle: str) -> list[Option]:
         words = needle.lower().split()
         return [Option(literal(text), id=str(i)) for i, (text, value) in enumerate(self.choices)
-                if all(w in f"{text} {value}".lower() for w in words)]
+                if all(w in (text if self.by_text else f"{text} {value}").lower() for w in words)]
+
+    def on_mount(self) -> None:
+        listed = self.query_one("#choices", OptionList)
+        if listed.option_count:
+            listed.highlighted = 0  # what enter takes is marked from the start
 
     def on_input_changed(self, event: Input.Changed) -> None:
         listed = self.query_one("#choices", OptionList)
@@ -56,8 +66,17 @@ class Choose(ModalScreen[Any]):
             self.dismiss(self.choices[int(option.id or 0)][1])
 
     def on_key(self, event: Any) -> None:
-        if event.key == "down" and self.query_one("#filter", Input).has_focus:
-            self.query_one("#choices", OptionList).focus()
+        typed = self.query_one("#filter", Input)
+        listed = self.query_one("#choices", OptionList)
+        if event.key == "down" and typed.has_focus:
+            listed.focus()  # on the option marked: the next ↓ moves on
+            event.stop()
+        elif event.key == "up" and listed.has_focus and not listed.highlighted:
+            typed.focus()
+            event.stop()
+        elif listed.has_focus and event.is_printable and event.character:
+            typed.focus()  # typing in the list goes on filtering
+            typed.insert_text_at_cursor(event.character)
             event.stop()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -74,10 +93,11 @@ class Figures(ModalScreen[None]):
     Figures { align: center middle; }
     Figures > Vertical { width: 90%; height: 80%; border: thick $accent; background: $surface; }
     """
-    BINDINGS = [Binding("escape,enter,q", "close", "close")]
+    BINDINGS = [Binding("escape,enter,q", "close", "terminal.key.close")]
 
     def __init__(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
         super().__init__()
+        say_bindings(self)
         self.title_text = title
         self.columns = columns
         self.rows = rows
@@ -98,9 +118,78 @@ class Figures(ModalScreen[None]):
         self.dismiss(None)
 
 
-def seat_table() -> DataTable[Text]:
-    """The seats' table of the table and replay screens: for reading only, so it never
-    takes the keys (a focused DataTable would eat the arrows, home and end)."""
-    seats: DataTable[Text] = DataTable(id="seats", cursor_type="none", zebra_stripes=True)
-    seats.can_focus = False
-    return seats
+class Seats(Static):
+    """The seats around the table, one row a seat, for reading only (it never takes a
+    key). Drawn as a Rich table that fits the width it is given: the columns of numbers
+    keep their width, the names and cards are cut with an ellipsis, so nothing is cut off
+    at 80 columns (a ``DataTable`` keeps every column whole and scrolls instead)."""
+
+    DEFAULT_CSS = "Seats { height: auto; }"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.columns: tuple[Text, ...] = ()
+        self.rows: list[tuple[Text, ...]] = []
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    def show(self, columns: tuple[Text, ...], rows: list[tuple[Text, ...]]) -> None:
+        self.columns, self.rows = columns, rows
+        grid = Table(box=None, expand=True, padding=(0, 1), pad_edge=False, header_style="bold",
+                     row_styles=["", "on grey11"])
+        widths = _min_widths(len(columns))
+        for i, column in enumerate(columns):
+            fixed = widths[i]
+            grid.add_column(column, no_wrap=True, overflow="ellipsis", min_width=fixed,
+                            ratio=None if fixed else 1)
+        for row in rows:
+            grid.add_row(*row)
+        self.update(grid)
+
+
+def _min_widths(count: int) -> list[int]:
+    """The seats' columns: who, role, bid, trick, won, points, cards, total; the numbers
+    and the trick's card keep their width, the names and roles share what is left."""
+    if count != 8:
+        return [0] * count
+    return [0, 0, 5, 4, 3, 3, 3, 5]
+
+
+def seat_table() -> Seats:
+    """The seats' table of the table and replay screens."""
+    return Seats(id="seats")
+
+
+class LogIn(ModalScreen[tuple[str, str] | None]):
+    """An account's name and password (docs/accounts.md): enter in the name goes to the
+    password, enter there logs in; escape gives up. The password is never shown."""
+
+    DEFAULT_CSS = """
+    LogIn { align: center middle; }
+    LogIn > Vertical { width: 60; max-width: 95%; height: auto; border: thick $accent; background: $surface;
+                       padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape", "dismiss_none", "terminal.key.cancel")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        say_bindings(self)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(literal(t("terminal.login.title"), "bold"))
+            yield Input(placeholder=t("terminal.login.name"), id="name", max_length=24)
+            yield Input(placeholder=t("terminal.login.password"), id="password", password=True, max_length=256)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        password = self.query_one("#password", Input).value
+        if event.input.id == "name":
+            self.query_one("#password", Input).focus()
+        elif name and password:
+            self.dismiss((name, password))
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

@@ -16,11 +16,12 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Footer, Header, Static
 
 from clients.terminal import board
 from clients.terminal.cards import cards_text, plain, sort_hand, suit_label
-from clients.terminal.dialogs import seat_table
+from clients.terminal.catalog import say_bindings, t
+from clients.terminal.dialogs import Seats, seat_table
 from clients.terminal.literal import literal
 from clients.terminal.words import step as step_line
 
@@ -65,10 +66,12 @@ def describe_step(step: dict[str, Any], names: list[str], game: str | None) -> s
         if not cards and shown.get("tricks"):
             cards = shown["tricks"][-1].get("cards")
         if cards:
-            return f"{who}: plays {plain(cards[-1], game)}"
+            return t("terminal.replay.plays", name=who, card=plain(cards[-1], game))
     if kind in ("bid", "pass") and shown.get("auction"):
         _, points, suit = shown["auction"][-1]
-        return f"{who}: " + ("passes" if not points else f"bids {points} {suit_label(suit).plain}")
+        if not points:
+            return t("terminal.replay.passes", name=who)
+        return t("terminal.replay.bids", name=who, bid=f"{points} {suit_label(suit, game).plain}")
     return step_line(step, names, game)
 
 
@@ -76,14 +79,13 @@ class ReplayScreen(Screen[None]):
     DEFAULT_CSS = """
     ReplayScreen #where { padding: 0 1; background: $boost; height: auto; }
     ReplayScreen #status, ReplayScreen #trick, ReplayScreen #result, ReplayScreen #cards { padding: 0 1; height: auto; }
-    ReplayScreen #seats { height: auto; max-height: 12; }
     """
     BINDINGS = [
-        Binding("left", "step(-1)", "back"),
-        Binding("right", "step(1)", "forward"),
-        Binding("home", "go(0)", "the deal"),
-        Binding("end", "go(-1)", "the end"),
-        Binding("escape", "back", "close"),
+        Binding("left", "step(-1)", "terminal.key.back"),
+        Binding("right", "step(1)", "terminal.key.forward"),
+        Binding("home", "go(0)", "terminal.key.deal"),
+        Binding("end", "go(-1)", "terminal.key.end"),
+        Binding("escape", "back", "terminal.key.close"),
     ]
 
     index: reactive[int] = reactive(0)
@@ -91,6 +93,7 @@ class ReplayScreen(Screen[None]):
     def __init__(self, table: str, hand: int, reader: str, steps: list[dict[str, Any]],
                  names: list[str], game: str | None) -> None:
         super().__init__()
+        say_bindings(self)
         self.table = table
         self.hand = hand
         self.reader = reader
@@ -110,10 +113,8 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = f"replay of hand {self.hand} of {self.table}"
-        self.sub_title = f"as {self.reader}"
-        seats = self.query_one("#seats", DataTable)
-        seats.add_columns(*board.SEAT_COLUMNS)
+        self.title = t("terminal.replay.title", n=self.hand, table=self.table)
+        self.sub_title = t("terminal.replay.as_reader", reader=self.reader)
         self.redraw()
 
     def action_step(self, by: int) -> None:
@@ -128,20 +129,17 @@ class ReplayScreen(Screen[None]):
 
     def redraw(self) -> None:
         if not self.steps:
-            self.query_one("#where", Static).update(literal("This hand has no steps."))
+            self.query_one("#where", Static).update(literal(t("terminal.replay.no_steps")))
             return
         step = self.steps[self.index]
         shown = step.get("view") or {}
         seats = len(shown.get("hand_sizes") or ()) or len(self.names)
         view = as_view(step, self.game, seats)
         self.query_one("#where", Static).update(Text.assemble(
-            (f"Step {self.index} of {len(self.steps) - 1}", "bold"), "  ",
-            describe_step(step, self.names, self.game), ("   ← → to step", "dim")))
+            (t("terminal.replay.step", n=self.index, count=len(self.steps) - 1), "bold"), "  ",
+            describe_step(step, self.names, self.game), ("   " + t("terminal.replay.arrows"), "dim")))
         self.query_one("#status", Static).update(board.status(view, self.names))
-        table = self.query_one("#seats", DataTable)
-        table.clear()
-        for row in board.seat_rows(view, self.names):
-            table.add_row(*row)
+        self.query_one(Seats).show(board.seat_columns(), board.seat_rows(view, self.names))
         self.query_one("#trick", Static).update(board.last_trick(view, self.names) or "")
         self.query_one("#result", Static).update(board.result(view, self.names) or "")
         self.query_one("#cards", Static).update(self._cards(shown))
@@ -154,8 +152,8 @@ class ReplayScreen(Screen[None]):
                      for s, cards in enumerate(hands)]
             return Text("\n").join(lines)
         if shown.get("hand") is not None:
-            return Text.assemble("Hand: ", cards_text(sort_hand(list(shown["hand"]), self.game), self.game))
-        return Text("(a spectator sees no hand)", style="dim")
+            return Text.assemble(t("terminal.replay.hand") + " ", cards_text(sort_hand(list(shown["hand"]), self.game), self.game))
+        return Text(t("terminal.replay.no_hand"), style="dim")
 
     def action_back(self) -> None:
         self.app.pop_screen()

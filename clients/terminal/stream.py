@@ -9,6 +9,7 @@ with the same id instead (the API makes a repeated id harmless).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,23 +22,28 @@ from clients.terminal.api import Api, ApiError, command_id
 
 ViewHandler = Callable[[dict[str, Any]], Awaitable[None]]
 StateHandler = Callable[[str], None]
+ChatHandler = Callable[[dict[str, Any]], None]
 _ANSWER_S = 15.0  # how long a command waits for its ack over the socket before HTTP
+_REOPEN_S = 3.0  # how long a command waits for a dropped socket to open again before HTTP
 
 
 class TableStream:
     def __init__(self, api: Api, table: str, on_view: ViewHandler, on_state: StateHandler,
-                 after: int = 0) -> None:
+                 after: int = 0, on_chat: ChatHandler | None = None) -> None:
         self.api = api
         self.table = table
         self.after = after  # the last version seen: the resume cursor
         self.acked = 0  # the last version a command of ours was acknowledged with (docs/api.md, "acked=")
         self.received: list[int] = []  # every view frame's version as it came, for the record
         self.connects = 0
+        self.chat_after: str | None = None  # the last chat message seen: the chat's resume cursor
+        self._on_chat = on_chat
         self._on_view = on_view
         self._on_state = on_state
         self._ws: ClientConnection | None = None
         self._answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._stopped = False
+        self._open = asyncio.Event()  # set while the socket is open
 
     @property
     def connected(self) -> bool:
@@ -47,8 +53,9 @@ class TableStream:
         token = f"&token={quote(self.api.token)}" if self.api.token else ""
         lang = f"&lang={quote(self.api.lang)}" if self.api.lang else ""
         acked = f"&acked={self.acked}" if self.acked > self.after else ""
+        chat = f"&chat_after={quote(self.chat_after)}" if self.chat_after else ""
         return (f"{self.api.ws_url}/api/v1/tables/{quote(self.table)}/stream?after={self.after}"
-                f"{acked}{token}{lang}")
+                f"{acked}{chat}{token}{lang}")
 
     async def run(self) -> None:
         """Read frames until ``stop``; reconnect after any drop, backing off to 5 s."""
@@ -57,6 +64,7 @@ class TableStream:
             try:
                 async with connect(self.url(), max_size=2**22, open_timeout=10) as ws:
                     self._ws = ws
+                    self._open.set()
                     self.connects += 1
                     self._on_state("connected")
                     backoff = 0.2
@@ -66,6 +74,7 @@ class TableStream:
                 pass
             finally:
                 self._ws = None
+                self._open.clear()
                 self._fail_waiting()
             if self._stopped:
                 break
@@ -84,11 +93,25 @@ class TableStream:
                 return
             self.after = version
             await self._on_view(frame["view"])
+        elif kind == "chat":
+            # each message once: a reconnect asks only for those after the last one seen
+            if isinstance(frame.get("id"), str):
+                self.chat_after = frame["id"]
+            if self._on_chat is not None:
+                self._on_chat(frame)
         elif kind in ("ack", "refused"):
             waiting = self._answers.pop(str(frame.get("id")), None)
             if waiting is not None and not waiting.done():
                 waiting.set_result(frame)
         elif kind == "error":
+            if frame.get("code") == "unauthorized" and self.api.refresh:
+                # an account's access token ran out (15 minutes): a new one for the
+                # session, and the socket opens again with it (``run``)
+                try:
+                    await self.api.renew()
+                    return
+                except ApiError:
+                    pass
             self._on_state(f"error: {frame.get('message') or frame.get('code')}")
             if frame.get("code") == "unauthorized":
                 self._stopped = True
@@ -107,6 +130,11 @@ class TableStream:
 
     async def _send(self, command: dict[str, Any]) -> int:
         cid = command_id()
+        if self._ws is None and not self._stopped and self.connects:
+            # the socket dropped and is opening again (a routine reconnect): wait a moment
+            # for it rather than meet the same outage over HTTP
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._open.wait(), _REOPEN_S)
         ws = self._ws
         if ws is not None:
             waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()

@@ -9,16 +9,24 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App
 
 from clients.terminal import board, session
-from clients.terminal.cards import label, plain, sort_hand
+from clients.terminal.cards import label, plain, register, sort_hand, spoken
 from clients.terminal.hand import HandBar
 from clients.terminal.replay import audit_hands
 from clients.terminal.table import TableScreen
-from clients.terminal.words import describe, said
+from clients.terminal.words import said
+from tests.unit.terminal_tables import catalogue
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "terminal"
+
+
+@pytest.fixture(autouse=True)
+def games() -> None:
+    """The games catalogue as the client reads it at login (``GET /games``)."""
+    register(catalogue("en"), catalogue("en"))
 
 
 def recorded(name: str) -> tuple[dict[str, Any], list[str]]:
@@ -45,17 +53,15 @@ def test_the_recorded_finished_view_shows_the_result_the_point_cards_and_the_tot
     view, names = recorded("mighty5_finished.json")
     text = board.result(view, names)
     assert text is not None
-    assert "contract failed (declarer's side took 9 points)" in text.plain
+    assert "contract failed (Cy bid 20 NT); the declarer's side took 9 points" in text.plain
+    assert "Points taken: Me 0, Bo 0, Cy 9, Di 0, Ed 11" in text.plain
     assert "Scores: Me +8, Bo +8, Cy -16, Di -8, Ed +8" in text.plain
     rows = board.seat_rows(view, names)
     declarer, friend = view["declarer"], view["friend"]
     assert rows[declarer][1].plain == "declarer" and rows[friend][1].plain == "friend dealer"
-    defenders = [s for s in range(5) if s not in (declarer, friend)]
-    for seat in defenders:  # docs/rules/mighty.md §5: the defenders' point cards lie face up
-        shown = rows[seat][5].plain.split()
-        assert len(shown) == view["face_up_points"][seat]
-    assert sum(len(rows[s][5].plain.split()) for s in defenders) == 20 - view["declarer_side_points"]
-    assert rows[declarer][5].plain == "" and [r[7].plain for r in rows] == [str(t) for t in view["totals"]]
+    # docs/rules/mighty.md §5: the points each seat took, as the server counts them
+    assert [r[5].plain for r in rows] == [str(p or "") for p in view["face_up_points"]]
+    assert [r[7].plain for r in rows] == [str(t) for t in view["totals"]]
 
 
 def test_the_table_screen_draws_a_recorded_view_with_the_hand_sorted_by_suit_and_the_rest_dimmed() -> None:
@@ -74,11 +80,12 @@ def test_the_table_screen_draws_a_recorded_view_with_the_hand_sorted_by_suit_and
             screen.show_view(view, names)
             await pilot.pause()
             hand = screen.query_one(HandBar)
-            assert [plain(c) for c in hand.cards] == ["8♠", "4♠", "3♠", "2♠", "8♥", "10♣", "9♣", "6♦", "5♦", "Jkr"]
+            assert [plain(c, "mighty-5") for c in hand.cards] == \
+                ["8♠", "4♠", "3♠", "2♠", "8♥", "6♦", "5♦", "10♣", "9♣", "JK"]
             assert hand.has_focus and hand.current == "6D"  # the cursor starts on a playable card
             drawn = hand.render()
             dimmed = {drawn.plain[s.start:s.end] for s in drawn.spans if "dim" in str(s.style)}
-            assert dimmed == {plain(c) for c in view["hand"] if c not in ("5D", "6D", "JK")}
+            assert dimmed == {plain(c, "mighty-5") for c in view["hand"] if c not in ("5D", "6D", "JK")}
             await pilot.press("right")
             assert hand.current == "5D"
             seats = screen.query_one("#seats")
@@ -89,26 +96,23 @@ def test_the_table_screen_draws_a_recorded_view_with_the_hand_sorted_by_suit_and
     asyncio.run(draw())
 
 
-def test_cards_sort_by_suit_high_to_low_with_the_trump_first_and_mitigatis_own_orders() -> None:
-    assert sort_hand(["2S", "JK", "AH", "TS", "3C", "KD"]) == ["TS", "2S", "AH", "3C", "KD", "JK"]
-    assert sort_hand(["2S", "AH", "TS", "3C"], trump="C") == ["3C", "TS", "2S", "AH"]
-    assert plain("KH#2") == "K♥²" and plain("JK3") == "Jkr³" and plain("TD") == "10♦"
+def test_cards_are_drawn_and_sorted_as_the_servers_catalogue_says() -> None:
+    """``GET /games``: the rank as printed, the suit's glyph, the catalogue's order; the
+    client knows no game (a game it was not told of shows its cards by their names)."""
+    assert sort_hand(["2S", "JK", "AH", "TS", "3C", "KD"], "mighty-5") == ["TS", "2S", "AH", "KD", "3C", "JK"]
+    assert plain("KH#2", "mighty-8") == "K♥²" and plain("KH#1", "mighty-8") == "K♥¹"
+    assert plain("TD", "mighty-5") == "10♦" and plain("JK", "mighty-5") == "JK"
+    assert spoken("QH", "mighty-5") == "queen of hearts"
     # docs/rules/mitigati.md, "The cards": T20 above T21; in coins and cups the 1 beats the 10
     assert sort_hand(["T1", "T21", "T20", "FOOL", "TD", "1D", "TS", "1S"], "mitigati") == \
         ["T20", "T21", "T1", "FOOL", "1D", "TD", "TS", "1S"]
-    assert label("7B", "mitigati").plain == "7‖" and label("QH", dim=True).style == "dim"
+    assert label("7B", "mitigati").plain == "7‖" and label("KS", "mitigati").plain == "K†"
+    assert label("QH", "mighty-5", dim=True).style == "dim"
+    assert plain("QH", "a-game-never-heard-of") == "QH" and sort_hand(["QH", "2C"], None) == ["2C", "QH"]
 
 
-def test_commands_read_as_words_in_the_menu() -> None:
-    assert describe({"type": "bid", "points": 14, "trump": "H"}) == "Bid 14 ♥ (hearts)"
-    assert describe({"type": "play", "card": "JK", "suit": "D"}) == "Play Jkr, naming ♦ (diamonds)"
-    assert describe({"type": "play", "card": "3C", "joker_call": True}) == "Play 3♣, calling the Joker"
-    assert describe({"type": "call_friend", "friend": "AH", "lead_suit": "S"}) == \
-        "Call the friend: the holder of A♥; advise leading ♠"
-    assert describe({"type": "call_friend", "friend": ["first_trick", "QH#1"]}) == \
-        "Call the friend: the first trick's winner and the holder of Q♥¹"
-    assert describe({"type": "bargain", "action": "pay", "amount": 3}) == "Bargain: pay 3"
-    assert describe({"type": "declare", "combinations": []}) == "Declare nothing"
+def test_a_command_without_a_label_reads_as_its_type_and_cards() -> None:
+    assert said({"type": "discard", "cards": ["2S", "TD"]}, "mighty-5") == "discard 2♠ 10♦"
     step = {"type": "discard", "count": 3, "from": ["2S", "3S", "4S", "5S"], "take": ["AS"]}
     assert board.discard_command(step, ["2S", "4S", "5S"]) == {"type": "discard", "take": ["AS"],
                                                               "cards": ["2S", "4S", "5S"]}
@@ -212,7 +216,7 @@ def test_a_legal_entry_reads_as_the_servers_label_and_a_hand_in_the_servers_orde
     (the client's own words only for a command without one); the hand bar shows the
     view's ``hand_order`` as given."""
     assert said({"type": "bid", "points": 14, "trump": "H", "label": "Bid 14 in hearts"}) == "Bid 14 in hearts"
-    assert said({"type": "bid", "points": 14, "trump": "H"}) == "Bid 14 ♥ (hearts)"
+    assert said({"type": "bid", "points": 14, "trump": "H"}) == "bid"
     view, names = recorded("mighty5_play.json")
     order = list(reversed(view["hand"]))
     view = {**view, "hand_order": order}
