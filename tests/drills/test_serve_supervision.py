@@ -22,12 +22,13 @@ from typing import Any
 import httpx
 import pytest
 
+from projections import KINDS
 from services.redis_runtime import free_port
 from tests.drills.players import Guest, guests, seats_of
 
 pytestmark = pytest.mark.timeout(240)
 
-WORKERS = ("directory", "views", "ledger", "bots", "timers")
+WORKERS = (*KINDS, "bots", "timers")  # every worker mighty serve starts (without an archive)
 BACK_S = 30.0  # a part killed must be running again within this (the first backoff is 0.5 s)
 PLAY_S = 90.0
 
