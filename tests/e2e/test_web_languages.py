@@ -142,6 +142,22 @@ def test_a_refusal_and_the_lobby_follow_the_picker_and_the_choice_survives_a_rel
     expect(page.locator(".panel")).to_contain_text("Такого стола нет")
 
 
+def test_the_rules_page_in_korean_shows_the_korean_guides(page: Page, service: str) -> None:
+    page.goto(f"{service}/")
+    page.select_option("select[name=lang]", "ko")
+    expect(page.locator("html")).to_have_attribute("lang", "ko")
+    page.click(".hero a[href='#/rules/mighty']")  # the lobby's "how to play"
+    article = page.locator("article.rules")
+    expect(article.locator("h1")).to_have_text("마이티: 게임 방법")  # docs/rules/guides/ko/mighty.md
+    expect(article.locator("h2").nth(4)).to_have_text("§5. 플레이")  # numbered as the specification
+    expect(article).to_contain_text("주공")
+    # the source link still points at the specification, in English
+    expect(page.locator(".rules-nav a[href='/rules/mighty.md']")).to_be_visible()
+    page.click(".rules-nav a[href='#/rules/mitigati']")
+    expect(article.locator("h1")).to_have_text("미티가티: 게임 방법")
+    expect(article).to_contain_text("바가토")
+
+
 def _seat_mid_trick(service: str) -> tuple[str, dict[str, str]]:
     """A table of five API players played on to a trick of two cards or more; the first
     player's session as the page keeps it."""

@@ -1,9 +1,10 @@
-// The players' rules guides (docs/rules/*.md, served by the gateway at /rules/), shown
-// through a small Markdown renderer: headings, paragraphs, lists, tables, code, emphasis
+// The players' rules guides in the reader's language (docs/rules/guides/<lang>/*.md, served
+// by the gateway at /rules/; the English guide when a language lacks one; the "source" link
+// is the rules specification, docs/rules/*.md), shown through a small Markdown renderer: headings, paragraphs, lists, tables, code, emphasis
 // and links. Everything is escaped first; only the renderer's own tags are made.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 
 // the guides, each named by its catalog key
 const GUIDES = { mighty: "web.rules.mighty", mitigati: "web.rules.mitigati" };
@@ -91,7 +92,9 @@ export function showRules(root, name) {
   h("a", { href: `/rules/${current}.md` }, t("web.rules.source")));
   const article = h("article", { class: "rules panel" }, h("p", { class: "muted" }, t("web.loading")));
   root.append(h("div", { class: "rules-page" }, nav, article));
-  fetch(`/rules/${current}.md`).then((r) => (r.ok ? r.text() : Promise.reject(new Error(t("web.error.status", { status: r.status })))))
+  const fetchGuide = (code) => fetch(`/rules/guides/${code}/${current}.md`)
+    .then((r) => (r.ok ? r.text() : Promise.reject(new Error(t("web.error.status", { status: r.status })))));
+  fetchGuide(lang()).catch(() => fetchGuide("en"))
     .then((text) => {
       article.innerHTML = renderMarkdown(text);
       const target = location.hash.split("#")[2];
