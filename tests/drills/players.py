@@ -65,6 +65,7 @@ class Journal:
     lost_to_rollback: dict[str, int] = field(default_factory=dict)
     acted_again: int = 0  # new commands sent after a refusal by the rules (``Seat._act_again``)
     pings: int = 0
+    ack_log: list[tuple[float, str, int]] = field(default_factory=list)  # when, command id, version
     finished: bool = False
     last_view: dict[str, Any] | None = None
     failures: Counter[str] = field(default_factory=Counter)  # transport failures by kind
@@ -250,6 +251,7 @@ class Seat:
     def _acked(self, command_id: str, version: int) -> None:
         self.journal.progress.append(time.monotonic())
         self.journal.acked[command_id] = version
+        self.journal.ack_log.append((time.monotonic(), command_id, version))
         self.pending.pop(command_id, None)
         self._retry_at.pop(command_id, None)
 
@@ -343,16 +345,52 @@ def unacknowledged(seats: list[Seat]) -> list[str]:
     return [f"seat {s.seat}: {command_id}" for s in seats for command_id in s.pending]
 
 
-def lost_commands(seats: list[Seat], events: Sequence[Any]) -> list[str]:
+def lost_commands(seats: list[Seat], events: Sequence[Any],
+                  rolled_back: tuple[float, int] | None = None) -> list[str]:
     """The acknowledged commands the table's stream does not hold at the version they
     were acknowledged with (``events``: its ``StoredEvent``s). The store's command id is
-    the player's id with the client's (services/gateway/lobby.py, ``play``)."""
+    the player's id with the client's (services/gateway/lobby.py, ``play``).
+
+    ``rolled_back``: (when the store came back, the table's version it came back with)
+    after a power cut under ``everysec``. A command whose last acknowledgement came before
+    that moment at a version beyond it is the documented loss of the last second, not a
+    lost command: the store never held it after the cut (``rolled_back_acks``)."""
     last_version: dict[str, int] = {}
     for event in events:
         last_version[event.command_id] = max(event.version, last_version.get(event.command_id, 0))
     lost = []
     for seat in seats:
+        taken = set(rolled_back_acks(seat, *rolled_back)) if rolled_back is not None else set()
         for command_id, version in seat.journal.acked.items():
+            if command_id in taken:
+                continue
             if last_version.get(f"{seat.player}:{command_id}") != version:
                 lost.append(f"seat {seat.seat}: {command_id} acknowledged at {version}")
     return lost
+
+
+def rolled_back_acks(seat: Seat, back: float, version: int) -> list[str]:
+    """The commands of ``seat`` last acknowledged before ``back`` (monotonic) with a
+    version beyond ``version``, the one the store came back with: a rollback took them.
+    The client cannot always tell (a command it sent before the cut may be decided on the
+    rolled-back table and take the same version before the view marked rollback reaches it,
+    docs/reliability.md, "Rollback"); the drill can, from the AOF it put back."""
+    last_ack: dict[str, tuple[float, int]] = {}
+    for moment, command_id, acked_at in seat.journal.ack_log:
+        last_ack[command_id] = (moment, acked_at)
+    return [command_id for command_id, (moment, acked_at) in last_ack.items()
+            if moment < back and acked_at > version and seat.journal.acked.get(command_id) == acked_at]
+
+
+def told(seats: list[Seat], events: Sequence[Any]) -> str:
+    """What a failing drill prints: each seat's journal (views, rollbacks, acks, what a
+    rollback took, connections) beside the table's stream (version: command id)."""
+    lines = [f"stream: {[(e.version, e.command_id.split(':')[-1]) for e in events]}"]
+    for seat in seats:
+        journal = seat.journal
+        lines.append(
+            f"seat {seat.seat}: versions {journal.versions} rollbacks {journal.rollbacks} "
+            f"acked {journal.acked} lost_to_rollback {journal.lost_to_rollback} "
+            f"refused {dict(journal.refused)} connects {len(journal.connects)} drops {len(journal.drops)} "
+            f"again {journal.acted_again} acks {[(round(t, 2), c, v) for t, c, v in journal.ack_log]}")
+    return "\n".join(lines)
