@@ -186,9 +186,7 @@ def run_outage_drill(directory: Path, redis_url: str, outage: Callable[[Outage],
     before the tables are opened."""
     service = Service(directory / "service", drill_settings(redis_url, durability=durability))
     try:
-        for kind in (*KINDS, "bots", "timers", "gateway"):
-            service.start(kind)
-        service.wait_gateway()
+        service.start_every_part()
         service.wait_leases(KINDS)
         if before is not None:
             before(service)

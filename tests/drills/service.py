@@ -13,12 +13,15 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import msgspec
 
+from projections import KINDS
+from services.bootstrap import Wiring, wire
 from services.projection.keys import ProjectionKeys
 from services.redis_runtime import free_port
 from services.serve import Part, parts
@@ -27,6 +30,8 @@ from services.store import connect
 from services.store.keys import KeySpace
 
 NAMESPACE = "drill"
+# every part ``mighty serve`` starts, the gateway last (services/serve.py, ``parts``)
+EVERY_PART = (*KINDS, "bots", "timers", "gateway")
 
 
 def drill_settings(redis_url: str, **changes: object) -> Settings:
@@ -74,6 +79,12 @@ class Service:
                                        env=env)
         self.processes[name] = process
         return process
+
+    def start_every_part(self) -> None:
+        """Start every part ``mighty serve`` starts and wait for the gateway to be ready."""
+        for name in EVERY_PART:
+            self.start(name)
+        self.wait_gateway()
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         process = self.processes[name]
@@ -146,3 +157,25 @@ class Service:
         env = {**os.environ, **self.settings.as_env()}
         return subprocess.run([sys.executable, "-m", "services.cli", *argv], capture_output=True, text=True,
                               env=env, timeout=timeout_s, stdin=subprocess.DEVNULL)
+
+
+@contextmanager
+def running_service(directory: Path, settings: Settings) -> Iterator[Service]:
+    """The whole service on ``settings``, every part started and the gateway ready;
+    stopped on the way out."""
+    service = Service(directory, settings)
+    try:
+        service.start_every_part()
+        yield service
+    finally:
+        service.stop()
+
+
+@contextmanager
+def wired_to(service: Service) -> Iterator[Wiring]:
+    """The service's store, projections and lobby as one process of its own wires them."""
+    wired = wire(connect(service.settings.redis_url or ""), service.settings)
+    try:
+        yield wired
+    finally:
+        wired.close()

@@ -51,9 +51,7 @@ def test_an_aof_put_back_one_second_loses_that_second_and_every_table_plays_on(
     aof = server.dir / "appendonlydir"
     copy = tmp_path / "aof-one-second-earlier"
     try:
-        for kind in (*KINDS, "bots", "timers", "gateway"):
-            service.start(kind)
-        service.wait_gateway()
+        service.start_every_part()
         service.wait_leases(KINDS)
         base = service.base()
         seats: list[Seat] = []

@@ -25,6 +25,7 @@ import pytest
 from projections import KINDS
 from services.redis_runtime import free_port
 from tests.drills.players import Guest, guests, seats_of
+from tests.processes import alive
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -52,14 +53,6 @@ def children(pid: int) -> dict[str, int]:
             elif "gateway" in argv:
                 found["gateway"] = child
     return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
 
 
 @dataclass

@@ -19,8 +19,6 @@ import pytest
 from services.redis_runtime import PrivateRedis, start_private_redis
 from tests.drills.service import Service, drill_settings
 
-PARTS = ("views", "ledger", "directory", "ratings", "bots", "timers", "gateway")
-
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
@@ -50,10 +48,8 @@ def _start(directory: Path, **changes: object) -> tuple[Running, Callable[[], No
     redis = start_private_redis(directory / "redis", appendfsync="everysec")
     service = Service(directory / "parts", drill_settings(redis.url, **changes))
     try:
-        for part in PARTS:
-            service.start(part)
+        service.start_every_part()
         service.wait_leases(("views", "ledger", "directory"))
-        service.wait_gateway()
     except BaseException:
         service.stop()
         redis.stop()

@@ -32,10 +32,8 @@ def service(redis_server: Any, tmp_path: Path) -> Iterator[Service]:
     settings = drill_settings(redis_server.url, log_level="debug", session_cache_s=CACHE_S, logins_per_name=6)
     running = Service(tmp_path / "parts", settings)
     try:
-        for part in ("views", "ledger", "directory", "ratings", "bots", "timers", "gateway"):
-            running.start(part)
+        running.start_every_part()
         running.start("gateway-b", kind="gateway")
-        running.wait_gateway()
         running.wait_gateway("gateway-b")
         yield running
     finally:

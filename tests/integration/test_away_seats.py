@@ -18,10 +18,10 @@ from websockets.sync.client import connect as ws_connect
 
 from domain.codec import decode_event
 from domain.table import AWAY_TIMEOUTS, SeatAway, TableClosed, TableEvent, TurnTimedOut
-from services.bootstrap import Wiring, wire
+from services.bootstrap import Wiring
 from services.redis_runtime import PrivateRedis
-from services.store import StoredEvent, connect
-from tests.drills.service import Service, drill_settings
+from services.store import StoredEvent
+from tests.drills.service import Service, drill_settings, running_service, wired_to
 
 TURN_S = 3  # the table's turn_seconds
 AWAY_AFTER = 2  # the service's setting under test (its default)
@@ -30,23 +30,14 @@ AWAY_AFTER = 2  # the service's setting under test (its default)
 @pytest.fixture
 def service(redis_server: PrivateRedis, tmp_path: Path) -> Iterator[Service]:
     settings = drill_settings(redis_server.url, turn_seconds_min=1, away_after_timeouts=AWAY_AFTER)
-    running = Service(tmp_path / "service", settings)
-    try:
-        for part in ("views", "ledger", "directory", "ratings", "bots", "timers", "gateway"):
-            running.start(part)
-        running.wait_gateway()
+    with running_service(tmp_path / "service", settings) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
 def wiring(service: Service) -> Iterator[Wiring]:
-    wired = wire(connect(service.settings.redis_url or ""), service.settings)
-    try:
+    with wired_to(service) as wired:
         yield wired
-    finally:
-        wired.close()
 
 
 def stored(wiring: Wiring, table: str) -> list[tuple[StoredEvent, TableEvent]]:

@@ -17,10 +17,9 @@ import pytest
 from websockets.sync.client import connect as ws_connect
 
 from domain.table import AWAY_GONE, SeatAway, TableClosed, TurnTimedOut
-from services.bootstrap import Wiring, wire
+from services.bootstrap import Wiring
 from services.redis_runtime import PrivateRedis
-from services.store import connect
-from tests.drills.service import Service, drill_settings
+from tests.drills.service import Service, drill_settings, running_service, wired_to
 from tests.integration.test_away_seats import a_legal_command, a_person, stored, wait_for
 
 pytestmark = pytest.mark.integration
@@ -32,23 +31,14 @@ TURN_S = 600  # the tables' turn time: far longer than the test, so no turn time
 @pytest.fixture
 def service(redis_server: PrivateRedis, tmp_path: Path) -> Iterator[Service]:
     settings = drill_settings(redis_server.url, away_after_gone_s=GONE_S)
-    running = Service(tmp_path / "service", settings)
-    try:
-        for part in ("views", "ledger", "directory", "bots", "timers", "gateway"):
-            running.start(part)
-        running.wait_gateway()
+    with running_service(tmp_path / "service", settings) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
 def wiring(service: Service) -> Iterator[Wiring]:
-    wired = wire(connect(service.settings.redis_url or ""), service.settings)
-    try:
+    with wired_to(service) as wired:
         yield wired
-    finally:
-        wired.close()
 
 
 def a_table_against_bots(base: str, headers: dict[str, str], hands: int) -> str:

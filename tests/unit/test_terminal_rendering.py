@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App
 
 from clients.terminal import board, session
 from clients.terminal.cards import label, plain, register, sort_hand, spoken
 from clients.terminal.hand import HandBar
 from clients.terminal.replay import audit_hands
-from clients.terminal.table import TableScreen
 from clients.terminal.words import said
+from tests.unit.terminal_screens import table_screen
 from tests.unit.terminal_tables import catalogue
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "terminal"
@@ -67,18 +66,8 @@ def test_the_recorded_finished_view_shows_the_result_the_point_cards_and_the_tot
 def test_the_table_screen_draws_a_recorded_view_with_the_hand_sorted_by_suit_and_the_rest_dimmed() -> None:
     view, names = recorded("mighty5_play.json")
 
-    class Shown(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(TableScreen(view["table"], seat=0, follow=False))
-
     async def draw() -> None:
-        app = Shown()
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, TableScreen)
-            screen.show_view(view, names)
-            await pilot.pause()
+        async with table_screen(view, names, (120, 40)) as (pilot, screen):
             hand = screen.query_one(HandBar)
             assert [plain(c, "mighty-5") for c in hand.cards] == \
                 ["8♠", "4♠", "3♠", "2♠", "8♥", "6♦", "5♦", "10♣", "9♣", "JK"]
@@ -180,17 +169,9 @@ def test_a_refusal_a_menu_and_the_ledger_show_a_strangers_text_as_written() -> N
     view, names = recorded("mighty5_play.json")
     hostile = ["[/x]", "[@click=app.quit]q[/]", "[bold]b", ":smile:", "\\"]
 
-    class Shown(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(TableScreen(view["table"], seat=0, follow=False))
-
     async def draw() -> None:
-        app = Shown()
-        async with app.run_test(size=(160, 50), notifications=True) as pilot:
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, TableScreen)
-            screen.show_view(view, hostile)
+        async with table_screen(view, hostile, (160, 50), notifications=True) as (pilot, screen):
+            app = pilot.app
             screen._refused("not_your_turn", "[/x] is not [@click=app.quit]yours[/]")
             await pilot.pause()
             toasts = [str(t.render()) for t in app.screen.query(Toast)]
@@ -221,18 +202,8 @@ def test_a_legal_entry_reads_as_the_servers_label_and_a_hand_in_the_servers_orde
     order = list(reversed(view["hand"]))
     view = {**view, "hand_order": order}
 
-    class Shown(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(TableScreen(view["table"], seat=0, follow=False))
-
     async def draw() -> None:
-        app = Shown()
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, TableScreen)
-            screen.show_view(view, names)
-            await pilot.pause()
+        async with table_screen(view, names, (120, 40)) as (pilot, screen):
             assert screen.query_one(HandBar).cards == order
 
     asyncio.run(draw())

@@ -12,15 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.app import App
 
 from clients.terminal import board, catalog
 from clients.terminal.cards import register
 from clients.terminal.catalog import t, use
 from clients.terminal.dialogs import Seats
 from clients.terminal.lobby import STATUSES
-from clients.terminal.table import TableScreen
 from services.i18n.catalogs import LANGS
+from tests.unit.terminal_screens import table_screen
 from tests.unit.terminal_tables import catalogue
 
 CLIENT = Path(__file__).resolve().parents[2] / "clients" / "terminal"
@@ -71,18 +70,8 @@ def test_the_table_screen_speaks_the_readers_language(lang: str, turn: str, colu
     use(lang)
     register(catalogue(lang), catalogue("en"))
 
-    class Shown(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(TableScreen(view["table"], seat=0, follow=False))
-
     async def draw() -> None:
-        app = Shown()
-        async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, TableScreen)
-            screen.show_view(view, names)
-            await pilot.pause()
+        async with table_screen(view, names, (80, 24)) as (pilot, screen):
             status = board.status(view, names).plain
             assert turn in status and "Your turn" not in status
             header = screen.query_one(Seats).render_line(0).text
