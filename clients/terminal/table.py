@@ -63,6 +63,7 @@ class TableScreen(Screen[None]):
         Binding("t", "talk", "terminal.key.chat"),
         Binding("l", "ledger", "terminal.key.ledger"),
         Binding("p", "replay", "terminal.key.replay"),
+        Binding("r", "review", "terminal.key.review"),
         Binding("x", "rematch", "terminal.key.rematch"),
         Binding("ctrl+r", "reconnect", "reconnect", show=False),
         Binding("escape", "back", "terminal.key.lobby"),
@@ -342,6 +343,18 @@ class TableScreen(Screen[None]):
 
     def action_replay(self) -> None:
         self.play_app.choose_replay(self.table, self.view.get("seat"))
+
+    def action_review(self) -> None:
+        """The review of the last hand that has ended: every hand open, card by card."""
+        view = self.view
+        if not view:
+            return
+        ended = view.get("hand_no", 0) if view.get("phase") == "finished" or view.get("status") == "closed" \
+            else view.get("hand_no", 0) - 1
+        if ended < 1:
+            tell(self.play_app, t("terminal.replay.none"), severity="warning")
+            return
+        self.play_app.open_review(self.table, int(ended))
 
     @work(group="rematch", exit_on_error=False)
     async def action_rematch(self) -> None:

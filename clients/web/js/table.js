@@ -530,18 +530,40 @@ export function showTable(root, tableId) {
       if (panel) {
         panel.prepend(h("button", { class: "link close", onclick: () => { state.result = null; draw(); }, "aria-label": t("web.table.close") }, "✕"));
         panel.querySelector("h3").prepend(t("web.table.hand_prefix", { hand: state.result.hand }), " ");
+        panel.append(reviewLink(state.result.hand));
         page.append(h("div", { class: "result-wrap" }, panel, state.ledger ? ledgerChart(state.ledger, state.names) : null));
       }
     }
     if (doc.phase === "finished" && doc.scores) {
-      page.append(h("div", { class: "result-wrap" }, drawResult(doc, ctx), state.ledger ? ledgerChart(state.ledger, state.names) : null));
+      const panel = drawResult(doc, ctx);
+      panel?.append(reviewLink(view.hand_no));
+      page.append(h("div", { class: "result-wrap" }, panel, state.ledger ? ledgerChart(state.ledger, state.names) : null));
     }
     if (idle) page.append(...controls);
     if (keep) page.querySelector(`[data-card="${keep}"]:not([disabled])`)?.focus();
   }
 
+  /** The hand shown in a result panel: the one just ended, or the last of a finished match. */
+  function reviewedHand() {
+    const view = state.view;
+    if (!view) return null;
+    if (docOf(view).phase === "finished" && docOf(view).scores) return view.hand_no;
+    return state.result?.hand ?? null;
+  }
+
+  /** The way from a result panel to the hand's review: every hand open, card by card. */
+  function reviewLink(hand) {
+    return h("p", { class: "review-open" }, h("a", { class: "button", href: `#/r/${tableId}/${hand}?as=audit`, "data-action": "review",
+      title: t("web.review.open_title"), "aria-keyshortcuts": "R" }, t("web.review.open")));
+  }
+
   function onKey(event) {
     if (!state.view || event.target.closest?.("input, select, textarea")) return;
+    if ((event.key === "r" || event.key === "R") && !event.ctrlKey && !event.metaKey && !event.altKey && reviewedHand() !== null) {
+      event.preventDefault();
+      location.hash = `#/r/${tableId}/${reviewedHand()}?as=audit`;
+      return;
+    }
     const cards = legalCards();
     if (!cards.length || state.busy || discardStep()) return;
     let index = cards.indexOf(state.focus);
