@@ -64,6 +64,7 @@ class TableScreen(Screen[None]):
         Binding("l", "ledger", "terminal.key.ledger"),
         Binding("p", "replay", "terminal.key.replay"),
         Binding("r", "review", "terminal.key.review"),
+        Binding("h", "hint", "terminal.key.hint"),
         Binding("x", "rematch", "terminal.key.rematch"),
         Binding("ctrl+r", "reconnect", "reconnect", show=False),
         Binding("escape", "back", "terminal.key.lobby"),
@@ -340,6 +341,21 @@ class TableScreen(Screen[None]):
         rows: list[list[Any]] = [[h["hand"], *h["scores"]] for h in ledger.get("hands") or ()]
         rows.append([t("terminal.seats.total"), *(ledger.get("totals") or ())])
         self.app.push_screen(Figures(t("terminal.table.ledger_title", table=self.table), columns, rows))
+
+    async def action_hint(self) -> None:
+        """What a bot would play here (docs/api.md, "Hints"): said in the log, and the
+        cursor put on its card."""
+        try:
+            hint = await self.play_app.api.hint(self.table)
+        except ApiError as error:
+            self._refused(error.code, error.message)
+            return
+        self._log(Text(t("terminal.hint.says", label=hint.get("label") or ""), style="bold cyan"))
+        card = (hint.get("command") or {}).get("card")
+        bar = self.query_one(HandBar)
+        if isinstance(card, str) and card in bar.cards:
+            bar.cursor = bar.cards.index(card)
+            bar.focus()
 
     def action_replay(self) -> None:
         self.play_app.choose_replay(self.table, self.view.get("seat"))
