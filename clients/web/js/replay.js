@@ -154,6 +154,8 @@ export function showReplay(root, tableId, handNo, asParam) {
     else if (event.key === "ArrowLeft") go(state.index - 1);
     else if (event.key === "Home") go(0);
     else if (event.key === "End") go(state.steps.length - 1);
+    else return;
+    event.preventDefault(); // the step, not the page's scroll
   }
   document.addEventListener("keydown", onKey);
   load().catch((error) => toast(error.message));
