@@ -19,7 +19,16 @@ from pathlib import Path
 from playwright.sync_api import Error, Page, expect
 
 from tests.e2e.test_web_client import log_in
-from tests.e2e.test_web_table import assert_laid_out, my_turn, one_move, page, service, shoot, version, wait_for_change
+from tests.e2e.test_web_table import (
+    assert_laid_out,
+    my_turn,
+    one_move,
+    page,
+    service,
+    shoot,
+    version,
+    wait_for_change,
+)
 
 __all__ = ["page", "service"]  # the fixtures, shared with test_web_table.py
 
