@@ -112,6 +112,12 @@ def test_at_1024_a_learner_asks_for_hints_plays_a_hand_and_reviews_it(page: Page
     assert tricks.count("buried") == 3
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= TABLET["width"] + 1, width
+    for _ in range(22):  # back to the middle of the play: cards held and cards played side by side
+        page.keyboard.press("ArrowLeft")
+    expect(page.locator("[data-review] .gone .card.played").first).to_be_visible()
+    held = page.locator("[data-review] .row > .card:not(.played)").count()
+    gone = page.locator("[data-review] .card.played").count()
+    assert held and gone and held + gone == 53, (held, gone)  # every card of the pack, once
     page.locator("[data-review]").evaluate("e => e.scrollIntoView({ block: 'center' })")
     page.wait_for_timeout(150)
     page.screenshot(path=str(shots / "web-review-1024.png"))
