@@ -145,6 +145,8 @@ class TableCreatedEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="ty
         def rated(self) -> bool | msgspec.UnsetType: ...  # UNSET: rated; False: changes no rating
         @property
         def min_reputation(self) -> int | msgspec.UnsetType: ...  # UNSET: no reputation needed
+        @property
+        def hints(self) -> bool | msgspec.UnsetType: ...  # UNSET: no hints; True: a seat may ask
 
 
 class DealProof(NamedTuple):

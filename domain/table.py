@@ -64,6 +64,9 @@ class CreateTable(_TableCommand, frozen=True, tag="create_table"):
     # The reputation a player needs to take a seat: the share of their hands they
     # finished, in percent (0: anyone; the gateway checks it at a join, docs/ratings.md).
     min_reputation: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
+    # Learners' hints (docs/api.md, "Hints"): a seat may ask what a bot would play at its
+    # turn. Only on an unrated table (``hints_on_rated_table`` otherwise).
+    hints: bool = False
 
 
 class JoinSeat(_TableCommand, frozen=True, tag="join"):
@@ -254,6 +257,7 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     timeouts: tuple[int, ...] = ()
     invite_hash: str | None = None  # a private table's invite code's sha256 (None: a public table)
     min_reputation: int = 0  # the share of hands finished (percent) a seat needs (0: none)
+    hints: bool = False  # a seat may ask what a bot would play (CreateTable.hints)
 
     @property
     def awaiting_deal(self) -> bool:
@@ -320,6 +324,10 @@ def _create(state: TableState, cmd: CreateTable, player: str | None) -> list[Tab
         created = replace(created, rated=False)
     if cmd.min_reputation:
         created = replace(created, min_reputation=cmd.min_reputation)
+    if cmd.hints:
+        if cmd.rated:
+            raise TableError("hints_on_rated_table", "Hints are allowed only on an unrated table (rated: false).")
+        created = replace(created, hints=True)
     return [created]
 
 
@@ -557,7 +565,8 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
                        match_hands=event.hands, created_by=event.created_by,
                        bot_seats=tuple(sorted(int(seat) for seat in event.bots)), timeouts=(0,) * n,
                        invite_hash=event.invite_hash if event.private is True else None,
-                       min_reputation=event.min_reputation if isinstance(event.min_reputation, int) else 0)
+                       min_reputation=event.min_reputation if isinstance(event.min_reputation, int) else 0,
+                       hints=event.hints is True)
     if isinstance(event, PlayerJoined | PlayerLeft):
         return replace(state, seats=seated(state.seats, event))
     if isinstance(event, TableStarted):

@@ -56,6 +56,8 @@ class DirectoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     # A private table (domain/table.py, CreateTable): True, listed to nobody; UNSET, left
     # out, on a public table, whose entry keeps its bytes. The invite's hash is not here.
     private: bool | msgspec.UnsetType = msgspec.UNSET
+    # Learners' hints allowed (CreateTable.hints): True; UNSET, left out, on any other table.
+    hints: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 def game_fields(entry: DirectoryEntry) -> dict[str, Any]:
@@ -82,6 +84,7 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
                        hands=event.hands, turn_seconds=event.turn_seconds, bots=event.bots,
                        created=event.created, created_by=event.created_by,
                        private=True if event.private is True else msgspec.UNSET,
+                       hints=True if event.hints is True else msgspec.UNSET,
                        **game.directory_fields(event.rules))
     hand_game = game_of_event(event)
     if hand_game is not None and isinstance(event, hand_game.ends_hand):

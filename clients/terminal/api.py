@@ -193,6 +193,11 @@ class Api:
             await asyncio.sleep(pause)  # a gateway restarting comes back within a second or two
         raise AssertionError("unreachable")
 
+    async def hint(self, table: str) -> dict[str, Any]:
+        """What a bot would play at the caller's turn, on a table that allows hints."""
+        found: dict[str, Any] = await self.call("GET", f"/tables/{table}/hint")
+        return found
+
     # audit and replay
     async def hands(self, table: str) -> list[dict[str, Any]]:
         found: dict[str, Any] = await self.call("GET", f"/tables/{table}/hands", auth=False)

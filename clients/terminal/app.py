@@ -161,6 +161,19 @@ class PlayApp(App[None]):
         self.push_screen(ReplayScreen(table, int(hand), str(reader), steps, names, found.get("game")))
 
 
+    @work(group="replay", exit_on_error=False)
+    async def open_review(self, table: str, hand: int) -> None:
+        """The review of hand ``hand`` (ended): the audit replay, every hand open."""
+        try:
+            found = await self.api.table(table)
+            steps = await self.api.replay(table, hand, "audit")
+        except ApiError as error:
+            tell(self, error.message, title=error.code, severity="error")
+            return
+        names = [s.get("name") or "" for s in found["seats"]]
+        self.push_screen(ReplayScreen(table, hand, t("terminal.replay.audit"), steps, names, found.get("game")))
+
+
 def run(url: str, name: str | None, config: Path | None, wait_seconds: float,
         lang: str | None = None) -> str | None:
     """Run the client in this terminal; why it stopped, when it failed."""

@@ -54,6 +54,30 @@ def audit_hands(shown: dict[str, Any]) -> list[list[str]] | None:
     return hands
 
 
+def review_lines(shown: dict[str, Any], names: list[str], game: str | None) -> Text | None:
+    """The review (docs/api.md, "Audit and replay"): each seat's cards open, what it holds,
+    then what it has parted with so far, struck and dimmed, each with the trick it went to
+    (``→3``; ``→×`` for a card buried in the exchange). None for a view without ``remaining``."""
+    remaining = shown.get("remaining")
+    if not isinstance(remaining, list):
+        return None
+    played = shown.get("played") or [[] for _ in remaining]
+    lines = [Text(t("terminal.review.legend"), style="dim")]
+    for seat, cards in enumerate(remaining):
+        line = Text.assemble(f"{board.seat_name(names, seat)}: ", cards_text(sort_hand(list(cards), game), game))
+        marks = played[seat] if seat < len(played) else []
+        if marks:
+            line.append("  │ ", style="dim")
+            for i, mark in enumerate(marks):
+                if i:
+                    line.append(" ")
+                line.append_text(Text(plain(mark["card"], game), style="dim strike"))
+                trick = mark.get("trick")
+                line.append("→×" if trick is None else f"→{trick}", style="dim")
+        lines.append(line)
+    return Text("\n").join(lines)
+
+
 def describe_step(step: dict[str, Any], names: list[str], game: str | None) -> str:
     """The step's command in words: the step itself names only its type (the command's
     fields could be secret), so the public part is read off the view after it."""
@@ -145,6 +169,9 @@ class ReplayScreen(Screen[None]):
         self.query_one("#cards", Static).update(self._cards(shown))
 
     def _cards(self, shown: dict[str, Any]) -> Text:
+        review = review_lines(shown, self.names, self.game)
+        if review is not None:
+            return review
         hands = audit_hands(shown)
         if hands is not None:
             lines = [Text.assemble(f"{board.seat_name(self.names, s)}: ",

@@ -63,6 +63,8 @@ class TableScreen(Screen[None]):
         Binding("t", "talk", "terminal.key.chat"),
         Binding("l", "ledger", "terminal.key.ledger"),
         Binding("p", "replay", "terminal.key.replay"),
+        Binding("r", "review", "terminal.key.review"),
+        Binding("h", "hint", "terminal.key.hint"),
         Binding("x", "rematch", "terminal.key.rematch"),
         Binding("ctrl+r", "reconnect", "reconnect", show=False),
         Binding("escape", "back", "terminal.key.lobby"),
@@ -340,8 +342,35 @@ class TableScreen(Screen[None]):
         rows.append([t("terminal.seats.total"), *(ledger.get("totals") or ())])
         self.app.push_screen(Figures(t("terminal.table.ledger_title", table=self.table), columns, rows))
 
+    async def action_hint(self) -> None:
+        """What a bot would play here (docs/api.md, "Hints"): said in the log, and the
+        cursor put on its card."""
+        try:
+            hint = await self.play_app.api.hint(self.table)
+        except ApiError as error:
+            self._refused(error.code, error.message)
+            return
+        self._log(Text(t("terminal.hint.says", label=hint.get("label") or ""), style="bold cyan"))
+        card = (hint.get("command") or {}).get("card")
+        bar = self.query_one(HandBar)
+        if isinstance(card, str) and card in bar.cards:
+            bar.cursor = bar.cards.index(card)
+            bar.focus()
+
     def action_replay(self) -> None:
         self.play_app.choose_replay(self.table, self.view.get("seat"))
+
+    def action_review(self) -> None:
+        """The review of the last hand that has ended: every hand open, card by card."""
+        view = self.view
+        if not view:
+            return
+        ended = view.get("hand_no", 0) if view.get("phase") == "finished" or view.get("status") == "closed" \
+            else view.get("hand_no", 0) - 1
+        if ended < 1:
+            tell(self.play_app, t("terminal.replay.none"), severity="warning")
+            return
+        self.play_app.open_review(self.table, int(ended))
 
     @work(group="rematch", exit_on_error=False)
     async def action_rematch(self) -> None:

@@ -70,6 +70,8 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="table_created"):
     rated: bool | msgspec.UnsetType = msgspec.UNSET
     # the reputation a seat needs, percent (CreateTable.min_reputation): UNSET, left out, for none
     min_reputation: int | msgspec.UnsetType = msgspec.UNSET
+    # learners' hints allowed (CreateTable.hints; an unrated table only): UNSET, left out, for none
+    hints: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 # Card fields `mighty log` never prints (docs/rules/mighty.md §8): the deal (each hand, the kitty),

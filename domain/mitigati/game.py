@@ -64,6 +64,8 @@ class TableCreated(TableCreatedEvent, frozen=True, tag="mitigati_table_created")
     rated: bool | msgspec.UnsetType = msgspec.UNSET
     # the reputation a seat needs, percent (CreateTable.min_reputation): UNSET, left out, for none
     min_reputation: int | msgspec.UnsetType = msgspec.UNSET
+    # learners' hints allowed (CreateTable.hints; an unrated table only): UNSET, left out, for none
+    hints: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 # `mighty log` never prints the deal nor the dealer's discard (docs/rules/mitigati.md, as docs/rules/mighty.md §8).

@@ -64,6 +64,7 @@ from services.gateway.bodies import MAX_BODY, deep_refusal, json_bodies, too_dee
 from services.gateway.chat import ChatMessages, ChatPosted, ChatRequest, MuteRequest, Mutes
 from services.gateway.collector import Collector
 from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, problem
+from services.gateway.hints import Hint, suggest
 from services.gateway.invites import check_invite, invite_code, shown_invite
 from services.gateway.memory_trace import MemoryTrace
 from services.gateway.names import PLAYER_NAME_MAX, TABLE_NAME_MAX, name_problem
@@ -441,6 +442,13 @@ async def get_view(request: Request[Any, Any, Any], table: FromPath[str]) -> Res
     # the View fields over the game's own view of the hand: more than the schema names
     document: Any = await _document(backend, table_id, stored, lang=language.of(request))
     return Response(document)
+
+
+@get("/tables/{table:str}/hint", summary="What a bot would play at the caller's turn (a table that allows hints)")
+async def get_hint(request: Request[Any, Any, Any], table: FromPath[str]) -> Hint:
+    caller = await player_required(request)
+    state, version, reader = await _reader(_backend(request), _table_id(table), caller)
+    return suggest(state, version, int(reader) if reader.isdigit() else None, language.of(request))
 
 
 async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str, player: str,
@@ -979,7 +987,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
     api = Router(path="/api/v1", route_handlers=[
         create_player, get_me, patch_me, get_player, get_leaderboard, list_games, list_languages, get_translations, list_tables,
         create_table, get_table, join_table, leave_table,
-        close_table, quickplay, rematch, get_view, post_command, stream, list_hands, get_hand, replay_hand,
+        close_table, quickplay, rematch, get_view, get_hint, post_command, stream, list_hands, get_hand, replay_hand,
         verify_table, get_ledger, *accounts.ROUTES, post_chat, get_chat, mute_player, unmute_player, list_mutes,
     ])
     openapi = OpenAPIConfig(

@@ -17,6 +17,7 @@ from domain.registry import game_of_event, game_of_hand_file
 from domain.table import DealRevealed, TableClosed
 from services.audit import HandInProgress, export_hand, verify_events
 from services.gateway.errors import ApiError
+from services.gateway.review import mark_played
 from services.gateway.wire import Deal, HandSummary, Verified
 from services.store.base import StoredEvent
 
@@ -99,7 +100,9 @@ def replay_steps(document: dict[str, Any], reader: str) -> list[dict[str, Any]]:
             "remaining": [list(cards) for cards in game.presentation.remaining(state)]})
     else:
         raise ApiError("invalid_request", f"as is a seat number, spectator or audit, not {reader!r}.")
-    return [msgspec.to_builtins(step) for step in outcome.steps or ()]
+    steps = [msgspec.to_builtins(step) for step in outcome.steps or ()]
+    # the review: every seat's parted cards and the trick each went to (review.py)
+    return mark_played(steps) if reader == "audit" else steps
 
 
 def verify(table_id: str, stored: list[StoredEvent]) -> Verified:

@@ -101,7 +101,7 @@ def _table(entry: DirectoryEntry, names: dict[str, PlayerRecord]) -> Table:
         status=status_of(entry),  # type: ignore[arg-type]
         seats=seats, hands=entry.hands, hands_played=entry.hands_scored,
         turn_seconds=entry.turn_seconds, created=entry.created, version=entry.version,
-        reason=entry.reason or None, private=entry.private is True,
+        reason=entry.reason or None, private=entry.private is True, hints=entry.hints is True,
     )
 
 
@@ -176,7 +176,7 @@ async def create_table(backend: Backend, player: str, body: NewTable, table_id: 
     create = CreateTable(variant=body.game, options=body.options, name=body.name or table_id,
                          hands=hands, turn_seconds=turn_seconds, bots=dict(body.bots),
                          created=now_iso(), private=body.private, invite_hash=invite, rated=body.rated,
-                         min_reputation=body.min_reputation)
+                         min_reputation=body.min_reputation, hints=body.hints)
     state = await send(backend, table_id, Submission(create, player), "create")
     for key, level in sorted(body.bots.items()):
         bot = await backend.create_player(bot_name(level, table_id, int(key)), bot=level)
@@ -511,7 +511,9 @@ async def rematch(backend: Backend, table_id: str, player: str) -> Table:
         body = NewTable(game=game_of_entry(entry),
                         options=options_of_entry(entry),
                         name=entry.name, hands=hands, turn_seconds=turn_seconds,
-                        seat=old_seat, bots=dict(entry.bots), private=entry.private is True)
+                        seat=old_seat, bots=dict(entry.bots), private=entry.private is True,
+                        # a learners' table stays one (and so unrated, as hints need)
+                        hints=entry.hints is True, rated=entry.hints is not True)
         return await create_table(backend, player, body, table_id=chosen)
     for _ in range(50):  # the first caller may still be creating it
         state, _ = await backend.state(chosen)

@@ -91,6 +91,7 @@ class Table(msgspec.Struct, frozen=True):
     reason: str | None = None  # why a finished table closed (match_over, resigned, …)
     private: bool = False  # listed to nobody, joined with its invite code (invites.py)
     invite: str | None = None  # a private table's invite code: in its creator's Table only
+    hints: bool = False  # a seat may ask GET /tables/{table}/hint (docs/api.md, "Hints")
 
 
 class Tables(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -110,6 +111,9 @@ class NewTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rated: bool = True  # an unrated table changes no rating (docs/ratings.md)
     # the share of their hands (percent) a player must have finished to take a seat
     min_reputation: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
+    # learners may ask what a bot would play at their turn (docs/api.md, "Hints"): an
+    # unrated table only (422 hints_on_rated_table)
+    hints: bool = False
 
 
 class JoinRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -214,6 +214,49 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
         await pilot.press("escape")
         assert app.screen is screen
 
+        # the review of the hand (r): the audit replay, every hand open, the played cards
+        # struck with the trick each went to
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the review")
+        review = app.screen
+        assert isinstance(review, ReplayScreen) and review.steps[-1]["view"].get("played")
+        await pilot.press("end")
+        cards = review.query_one("#cards").render()
+        text = str(cards)
+        assert "→10" in text and "→×" in text, text  # the tenth trick; the declarer's buried cards
+        for name in screen.names:
+            assert f"{name}: " in text
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+def test_a_hint_from_the_keyboard_at_a_table_that_allows_them(service: str, others: Others, tmp_path: Path) -> None:
+    asyncio.run(_a_hint(service, others, tmp_path))
+
+
+async def _a_hint(url: str, others: Others, tmp_path: Path) -> None:
+    app = PlayApp(url, name="Learner", config=tmp_path / "play.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {app.api.token}"}) as http:
+            made = await http.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0, "hints": True,
+                                                           "rated": False, "turn_seconds": 600})
+            assert made.status_code == 201, made.text
+        table = made.json()["table"]
+        others.join(table)
+        app.open_table(table, seat=0)
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and bool(app.screen.view), "the table")
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        others.play(table)
+        await until(pilot, lambda: screen.view.get("to_act") == 0 and bool(screen.view.get("legal")), "my turn")
+        await pilot.press("h")
+        await until(pilot, lambda: any(line.startswith("A bot would play: ") for line in screen.logged), "the hint")
+        hint = next(line for line in screen.logged if line.startswith("A bot would play: "))
+        labels = [entry["label"] for entry in screen.view["legal"]]
+        assert hint.removeprefix("A bot would play: ") in labels, (hint, labels)
+        assert not screen.refusals
+
 
 def test_the_lobby_creates_a_table_with_bots_lists_it_and_watches_another_as_a_spectator(
         service: str, others: Others, tmp_path: Path) -> None:

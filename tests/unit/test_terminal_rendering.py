@@ -14,7 +14,7 @@ import pytest
 from clients.terminal import board, session
 from clients.terminal.cards import label, plain, register, sort_hand, spoken
 from clients.terminal.hand import HandBar
-from clients.terminal.replay import audit_hands
+from clients.terminal.replay import audit_hands, review_lines
 from clients.terminal.words import said
 from tests.unit.terminal_screens import table_screen
 from tests.unit.terminal_tables import catalogue
@@ -111,6 +111,19 @@ def test_the_audit_replay_shows_each_seats_cards_left() -> None:
     shown = {"dealt": [["AS", "2S"], ["KH", "3H"]], "tricks": [{"cards": ["AS", "KH"], "winner": 0}],
              "trick": {"leader": 0, "cards": ["2S"]}}
     assert audit_hands(shown) == [[], ["3H"]]
+
+
+def test_the_review_shows_every_hand_open_with_the_played_cards_struck_and_their_tricks() -> None:
+    shown = {"remaining": [["2S"], ["3H"]],
+             "played": [[{"card": "AS", "trick": 1}, {"card": "4S", "trick": None}], [{"card": "KH", "trick": 1}]]}
+    text = review_lines(shown, ["Ana", "Bo"], "mighty-5")
+    assert text is not None
+    lines = text.plain.split("\n")
+    assert lines[1].startswith("Ana: 2♠") and "A♠→1" in lines[1] and "4♠→×" in lines[1]
+    assert lines[2].startswith("Bo: 3♥") and "K♥→1" in lines[2]
+    struck = [span for span in text.spans if "strike" in str(span.style)]
+    assert len(struck) == 3  # the three played cards, and nothing else
+    assert review_lines({"hand": ["2S"]}, ["Ana"], "mighty-5") is None  # a seat's replay: no review
 
 
 def test_the_guest_is_kept_per_gateway_and_a_broken_file_is_no_guest(tmp_path: Path) -> None:

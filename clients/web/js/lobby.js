@@ -66,6 +66,8 @@ function createPanel(list) {
   const hands = h("input", { type: "number", name: "hands", min: 1, max: 1000, value: 10, size: 4 });
   const turn = h("input", { type: "number", name: "turn_seconds", min: 5, max: 600, value: 60, size: 4 });
   const secret = h("input", { type: "checkbox", name: "private", "data-action": "private" });
+  // learners' hints: an unrated table, whose seats may ask what a bot would play (docs/api.md, "Hints")
+  const hints = h("input", { type: "checkbox", name: "hints", "data-action": "hints" });
   const seatsBox = h("div", { class: "seats-setup" });
   const optionsBox = h("div", { class: "options" });
 
@@ -136,6 +138,7 @@ function createPanel(list) {
       const table = await post("/tables", {
         game: game.value, options, name: name.value.trim(), hands: Number(hands.value),
         turn_seconds: Number(turn.value), seat, bots, private: secret.checked,
+        ...(hints.checked ? { hints: true, rated: false } : {}),
       });
       location.hash = `#/t/${table.table}`;
     } catch (error) { toast(error.message); }
@@ -146,6 +149,7 @@ function createPanel(list) {
     h("div", { class: "row" }, h("label", {}, t("web.create.hands"), " ", hands), h("label", {}, t("web.create.turn"), " ", turn)),
     seatsBox,
     h("label", { class: "private" }, secret, " ", t("web.create.private")),
+    h("label", { class: "private" }, hints, " ", t("web.create.hints")),
     h("details", {}, h("summary", {}, t("web.create.options"), " (", h("a", { href: "#/rules/mighty" }, t("web.create.rules_link")), ")"), optionsBox),
     h("button", { type: "submit", class: "primary", "data-action": "create_table" }, t("web.create.submit")),
   );

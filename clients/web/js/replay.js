@@ -7,7 +7,7 @@ import { cardElement, suitText, useGame } from "./cards.js";
 import { checkDeal, seenCommitment } from "./commit.js";
 import { clear, h, toast } from "./dom.js";
 import { gameInfo, sortCards } from "./games.js";
-import { t } from "./i18n.js";
+import { fmtNumber, t } from "./i18n.js";
 
 function describeCommand(command, game) {
   if (!command) return t("web.step.deal");
@@ -116,11 +116,27 @@ export function showReplay(root, tableId, handNo, asParam) {
     if (doc.hand) {
       page.append(h("div", { class: "hand replay-hand" }, sortCards(doc.hand, state.info).map((c) => cardElement(c, game))));
     }
-    // the audit view says what each seat still holds at this step (docs/api.md, "Audit and replay")
+    // the review: every seat's cards open, what it still holds (docs/api.md, "Audit and
+    // replay": `remaining`) and what it has parted with so far (`played`), each played card
+    // dimmed with the number of the trick it went to, a buried one marked so
     const remaining = state.as === "audit" ? doc.remaining : null;
     if (remaining) {
-      page.append(h("div", { class: "all-hands" }, remaining.map((cards, seat) =>
-        h("div", { class: "row" }, h("span", { class: "who" }, names()[seat] ?? t("web.seat.n", { seat })), sortCards(cards, state.info).map((c) => cardElement(c, game, { small: true }))))));
+      page.append(h("div", { class: "all-hands", "data-review": state.index }, remaining.map((cards, seat) => {
+        const marks = doc.played?.[seat] ?? [];
+        const held = sortCards(cards, state.info).map((c) => cardElement(c, game, { small: true }));
+        const gone = marks.map((mark) => {
+          const el = cardElement(mark.card, game, { small: true });
+          el.classList.add("played");
+          el.dataset.played = mark.card;
+          const text = mark.trick === null ? t("web.review.buried") : t("web.review.played_to", { n: mark.trick });
+          el.title = `${el.title} · ${text}`;
+          el.setAttribute("aria-label", el.title);
+          el.append(h("span", { class: "trick-no", "data-trick": mark.trick ?? "buried" }, mark.trick === null ? "✕" : fmtNumber(mark.trick)));
+          return el;
+        });
+        return h("div", { class: "row", "data-review-seat": seat }, h("span", { class: "who" }, names()[seat] ?? t("web.seat.n", { seat })),
+          held, gone.length ? h("span", { class: "gone" }, gone) : null);
+      })));
     }
     const commitment = state.deal?.commitment ?? seenCommitment(tableId, handNo);
     const check = state.check;
@@ -138,6 +154,8 @@ export function showReplay(root, tableId, handNo, asParam) {
     else if (event.key === "ArrowLeft") go(state.index - 1);
     else if (event.key === "Home") go(0);
     else if (event.key === "End") go(state.steps.length - 1);
+    else return;
+    event.preventDefault(); // the step, not the page's scroll
   }
   document.addEventListener("keydown", onKey);
   load().catch((error) => toast(error.message));

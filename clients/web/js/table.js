@@ -38,7 +38,7 @@ function timeLeft(deadline) {
 export function showTable(root, tableId) {
   const state = {
     view: null, table: null, names: [], busy: false, selected: new Set(), focus: null,
-    choosing: null, lastHand: null, result: null, link: "connecting", ledger: null,
+    choosing: null, lastHand: null, result: null, link: "connecting", ledger: null, hint: null,
     info: null, // the table's game as the server describes it (games.js)
     take: new Set(), // mighty-3's discard step: the kitty cards chosen to keep
     exTake: null, // mighty-3's kitty exchange: the kitty card chosen to take
@@ -206,13 +206,54 @@ export function showTable(root, tableId) {
         onclick: () => clickCard(card),
         onfocus: () => { state.focus = card; },
       }, cardElement(card, game));
+      if (hintedCards().has(card)) button.classList.add("hinted");
       row.append(button);
     });
     return row;
   }
 
   function actionButton(command, label, extra = {}) {
-    return h("button", { class: "action", "data-action": command.type, disabled: state.busy ? true : undefined, onclick: () => send(command), ...extra }, label);
+    return h("button", { class: `action${isHinted(command) ? " hinted" : ""}`, "data-action": command.type, disabled: state.busy ? true : undefined, onclick: () => send(command), ...extra }, label);
+  }
+
+  // ---- learners' hints (docs/api.md, "Hints"): what a bot would play here, on a table
+  // whose creator allowed it; shown for the view it was asked at, and gone once it moved
+
+  function currentHint() {
+    return state.hint && state.view && state.hint.version === state.view.version ? state.hint : null;
+  }
+
+  function hintedCards() {
+    const command = currentHint()?.command;
+    if (!command) return new Set();
+    return new Set([command.card, ...(command.cards || []), command.take, command.discard].filter((c) => typeof c === "string"));
+  }
+
+  function isHinted(command) {
+    const hinted = currentHint()?.command;
+    if (!hinted || hinted.type !== command.type) return false;
+    return Object.entries(hinted).every(([key, value]) => key === "cards" || JSON.stringify(command[key]) === JSON.stringify(value));
+  }
+
+  function canHint() {
+    const view = state.view;
+    return Boolean(state.table?.hints && view && view.seat !== null && view.seat !== undefined && view.to_act === view.seat && legal().length);
+  }
+
+  async function askHint() {
+    if (!canHint() || state.busy) return;
+    try {
+      const hint = await get(`/tables/${tableId}/hint`);
+      state.hint = hint;
+      draw();
+    } catch (error) { toast(error.message); }
+  }
+
+  function hintLine() {
+    const hint = currentHint();
+    return h("div", { class: "hint-line" },
+      h("button", { class: "action hint", "data-action": "hint", onclick: askHint, title: t("web.hint.title"), "aria-keyshortcuts": "H" }, t("web.hint.button")),
+      hint ? h("span", { class: "hint-says", "data-hint": hint.command.type, role: "status" }, t("web.hint.says", { label: hint.label })) : null);
   }
 
   function actionsPanel() {
@@ -273,6 +314,7 @@ export function showTable(root, tableId) {
       panel.append(h("span", { class: "prompt" }, t("web.table.pick_card")));
     }
     if (doc.phase === "bidding" && view.seat !== null && !commands.length) panel.append(h("span", { class: "prompt muted" }, t("web.table.others_bid")));
+    if (canHint()) panel.append(hintLine());
     return panel;
   }
 
@@ -530,18 +572,45 @@ export function showTable(root, tableId) {
       if (panel) {
         panel.prepend(h("button", { class: "link close", onclick: () => { state.result = null; draw(); }, "aria-label": t("web.table.close") }, "✕"));
         panel.querySelector("h3").prepend(t("web.table.hand_prefix", { hand: state.result.hand }), " ");
+        panel.append(reviewLink(state.result.hand));
         page.append(h("div", { class: "result-wrap" }, panel, state.ledger ? ledgerChart(state.ledger, state.names) : null));
       }
     }
     if (doc.phase === "finished" && doc.scores) {
-      page.append(h("div", { class: "result-wrap" }, drawResult(doc, ctx), state.ledger ? ledgerChart(state.ledger, state.names) : null));
+      const panel = drawResult(doc, ctx);
+      panel?.append(reviewLink(view.hand_no));
+      page.append(h("div", { class: "result-wrap" }, panel, state.ledger ? ledgerChart(state.ledger, state.names) : null));
     }
     if (idle) page.append(...controls);
     if (keep) page.querySelector(`[data-card="${keep}"]:not([disabled])`)?.focus();
   }
 
+  /** The hand shown in a result panel: the one just ended, or the last of a finished match. */
+  function reviewedHand() {
+    const view = state.view;
+    if (!view) return null;
+    if (docOf(view).phase === "finished" && docOf(view).scores) return view.hand_no;
+    return state.result?.hand ?? null;
+  }
+
+  /** The way from a result panel to the hand's review: every hand open, card by card. */
+  function reviewLink(hand) {
+    return h("p", { class: "review-open" }, h("a", { class: "button", href: `#/r/${tableId}/${hand}?as=audit`, "data-action": "review",
+      title: t("web.review.open_title"), "aria-keyshortcuts": "R" }, t("web.review.open")));
+  }
+
   function onKey(event) {
     if (!state.view || event.target.closest?.("input, select, textarea")) return;
+    if ((event.key === "r" || event.key === "R") && !event.ctrlKey && !event.metaKey && !event.altKey && reviewedHand() !== null) {
+      event.preventDefault();
+      location.hash = `#/r/${tableId}/${reviewedHand()}?as=audit`;
+      return;
+    }
+    if ((event.key === "h" || event.key === "H") && !event.ctrlKey && !event.metaKey && !event.altKey && canHint()) {
+      event.preventDefault();
+      askHint();
+      return;
+    }
     const cards = legalCards();
     if (!cards.length || state.busy || discardStep()) return;
     let index = cards.indexOf(state.focus);
