@@ -137,6 +137,11 @@ class Presentation(Protocol[S, C, V]):
         """Every seat's cards in hand now (for the audit view), each in ``order``."""
         ...
 
+    def played_by(self, leader: int, place: int, players: int) -> int:
+        """The seat that plays a trick's ``place``-th card (0: the lead) when ``leader``
+        leads at a table of ``players``: the game's direction of play."""
+        ...
+
     def facts(self, view: V) -> dict[str, str]:
         """Facts of the rules a client needs beside ``view`` to show its legal entries,
         derived from the view when it is sent, never stored (Mighty's ``mighty``: which

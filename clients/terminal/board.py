@@ -237,10 +237,18 @@ def trick_news(before: dict[str, Any], after: dict[str, Any], names: list[str]) 
         old_trick.get("leader") == new_trick.get("leader") and \
         len(state(before).get("tricks") or ()) == len(state(after).get("tricks") or ()) else 0
     seats = max(1, len(after.get("seats") or ()) or len(state(after).get("hand_sizes") or ()))
-    leader = int(new_trick.get("leader") or 0)
-    return [Text.assemble(t("terminal.trick.plays", name=seat_name(names, (leader + i) % seats)), " ",
+    return [Text.assemble(t("terminal.trick.plays", name=seat_name(names, played_by(new_trick, i, seats))), " ",
                           label(card, after.get("game")))
             for i, card in enumerate(new_trick.get("cards") or ()) if i >= seen]
+
+
+def played_by(trick: dict[str, Any], place: int, seats: int) -> int:
+    """The seat that played a trick's ``place``-th card: the view's ``seats`` (the game's play
+    order, docs/api.md); a view stored before ``seats`` existed goes round from the leader."""
+    order = trick.get("seats") or ()
+    if place < len(order):
+        return int(order[place])
+    return (int(trick.get("leader") or 0) + place) % max(1, seats)
 
 
 def declarer_side(view: dict[str, Any]) -> set[int]:
@@ -263,9 +271,8 @@ def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:
     trick = shown.get("trick") if isinstance(shown.get("trick"), dict) else None
     played: dict[int, str] = {}
     if trick:
-        leader = int(trick.get("leader") or 0)
         for i, card in enumerate(trick.get("cards") or ()):
-            played[(leader + i) % max(1, seats)] = card
+            played[played_by(trick, i, seats)] = card
     won: dict[int, int] = {}
     for done in shown.get("tricks") or ():
         winner = done.get("winner")

@@ -180,6 +180,12 @@ def legal_plays(state: Playing, seat: int) -> list[Play]:
     return plays
 
 
+def seat_at(leader: int, place: int, players: int) -> int:
+    """§5: play goes round the table from the leader; the ``place``-th card of a trick
+    (0: the lead) is the seat's that many places on."""
+    return (leader + place) % players
+
+
 def trick_winner(state: Playing, cards: tuple[str, ...]) -> int:
     """§5 winner: the (first) Mighty; else the first Joker with power; else the highest
     trump; else the highest card of the led suit; else the powerless Joker that led.
@@ -191,16 +197,16 @@ def trick_winner(state: Playing, cards: tuple[str, ...]) -> int:
     powered = joker_has_power(state)
     for i, card in enumerate(cards):
         if card in mighty:
-            return (leader + i) % players
+            return seat_at(leader, i, players)
         if powered and best is None and card in JOKERS:
             best = i
     if best is not None:
-        return (leader + best) % players
+        return seat_at(leader, best, players)
     for suit in (state.trump, state.led_suit):
         best_rank = 0
         for i, card in enumerate(cards):
             if SUIT_OF[card] == suit and RANK_OF[card] > best_rank:
                 best, best_rank = i, RANK_OF[card]
         if best is not None:
-            return (leader + best) % players
+            return seat_at(leader, best, players)
     return leader  # a powerless Joker led and nobody followed the named suit or trumped

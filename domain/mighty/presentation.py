@@ -30,6 +30,7 @@ from domain.mighty.commands import (
     Play,
 )
 from domain.mighty.exchange import raised_contract
+from domain.mighty.play import seat_at
 from domain.mighty.rules import OPTIONS, VARIANTS, Variant
 from domain.mighty.state import HandState
 from domain.mighty.views import HandView
@@ -161,6 +162,9 @@ class MightyPresentation:
 
     def remaining(self, hand: HandState) -> tuple[tuple[str, ...], ...]:
         return tuple(ordered(cards, ORDER) for cards in hand.hands)
+
+    def played_by(self, leader: int, place: int, players: int) -> int:
+        return seat_at(leader, place, players)
 
     def facts(self, view: HandView) -> dict[str, str]:
         """At the friend call (the declarer's ``legal`` holds the calls): ``mighty``, the

@@ -8,6 +8,7 @@ from typing import Final
 
 from domain.mitigati.cards import DECK, FOOL, STRENGTH, SUIT_OF, SUITS, TRUMP
 from domain.mitigati.commands import Bargain, Declare, Discard, MitigatiCommand
+from domain.mitigati.play import seat_at
 from domain.mitigati.rules import NAME, PLAYERS
 from domain.mitigati.state import MitigatiState
 from domain.mitigati.views import MitigatiView
@@ -92,6 +93,9 @@ class MitigatiPresentation:
 
     def remaining(self, hand: MitigatiState) -> tuple[tuple[str, ...], ...]:
         return tuple(ordered(cards, ORDER) for cards in hand.hands)
+
+    def played_by(self, leader: int, place: int, players: int) -> int:
+        return seat_at(leader, place)  # "Seats and direction": play goes to the right
 
     def facts(self, view: MitigatiView) -> dict[str, str]:
         return {}  # every entry's label says all a client needs

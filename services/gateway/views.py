@@ -107,6 +107,8 @@ def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DE
                 legal.append(step)
         if closed:
             to_act, legal = None, []  # every command is refused now (table_closed)
+        if shown.get("trick") or shown.get("tricks"):
+            shown = _placed(shown, labels.game_for(doc.get("variant")))
     # The game's fields, then the API's (``View``, in its field order) over them: built
     # as a dict directly, the same document as ``View``'s own encoding over the game's.
     document = {k: v for k, v in shown.items() if k not in _RESHAPED} if shown else {}
@@ -119,6 +121,27 @@ def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DE
         away=list(doc.get("away") or ()),
     )
     return document
+
+
+def _placed(shown: dict[str, Any], game: AnyGame | None) -> dict[str, Any]:
+    """Each trick with its ``seats``: who played each card, by the game's direction of
+    play (``played_by``: Mighty goes one way round, Mitigati the other), so that a client
+    places the cards without knowing the game; derived as it is sent, never stored."""
+    players = len(shown.get("hand_sizes") or ())
+    if game is None or not players:
+        return shown
+    played_by = game.presentation.played_by
+
+    def placed(trick: Any) -> Any:
+        if not isinstance(trick, dict):
+            return trick
+        leader = int(trick.get("leader") or 0)
+        return {**trick, "seats": [played_by(leader, i, players) for i in range(len(trick.get("cards") or ()))]}
+
+    placed_tricks = {"trick": placed(shown.get("trick"))} if shown.get("trick") else {}
+    if shown.get("tricks"):
+        placed_tricks["tricks"] = [placed(t) for t in shown["tricks"]]
+    return {**shown, **placed_tricks}
 
 
 def _deadline(doc: dict[str, Any], to_act: int | None) -> str | None:

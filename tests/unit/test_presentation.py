@@ -23,6 +23,7 @@ from domain.mitigati.cards import DECK as TAROT_DECK
 from domain.mitigati.cards import STRENGTH, SUIT_OF
 from domain.presentation import SYMBOLS, DiscardStep, msg
 from domain.registry import GAMES, game_named, variants
+from projections.views import ViewState, render
 from services.gateway import labels
 from services.gateway.views import view_document
 from services.i18n.catalogs import catalog, of
@@ -314,3 +315,36 @@ def test_the_audit_replay_carries_each_seats_remaining_cards() -> None:
     for step in steps:
         for cards in step["view"]["remaining"]:
             assert cards == sorted(cards, key=order.__getitem__)
+
+
+@pytest.mark.parametrize("variant", ["mighty-5", "mighty-3", "mitigati"])
+def test_each_trick_card_in_a_view_document_names_the_seat_that_played_it(variant: str) -> None:
+    """docs/api.md, "Playing": ``trick.seats`` and ``tricks[].seats`` say who played each
+    card, in the game's direction (Mitigati's play goes to the right, Mighty's round the
+    other way), for a seat and a spectator alike; derived as sent, never stored."""
+    rng = random.Random(variant)
+    played: dict[str, int] = {}  # card -> the seat that played it, this hand
+    checked = 0
+    for _ in range(3):
+        table = Table(variant, rng)
+        for _ in range(400):
+            hand = table.state.hand
+            if table.state.status != "playing" or table.state.awaiting_deal or hand is None:
+                break
+            acting = table.state.game.to_act(hand)
+            assert acting is not None
+            entry = rng.choice(table.legal(acting))
+            if entry["type"] == "play":
+                played[entry["card"]] = acting
+            table.apply(table.submission(acting, entry))
+            for reader in (str(acting), "spectator"):
+                stored = msgspec.json.encode(render(ViewState(table=table.state, version=table.version, name=""),
+                                                    reader))
+                shown = msgspec.json.decode(stored).get("hand") or {}
+                assert "seats" not in (shown.get("trick") or {})  # derived when sent, never stored
+                document = view_document(stored)
+                tricks = [*document.get("tricks", ()), *([document["trick"]] if document.get("trick") else [])]
+                for trick in tricks:
+                    assert trick["seats"] == [played[c] for c in trick["cards"]], (trick, played)
+                    checked += 1
+    assert checked > 100

@@ -220,3 +220,14 @@ def test_a_legal_entry_reads_as_the_servers_label_and_a_hand_in_the_servers_orde
             assert screen.query_one(HandBar).cards == order
 
     asyncio.run(draw())
+
+
+def test_a_trick_card_goes_under_the_seat_the_view_says_played_it() -> None:
+    """docs/api.md, "Playing": a trick's ``seats`` place its cards (Mitigati's play goes
+    to the right: leader 0, then 2, then 1); only a view without them goes round from the
+    leader."""
+    view = {"game": "mitigati", "seats": [{"name": n} for n in "ABC"],
+            "trick": {"leader": 0, "cards": ["C1", "C2", "C3"], "seats": [0, 2, 1]}, "hand_sizes": [9, 9, 9]}
+    rows = board.seat_rows(view, ["A", "B", "C"])
+    assert [r[3].plain.split()[0] for r in rows] == [plain(c, "mitigati") for c in ("C1", "C3", "C2")]
+    assert [board.played_by({"leader": 1, "cards": ["x", "y"]}, i, 3) for i in range(2)] == [1, 2]

@@ -182,7 +182,7 @@ function drawTrick(doc, ctx) {
   const el = h("div", { class: `trick${last ? " last" : ""}`, "data-trick": trick ? trick.cards.length : 0 });
   if (!trick) return el;
   trick.cards.forEach((card, i) => {
-    const seat = (trick.leader + i) % players;
+    const seat = playedBy(trick, i, players);
     const pos = seatPosition(seat, me, players);
     const x = 50 + 20 * Math.cos(pos.angle);
     const y = 50 + 22 * Math.sin(pos.angle);
@@ -233,7 +233,7 @@ export function drawResult(doc, ctx) {
   const lastTrick = last ? h("div", { class: "last-trick", "data-last-trick": last.cards.length },
     h("span", { class: "label" }, t("web.result.last_trick")),
     last.cards.map((card, i) => {
-      const seat = (last.leader + i) % players;
+      const seat = playedBy(last, i, players);
       const c = cardElement(card, game, { small: true });
       if (seat === last.winner) c.classList.add("winner");
       return h("span", { class: "played-by", title: name(seat) }, c);
@@ -245,4 +245,10 @@ export function drawResult(doc, ctx) {
     h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("web.result.seat")), taken ? h("th", {}, t("web.result.points")) : null, h("th", {}, t("web.result.score")))),
       h("tbody", {}, rows)),
     lastTrick);
+}
+
+/** The seat that played a trick's ``i``-th card: the view's ``seats`` (the game's play order,
+ * docs/api.md); a view stored before ``seats`` existed goes round from the leader. */
+function playedBy(trick, i, players) {
+  return trick.seats?.[i] ?? (trick.leader + i) % players;
 }
