@@ -22,8 +22,9 @@
 -- one also wrote it, as 'p'; docs/store.md, "The stored entry").
 -- ARGV[7 + 2n] (optional, with KEYS[5]) the idempotency window in ms: command ids are kept
 --   at least this long, then forgotten. Each append records its id in the index with the
---   server's clock, forgets (HDEL) up to 64 ids older than the window, and sets both keys
---   to expire a window after this append, so a table nobody writes to drops them all.
+--   server's clock, forgets (HDEL) up to 64 ids older than the window, and keeps both keys
+--   at least a window after this append (a key with less left is set to expire 9/8 of a
+--   window from now), so a table nobody writes to drops them all.
 --   Without KEYS[5] (the 4-key call of earlier releases) ids are kept for ever, as before.
 --
 -- Replies (RESP2 arrays):
@@ -163,7 +164,12 @@ if window then
     if id and id ~= command_id then redis.call('HDEL', KEYS[3], id) end
   end
   redis.call('RPUSH', KEYS[5], now .. ':' .. command_id)
-  redis.call('PEXPIRE', KEYS[3], window)
-  redis.call('PEXPIRE', KEYS[5], window)
+  -- both keys outlive this append by at least the window: when one has less left, it is
+  -- set to 9/8 of it, so its expiry is written (and goes to the AOF) about once every
+  -- eighth of a window, not with every append
+  local keep = window + math.floor(window / 8)
+  for _, key in ipairs({KEYS[3], KEYS[5]}) do
+    if redis.call('PTTL', key) < window then redis.call('PEXPIRE', key, keep) end
+  end
 end
 return {'ok', v, prev}
