@@ -141,8 +141,10 @@ def bid(page: Page, seen: set[str]) -> None:
     page.locator(".bid-controls [data-action=bid]:not([disabled])").last.click()
     seen.add("bid")
     # the page shows the bid: as the standing high bid while the auction goes on, then as
-    # the contract on the felt (the others pass at once)
-    shown = page.locator(f"[data-high-bid='{points}']").or_(page.locator(".contract .big", has_text=str(points)))
+    # the contract on the felt, or in the strip under it on a phone or a low felt (the
+    # others pass at once): whichever of them is shown
+    shown = page.locator(f"[data-high-bid='{points}']:visible").or_(
+        page.locator(".contract .big:visible", has_text=str(points)))
     expect(shown.first).to_be_visible()
     seen.add("high_bid")
 
