@@ -51,7 +51,9 @@ from domain.table import (
     initial_state,
 )
 from projections.ratings import (
+    BETA,
     HANDS_DOC,
+    SIGMA,
     TREATMENT,
     HandsProjection,
     PlayerRating,
@@ -166,12 +168,17 @@ def calibration(pairs: Sequence[tuple[float, int]]) -> dict[str, Any]:
     return {"predictions": len(pairs), "brier": round(brier, 4), "log_loss": round(logloss, 4), "deciles": deciles}
 
 
+def rater_name(treatment: Treatment, scale: float) -> str:
+    return treatment if scale == 1.0 else f"{treatment}, beta x{scale:g}"
+
+
 def run_calibration(variant: str, hands: Sequence[RatedHand], spec: str,
-                    treatments: Sequence[Treatment] = TREATMENTS) -> dict[str, Any]:
-    """Each treatment folds the cached hands in order; before each hand it predicts the
-    chance that a side finishes first (two sides: the declarer's, the first; more: each)."""
-    raters = {t: Ratings(t) for t in treatments}
-    pairs: dict[str, list[tuple[float, int]]] = {t: [] for t in treatments}
+                    treatments: Sequence[Treatment] = TREATMENTS, scales: Sequence[float] = (1.0,)) -> dict[str, Any]:
+    """Each treatment (at each multiple ``scales`` of openskill's default beta) folds the
+    cached hands in order; before each hand it predicts the chance that a side finishes
+    first (two sides: the declarer's, the first; more: each)."""
+    raters = {rater_name(t, k): Ratings(t, SIGMA / 2 * k) for t in treatments for k in scales}
+    pairs: dict[str, list[tuple[float, int]]] = {name: [] for name in raters}
     sizes: dict[str, int] = {}
     started = time.perf_counter()
     for hand in hands:
@@ -183,20 +190,21 @@ def run_calibration(variant: str, hands: Sequence[RatedHand], spec: str,
             rater.apply(hand)
     return {"game": variant, "hands": len(hands), "population": spec, "sides": sizes,
             "seconds": round(time.perf_counter() - started, 1),
-            "treatments": {t: calibration(pairs[t]) for t in treatments}}
+            "treatments": {name: calibration(pairs[name]) for name in raters}}
 
 
-def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, treatment: Treatment) -> dict[str, Any]:
+def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, treatment: Treatment,
+               beta: float | None = BETA) -> dict[str, Any]:
     """The cached hands among experts and beginners rated under ``treatment``: every
     player's ordinal, and whether every expert ends above every beginner."""
-    rater = Ratings(treatment)
+    rater = Ratings(treatment, beta)
     for hand in hands:
         rater.apply(hand)
     names = [name for name, _ in population(spec)]
     final: Mapping[str, PlayerRating] = {name: rater.rating(variant, name) for name in names}
     experts = [r.ordinal for name, r in final.items() if name.startswith("expert-")]
     beginners = [r.ordinal for name, r in final.items() if name.startswith("beginner-")]
-    return {"game": variant, "hands": len(hands), "population": spec, "treatment": treatment,
+    return {"game": variant, "hands": len(hands), "population": spec, "treatment": treatment, "beta": beta,
             "players": {name: {"ordinal": round(r.ordinal, 3), "mu": round(r.mu, 3), "sigma": round(r.sigma, 3),
                                "hands": r.hands} for name, r in sorted(final.items(), key=lambda kv: -kv[1].ordinal)},
             "experts_above_beginners": min(experts) > max(beginners)}
@@ -216,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ladder-playouts", type=int, default=None,
                         help="the expert's playouts per decision in the ladder (default: the game's, its full budget)")
     parser.add_argument("--treatments", default=",".join(TREATMENTS))
+    parser.add_argument("--betas", default="1",
+                        help="multiples of openskill's default beta (SIGMA / 2) to measure each treatment at")
     parser.add_argument("--cache", type=Path, default=Path(".bench-cache/ratings"),
                         help="where the played hands are kept (played once, measured again and again)")
     parser.add_argument("--seed", type=int, default=1)
@@ -231,13 +241,15 @@ def main(argv: list[str] | None = None) -> int:
             path = cache_path(args.cache, variant, args.population, args.seed + i, args.playouts)
             hands = record(path, variant, args.population, args.hands, args.seed + i,
                            Budget(playouts=args.playouts))
-            out["calibration"].append(run_calibration(variant, hands, args.population, treatments))
+            scales = [float(k) for k in args.betas.split(",")]
+            out["calibration"].append(run_calibration(variant, hands, args.population, treatments, scales))
     if args.ladder and args.only != "calibration":
         spec = f"expert:{args.experts},beginner:{args.beginners}"
         for variant in (v for v in args.ladder_games.split(",") if v):
             path = cache_path(args.cache, variant, spec, args.seed, args.ladder_playouts)
             hands = record(path, variant, spec, args.ladder, args.seed, Budget(playouts=args.ladder_playouts))
             out["ladder"].append(run_ladder(variant, hands, spec, TREATMENT))
+            out["ladder"].extend(run_ladder(variant, hands, spec, t) for t in treatments if t != TREATMENT)
     print(json.dumps(out, indent=1))
     return 0
 

@@ -47,8 +47,10 @@ HISTORY: Final = 100  # the last ordinals kept per player and rule set, for the 
 # ``sum`` openskill's own, ``mean`` a side as strong as its average player; ``-edge``: the
 # side that declared carries a learned pseudo-player, its shape's declarer's edge.
 Treatment = Literal["sum", "mean", "sum-edge", "mean-edge"]
-# The treatment the service rates with, chosen by bench/ratings.py (docs/ratings.md).
+# The treatment the service rates with, and one hand's performance spread (openskill's
+# beta: None for its default, SIGMA / 2), chosen by bench/ratings.py (docs/ratings.md).
 TREATMENT: Final[Treatment] = "mean"
+BETA: Final[float | None] = None
 
 
 def table_doc(table_id: str) -> str:
@@ -247,14 +249,16 @@ decode_reputation = msgspec.json.Decoder(Reputation).decode
 decode_hand = msgspec.json.Decoder(RatedHand).decode
 
 
-def new_model() -> PlackettLuce:
-    return PlackettLuce(mu=MU, sigma=SIGMA)
+def new_model(beta: float | None = None) -> PlackettLuce:
+    """openskill's Plackett-Luce at ``MU``, ``SIGMA``; ``beta`` the spread of one hand's
+    performance around a player's skill (the library's default ``SIGMA / 2`` if None)."""
+    return PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2 if beta is None else beta)
 
 
-def _unscaled_model() -> PlackettLuce:
+def _unscaled_model(beta: float | None = None) -> PlackettLuce:
     """The model the ``mean`` treatment rates scaled players with: no dynamics of its own
     (tau 0: the players' own tau is added before scaling)."""
-    return PlackettLuce(mu=MU, sigma=SIGMA, tau=0.0)
+    return PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2 if beta is None else beta, tau=0.0)
 
 
 def side_weights(sides: Sequence[Sequence[object]], treatment: Treatment) -> list[list[float]] | None:
@@ -344,9 +348,9 @@ class Ratings:
     key order. State is restored lazily by the reader (``restore_*``); ``flush`` gives the
     changed documents. Hands at or before ``cursor`` were applied already: skipped."""
 
-    def __init__(self, treatment: Treatment = TREATMENT) -> None:
-        self.model = new_model()
-        self.scaled = _unscaled_model()
+    def __init__(self, treatment: Treatment = TREATMENT, beta: float | None = BETA) -> None:
+        self.model = new_model(beta)
+        self.scaled = _unscaled_model(beta)
         self.treatment: Treatment = treatment
         self.ratings: dict[tuple[str, str], PlayerRating] = {}
         self.reputations: dict[str, Reputation] = {}
