@@ -49,7 +49,7 @@ HISTORY: Final = 100  # the last ordinals kept per player and rule set, for the 
 Treatment = Literal["sum", "mean", "sum-edge", "mean-edge"]
 # The treatment the service rates with, and one hand's performance spread (openskill's
 # beta: None for its default, SIGMA / 2), chosen by bench/ratings.py (docs/ratings.md).
-TREATMENT: Final[Treatment] = "mean"
+TREATMENT: Final[Treatment] = "mean-edge"
 BETA: Final[float | None] = None
 
 
