@@ -52,6 +52,7 @@ from domain.table import (
 )
 from projections.ratings import (
     BETA,
+    DECLARER_SHARE,
     HANDS_DOC,
     SIGMA,
     TREATMENT,
@@ -63,7 +64,7 @@ from projections.ratings import (
     decode_hand,
 )
 
-TREATMENTS: tuple[Treatment, ...] = ("sum", "mean", "sum-edge", "mean-edge")
+TREATMENTS: tuple[Treatment, ...] = ("sum", "mean", "sum-edge", "mean-edge", "declarer-edge")
 
 
 def play(variant: str, names: Sequence[str], levels: Sequence[str], seed: int, budget: Budget,
@@ -142,9 +143,15 @@ def record(path: Path, variant: str, spec: str, hands: int, seed: int, budget: B
     return [h for h in cached if h is not None and len(h.sides) >= 2][:hands]
 
 
+# the cache's format: bumped whenever RatedHand gains a field (an old cache would read
+# it as its default); v2: ``declarers``
+CACHE_FORMAT = "v2"
+
+
 def cache_path(directory: Path, variant: str, spec: str, seed: int, playouts: int | None) -> Path:
     budget = "default" if playouts is None else str(playouts)
-    return directory / f"{variant}_{spec.replace(':', '').replace(',', '_')}_s{seed}_p{budget}.jsonl"
+    name = f"{variant}_{spec.replace(':', '').replace(',', '_')}_s{seed}_p{budget}_{CACHE_FORMAT}.jsonl"
+    return directory / name
 
 
 def _outcomes(hand: RatedHand, chances: Sequence[float], first_side_only: bool) -> list[tuple[float, int]]:
@@ -165,19 +172,32 @@ def calibration(pairs: Sequence[tuple[float, int]]) -> dict[str, Any]:
     brier = sum((p - o) ** 2 for p, o in pairs) / n
     eps = 1e-9
     logloss = -sum(o * math.log(max(p, eps)) + (1 - o) * math.log(max(1 - p, eps)) for p, o in pairs) / n
-    return {"predictions": len(pairs), "brier": round(brier, 4), "log_loss": round(logloss, 4), "deciles": deciles}
+    gaps = [(abs(d["predicted"] - d["observed"]), d["n"]) for d in deciles if d["n"]]
+    return {"predictions": len(pairs), "brier": round(brier, 4), "log_loss": round(logloss, 4),
+            "worst_gap": round(max(g for g, _ in gaps), 3) if gaps else None,
+            "worst_gap_n30": round(max((g for g, n in gaps if n >= 30), default=0.0), 3),
+            "deciles": deciles}
 
 
-def rater_name(treatment: Treatment, scale: float) -> str:
-    return treatment if scale == 1.0 else f"{treatment}, beta x{scale:g}"
+def rater_name(treatment: Treatment, scale: float, share: float) -> str:
+    name = treatment if scale == 1.0 else f"{treatment}, beta x{scale:g}"
+    return f"{name}, share {share:g}" if treatment == "declarer-edge" else name
+
+
+def raters_of(treatments: Sequence[Treatment], scales: Sequence[float], shares: Sequence[float]) -> dict[str, Ratings]:
+    """A fresh ``Ratings`` per treatment, multiple of openskill's default beta and (for
+    ``declarer-edge``) declarer's share, by name."""
+    return {rater_name(t, k, w): Ratings(t, SIGMA / 2 * k, w) for t in treatments for k in scales
+            for w in (shares if t == "declarer-edge" else shares[:1])}
 
 
 def run_calibration(variant: str, hands: Sequence[RatedHand], spec: str,
-                    treatments: Sequence[Treatment] = TREATMENTS, scales: Sequence[float] = (1.0,)) -> dict[str, Any]:
-    """Each treatment (at each multiple ``scales`` of openskill's default beta) folds the
-    cached hands in order; before each hand it predicts the chance that a side finishes
-    first (two sides: the declarer's, the first; more: each)."""
-    raters = {rater_name(t, k): Ratings(t, SIGMA / 2 * k) for t in treatments for k in scales}
+                    treatments: Sequence[Treatment] = TREATMENTS, scales: Sequence[float] = (1.0,),
+                    shares: Sequence[float] = (DECLARER_SHARE,)) -> dict[str, Any]:
+    """Each treatment (at each multiple ``scales`` of openskill's default beta, each
+    declarer's share) folds the cached hands in order; before each hand it predicts the
+    chance that a side finishes first (two sides: the declarer's, the first; more: each)."""
+    raters = raters_of(treatments, scales, shares)
     pairs: dict[str, list[tuple[float, int]]] = {name: [] for name in raters}
     sizes: dict[str, int] = {}
     started = time.perf_counter()
@@ -193,18 +213,16 @@ def run_calibration(variant: str, hands: Sequence[RatedHand], spec: str,
             "treatments": {name: calibration(pairs[name]) for name in raters}}
 
 
-def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, treatment: Treatment,
-               beta: float | None = BETA) -> dict[str, Any]:
-    """The cached hands among experts and beginners rated under ``treatment``: every
-    player's ordinal, and whether every expert ends above every beginner."""
-    rater = Ratings(treatment, beta)
+def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, name: str, rater: Ratings) -> dict[str, Any]:
+    """The cached hands among experts and beginners rated by ``rater``: every player's
+    ordinal, and whether every expert ends above every beginner."""
     for hand in hands:
         rater.apply(hand)
     names = [name for name, _ in population(spec)]
     final: Mapping[str, PlayerRating] = {name: rater.rating(variant, name) for name in names}
     experts = [r.ordinal for name, r in final.items() if name.startswith("expert-")]
     beginners = [r.ordinal for name, r in final.items() if name.startswith("beginner-")]
-    return {"game": variant, "hands": len(hands), "population": spec, "treatment": treatment, "beta": beta,
+    return {"game": variant, "hands": len(hands), "population": spec, "treatment": name,
             "players": {name: {"ordinal": round(r.ordinal, 3), "mu": round(r.mu, 3), "sigma": round(r.sigma, 3),
                                "hands": r.hands} for name, r in sorted(final.items(), key=lambda kv: -kv[1].ordinal)},
             "experts_above_beginners": min(experts) > max(beginners)}
@@ -226,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--treatments", default=",".join(TREATMENTS))
     parser.add_argument("--betas", default="1",
                         help="multiples of openskill's default beta (SIGMA / 2) to measure each treatment at")
+    parser.add_argument("--shares", default=str(DECLARER_SHARE),
+                        help="the declarer's shares of their side to measure declarer-edge at")
     parser.add_argument("--cache", type=Path, default=Path(".bench-cache/ratings"),
                         help="where the played hands are kept (played once, measured again and again)")
     parser.add_argument("--seed", type=int, default=1)
@@ -233,23 +253,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object (the default)")
     args = parser.parse_args(argv)
     treatments = tuple(t for t in TREATMENTS if t in args.treatments.split(","))
+    scales = [float(k) for k in args.betas.split(",")]
+    shares = [float(w) for w in args.shares.split(",")]
     out: dict[str, Any] = {"bench": "ratings", "python": platform.python_version(), "playouts": args.playouts,
-                           "ladder_playouts": args.ladder_playouts, "chosen": TREATMENT,
+                           "ladder_playouts": args.ladder_playouts, "chosen": TREATMENT, "beta": BETA, "declarer_share": DECLARER_SHARE,
                            "calibration": [], "ladder": []}
     if args.only != "ladder":
         for i, variant in enumerate(v for v in args.games.split(",") if v):
             path = cache_path(args.cache, variant, args.population, args.seed + i, args.playouts)
             hands = record(path, variant, args.population, args.hands, args.seed + i,
                            Budget(playouts=args.playouts))
-            scales = [float(k) for k in args.betas.split(",")]
-            out["calibration"].append(run_calibration(variant, hands, args.population, treatments, scales))
+            out["calibration"].append(run_calibration(variant, hands, args.population, treatments, scales, shares))
     if args.ladder and args.only != "calibration":
         spec = f"expert:{args.experts},beginner:{args.beginners}"
         for variant in (v for v in args.ladder_games.split(",") if v):
             path = cache_path(args.cache, variant, spec, args.seed, args.ladder_playouts)
             hands = record(path, variant, spec, args.ladder, args.seed, Budget(playouts=args.ladder_playouts))
-            out["ladder"].append(run_ladder(variant, hands, spec, TREATMENT))
-            out["ladder"].extend(run_ladder(variant, hands, spec, t) for t in treatments if t != TREATMENT)
+            out["ladder"].extend(run_ladder(variant, hands, spec, name, rater)
+                                 for name, rater in raters_of(treatments, scales, shares).items())
     print(json.dumps(out, indent=1))
     return 0
 

@@ -46,11 +46,14 @@ HISTORY: Final = 100  # the last ordinals kept per player and rule set, for the 
 # How sides of different sizes are compared (docs/ratings.md, "Sides of different sizes"):
 # ``sum`` openskill's own, ``mean`` a side as strong as its average player; ``-edge``: the
 # side that declared carries a learned pseudo-player, its shape's declarer's edge.
-Treatment = Literal["sum", "mean", "sum-edge", "mean-edge"]
+# ``declarer-edge``: ``mean-edge`` but the declaring side's strength weighs its declarer
+# at ``DECLARER_SHARE`` (their friends share the rest).
+Treatment = Literal["sum", "mean", "sum-edge", "mean-edge", "declarer-edge"]
 # The treatment the service rates with, and one hand's performance spread (openskill's
 # beta: None for its default, SIGMA / 2), chosen by bench/ratings.py (docs/ratings.md).
 TREATMENT: Final[Treatment] = "mean-edge"
 BETA: Final[float | None] = None
+DECLARER_SHARE: Final = 0.5
 
 
 def table_doc(table_id: str) -> str:
@@ -91,7 +94,12 @@ class RatedHand(msgspec.Struct, frozen=True, kw_only=True):
     away: tuple[bool, ...]  # per seat: its player had left it to the away bot
     sides: tuple[tuple[int, ...], ...]  # seats, side by side; () if not played out
     ranks: tuple[int, ...]  # per side: 0 the best, equal scores equal ranks
-    declaring: bool = False  # the first side declared the hand's contract (LedgerLine.declared_by)
+    declarers: tuple[int, ...] = ()  # the seats that declared its contract, on the first side (LedgerLine.declared_by)
+
+    @property
+    def declaring(self) -> bool:
+        """The first side declared the hand's contract."""
+        return bool(self.declarers)
 
     def key(self) -> tuple[int, str, int]:
         return (self.at_ms, self.table_id, self.hand_no)
@@ -121,10 +129,10 @@ def hand_of(line: LedgerLine, *, at_ms: int, table_id: str, rules: str, rated: b
     players = tuple(bot_player(bots[str(seat)]) if str(seat) in bots else name
                     for seat, name in enumerate(line.players))
     sides = line.sides()
-    declaring = len(sides) > 1 and any(line.declared_by(seat) for seat in sides[0])
+    declarers = tuple(seat for seat in sides[0] if line.declared_by(seat)) if len(sides) > 1 else ()
     return RatedHand(at_ms=at_ms, table_id=table_id, hand_no=line.hand_no, rules=rules, rated=rated,
                      players=players, away=tuple(seat in away for seat in range(len(players))),
-                     sides=sides, ranks=ranks_of(sides, line.scores), declaring=declaring)
+                     sides=sides, ranks=ranks_of(sides, line.scores), declarers=declarers)
 
 
 # ---------------------------------------------------------------- 1. per partition
@@ -261,14 +269,21 @@ def _unscaled_model(beta: float | None = None) -> PlackettLuce:
     return PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2 if beta is None else beta, tau=0.0)
 
 
-def side_weights(sides: Sequence[Sequence[object]], treatment: Treatment) -> list[list[float]] | None:
+def side_weights(sides: Sequence[Sequence[object]], treatment: Treatment,
+                 declared: Sequence[bool] = (), share: float = DECLARER_SHARE) -> list[list[float]] | None:
     """Each player's share of their side's strength: ``sum`` (openskill's own: a side is
-    as strong as its players' means added up) or ``mean`` (1/size each: a side of two and
+    as strong as its players' means added up), ``mean`` (1/size each: a side of two and
     a side of three are compared by their average player; docs/ratings.md, "Sides of
-    different sizes")."""
-    if not treatment.startswith("mean"):
+    different sizes") or ``declarer-edge`` (the first side's declarers, ``declared`` per
+    player of it, share ``share`` of it, the others the rest; the other sides as
+    ``mean``)."""
+    if treatment.startswith("sum"):
         return None
-    return [[1.0 / len(side)] * len(side) for side in sides]
+    weights = [[1.0 / len(side)] * len(side) for side in sides]
+    if treatment == "declarer-edge" and any(declared) and not all(declared):
+        lead, rest = sum(declared), len(declared) - sum(declared)
+        weights[0] = [share / lead if d else (1.0 - share) / rest for d in declared]
+    return weights
 
 
 def has_edge(treatment: Treatment) -> bool:
@@ -283,6 +298,7 @@ def rate(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], ranks: Se
 
 def rate_hand(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], ranks: Sequence[int],
               treatment: Treatment, scaled: PlackettLuce | None = None, edge: PlayerRating | None = None,
+              weights: Sequence[Sequence[float]] | None = None,
               ) -> tuple[list[list[tuple[float, float]]], tuple[float, float] | None]:
     """Each player's (mu, sigma) after a hand whose sides finished at ``ranks``, and the
     declarer's-edge pseudo-player's (``edge``: it plays on the first side).
@@ -294,11 +310,13 @@ def rate_hand(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], rank
     mean and its variance the mean's. The update is scaled back: the mean moves ``n``
     times the scaled move, the deviation keeps the scaled factor. This is the exact
     Plackett-Luce update of a model whose side performs as its average player
-    (docs/ratings.md). The edge is a member of the first side, unscaled, handed to
+    (docs/ratings.md). ``weights`` (each player's share of their side, as
+    ``side_weights``) generalise the 1/n: a player of share ``w`` is handed over scaled by
+    ``w`` and their move scaled back by 1/w. The edge is a member of the first side, unscaled, handed to
     openskill as its offset from ``MU`` (a new edge adds nothing): the side's strength is
     its players' (sum or mean) plus the edge, and the edge learns like a player."""
     ranked = [float(r) for r in ranks]
-    if not treatment.startswith("mean"):
+    if treatment.startswith("sum"):
         teams = [[model.rating(mu=p.mu, sigma=p.sigma) for p in side] for side in sides]
         if edge is not None:
             teams[0].append(model.rating(mu=edge.mu - MU, sigma=edge.sigma))
@@ -307,27 +325,29 @@ def rate_hand(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], rank
     else:
         unscaled = scaled or _unscaled_model()
         tau2 = float(model.tau) ** 2
-        teams = []
-        for side in sides:
-            n = len(side)
-            teams.append([unscaled.rating(mu=p.mu / n, sigma=math.sqrt(p.sigma ** 2 + tau2) / n) for p in side])
+        shares = weights if weights is not None else side_weights(sides, "mean")
+        assert shares is not None
+        teams = [[unscaled.rating(mu=p.mu * w, sigma=math.sqrt(p.sigma ** 2 + tau2) * w) for p, w in
+                  zip(side, ws, strict=True)] for side, ws in zip(sides, shares, strict=True)]
         if edge is not None:
             teams[0].append(unscaled.rating(mu=edge.mu - MU, sigma=math.sqrt(edge.sigma ** 2 + tau2)))
         rated = unscaled.rate(teams, ranks=ranked)
         out = []
-        for side, before, after in zip(sides, teams, rated, strict=True):
+        for side, ws, before, after in zip(sides, shares, teams, rated, strict=True):
             n = len(side)
-            out.append([(p.mu + n * (float(a.mu) - float(b.mu)), n * float(a.sigma))
-                        for p, b, a in zip(side, before[:n], after[:n], strict=True)])
+            out.append([(p.mu + (float(a.mu) - float(b.mu)) / w, float(a.sigma) / w)
+                        for p, w, b, a in zip(side, ws, before[:n], after[:n], strict=True)])
     moved = None if edge is None else (MU + float(rated[0][-1].mu), float(rated[0][-1].sigma))
     return out, moved
 
 
 def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
-                treatment: Treatment, edge: PlayerRating | None = None) -> list[float]:
+                treatment: Treatment, edge: PlayerRating | None = None,
+                weights: Sequence[Sequence[float]] | None = None) -> list[float]:
     """The chance each side finishes first, as the treatment sees the sides' strengths
-    (what the calibration benchmark checks); ``edge`` plays on the first side."""
-    weights = side_weights(sides, treatment)
+    (what the calibration benchmark checks); ``edge`` plays on the first side;
+    ``weights`` each player's share of their side (``side_weights``' by default)."""
+    weights = weights if weights is not None else side_weights(sides, treatment)
     strengths = []
     for i, side in enumerate(sides):
         w = [1.0] * len(side) if weights is None else weights[i]
@@ -348,7 +368,11 @@ class Ratings:
     key order. State is restored lazily by the reader (``restore_*``); ``flush`` gives the
     changed documents. Hands at or before ``cursor`` were applied already: skipped."""
 
-    def __init__(self, treatment: Treatment = TREATMENT, beta: float | None = BETA) -> None:
+    def __init__(self, treatment: Treatment = TREATMENT, beta: float | None = BETA,
+                 share: float = DECLARER_SHARE) -> None:
+        if not 0.0 < share < 1.0:  # a friend of share 0 would not be rated at all
+            raise ValueError(f"the declarer's share must be in (0, 1), not {share}")
+        self.share = share
         self.model = new_model(beta)
         self.scaled = _unscaled_model(beta)
         self.treatment: Treatment = treatment
@@ -383,7 +407,11 @@ class Ratings:
         sides = [[self.rating(hand.rules, hand.players[s] or "") for s in side] for side in hand.sides]
         edge = self.edge_of(hand)
         return win_chances(self.model, sides, self.treatment,
-                           None if edge is None else self.rating(hand.rules, edge))
+                           None if edge is None else self.rating(hand.rules, edge), self.weights(hand))
+
+    def weights(self, hand: RatedHand) -> list[list[float]] | None:
+        declared = [seat in hand.declarers for seat in hand.sides[0]] if hand.sides else []
+        return side_weights(hand.sides, self.treatment, declared, self.share)
 
     def restore_rating(self, rules: str, player: str, stored: bytes | None) -> None:
         self.ratings[(rules, player)] = PlayerRating(player=player) if stored is None else decode_rating(stored)
@@ -417,7 +445,7 @@ class Ratings:
         edge = self.edge_of(hand)
         edge_before = None if edge is None else self.rating(hand.rules, edge)
         after_sides, edge_after = rate_hand(self.model, before_sides, hand.ranks, self.treatment, self.scaled,
-                                            edge_before)
+                                            edge_before, self.weights(hand))
         if edge is not None and edge_before is not None and edge_after is not None:
             self.ratings[(hand.rules, edge)] = PlayerRating(player=edge, mu=edge_after[0], sigma=edge_after[1],
                                                             hands=edge_before.hands + 1, last_ms=hand.at_ms)
