@@ -51,9 +51,9 @@ HISTORY: Final = 100  # the last ordinals kept per player and rule set, for the 
 Treatment = Literal["sum", "mean", "sum-edge", "mean-edge", "declarer-edge"]
 # The treatment the service rates with, and one hand's performance spread (openskill's
 # beta: None for its default, SIGMA / 2), chosen by bench/ratings.py (docs/ratings.md).
-TREATMENT: Final[Treatment] = "mean-edge"
+TREATMENT: Final[Treatment] = "declarer-edge"
 BETA: Final[float | None] = None
-DECLARER_SHARE: Final = 0.5
+DECLARER_SHARE: Final = 0.8
 
 
 def table_doc(table_id: str) -> str:
