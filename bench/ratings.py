@@ -3,20 +3,23 @@
 Hands are played in-process by the bots through the table aggregate (``domain.table``
 decide/evolve, a fresh table per hand, as ``bench/bots.py``), and each hand's events are
 folded by the service's own projection (``projections.ratings.HandsProjection``) into the
-``RatedHand`` the ratings read: its sides and ranks are exactly what the live worker
-rates. No Redis.
+``RatedHand`` the ratings read: its sides, ranks and declarers are exactly what the live
+worker rates. No Redis. The hands are played **once** into a cache (``--cache``, one
+JSON line a deal; deal ``i`` depends only on the seed and ``i``, so a run cut short is
+finished by the same command), and every treatment is measured over the same file.
 
 1. **Calibration**, per game (``--games``, default mighty-5 and mitigati): ``--hands``
    hands among a population of players of mixed levels (``--population``), seats drawn at
-   random each hand. Before each hand, every treatment (``sum``: openskill's own side
-   strength, the sum of the players' means; ``mean``: each player weighted 1/size, the
-   side's average) predicts the chance that a side finishes first (Mighty: the declarer's
+   random each hand. Before each hand, every treatment (``--treatments``, at each
+   multiple of openskill's default beta ``--betas`` and each declarer's share
+   ``--shares``) predicts the chance that a side finishes first (Mighty: the declaring
    side; Mitigati: every player), then rates the hand. Printed per treatment: per decile
    of the predicted chance, how many predictions fell in it, their mean and the rate
-   observed; the Brier score and the log loss over all predictions.
-2. **Ladder**: ``--ladder`` rated hands of mighty-5 between ``--experts`` expert and
-   ``--beginners`` beginner players (seats drawn at random), under the chosen treatment:
-   every player's ordinal, and whether every expert ends above every beginner.
+   observed; the Brier score, the log loss and the largest gap.
+2. **Ladder**: ``--ladder`` rated hands of each of ``--ladder-games`` between
+   ``--experts`` experts (at ``--ladder-playouts``, by default their full budget) and
+   ``--beginners`` beginners (seats drawn at random), under every treatment: every
+   player's ordinal, and whether every expert ends above every beginner.
 
 Prints one JSON object. Figures and the choice they made: docs/ratings.md.
 """
@@ -213,7 +216,7 @@ def run_calibration(variant: str, hands: Sequence[RatedHand], spec: str,
             "treatments": {name: calibration(pairs[name]) for name in raters}}
 
 
-def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, name: str, rater: Ratings) -> dict[str, Any]:
+def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, label: str, rater: Ratings) -> dict[str, Any]:
     """The cached hands among experts and beginners rated by ``rater``: every player's
     ordinal, and whether every expert ends above every beginner."""
     for hand in hands:
@@ -222,10 +225,10 @@ def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, name: str, r
     final: Mapping[str, PlayerRating] = {name: rater.rating(variant, name) for name in names}
     experts = [r.ordinal for name, r in final.items() if name.startswith("expert-")]
     beginners = [r.ordinal for name, r in final.items() if name.startswith("beginner-")]
-    return {"game": variant, "hands": len(hands), "population": spec, "treatment": name,
+    return {"game": variant, "hands": len(hands), "population": spec, "treatment": label,
             "players": {name: {"ordinal": round(r.ordinal, 3), "mu": round(r.mu, 3), "sigma": round(r.sigma, 3),
                                "hands": r.hands} for name, r in sorted(final.items(), key=lambda kv: -kv[1].ordinal)},
-            "experts_above_beginners": min(experts) > max(beginners)}
+            "experts_above_beginners": min(experts) > max(beginners) if experts and beginners else None}
 
 
 def main(argv: list[str] | None = None) -> int:
