@@ -3,20 +3,23 @@
 Hands are played in-process by the bots through the table aggregate (``domain.table``
 decide/evolve, a fresh table per hand, as ``bench/bots.py``), and each hand's events are
 folded by the service's own projection (``projections.ratings.HandsProjection``) into the
-``RatedHand`` the ratings read: its sides and ranks are exactly what the live worker
-rates. No Redis.
+``RatedHand`` the ratings read: its sides, ranks and declarers are exactly what the live
+worker rates. No Redis. The hands are played **once** into a cache (``--cache``, one
+JSON line a deal; deal ``i`` depends only on the seed and ``i``, so a run cut short is
+finished by the same command), and every treatment is measured over the same file.
 
 1. **Calibration**, per game (``--games``, default mighty-5 and mitigati): ``--hands``
    hands among a population of players of mixed levels (``--population``), seats drawn at
-   random each hand. Before each hand, every treatment (``sum``: openskill's own side
-   strength, the sum of the players' means; ``mean``: each player weighted 1/size, the
-   side's average) predicts the chance that a side finishes first (Mighty: the declarer's
+   random each hand. Before each hand, every treatment (``--treatments``, at each
+   multiple of openskill's default beta ``--betas`` and each declarer's share
+   ``--shares``) predicts the chance that a side finishes first (Mighty: the declaring
    side; Mitigati: every player), then rates the hand. Printed per treatment: per decile
    of the predicted chance, how many predictions fell in it, their mean and the rate
-   observed; the Brier score and the log loss over all predictions.
-2. **Ladder**: ``--ladder`` rated hands of mighty-5 between ``--experts`` expert and
-   ``--beginners`` beginner players (seats drawn at random), under the chosen treatment:
-   every player's ordinal, and whether every expert ends above every beginner.
+   observed; the Brier score, the log loss and the largest gap.
+2. **Ladder**: ``--ladder`` rated hands of each of ``--ladder-games`` between
+   ``--experts`` experts (at ``--ladder-playouts``, by default their full budget) and
+   ``--beginners`` beginners (seats drawn at random), under every treatment: every
+   player's ordinal, and whether every expert ends above every beginner.
 
 Prints one JSON object. Figures and the choice they made: docs/ratings.md.
 """
@@ -29,7 +32,10 @@ import math
 import platform
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from bench.bots import policies
 from domain.bots import Budget
@@ -48,7 +54,10 @@ from domain.table import (
     initial_state,
 )
 from projections.ratings import (
+    BETA,
+    DECLARER_SHARE,
     HANDS_DOC,
+    SIGMA,
     TREATMENT,
     HandsProjection,
     PlayerRating,
@@ -56,10 +65,9 @@ from projections.ratings import (
     Ratings,
     Treatment,
     decode_hand,
-    win_chances,
 )
 
-TREATMENTS: tuple[Treatment, ...] = ("sum", "mean")
+TREATMENTS: tuple[Treatment, ...] = ("sum", "mean", "sum-edge", "mean-edge", "declarer-edge")
 
 
 def play(variant: str, names: Sequence[str], levels: Sequence[str], seed: int, budget: Budget,
@@ -112,6 +120,43 @@ def population(spec: str) -> list[tuple[str, str]]:
     return players
 
 
+def record(path: Path, variant: str, spec: str, hands: int, seed: int, budget: Budget) -> list[RatedHand]:
+    """Play ``hands`` hands of ``variant`` among the population ``spec`` (seats drawn at
+    random each hand) into the cache ``path``, one line per deal (``null``: it ended
+    without a ledger line), and return the hands. Deal ``i`` depends only on ``seed`` and
+    ``i``, so a cache cut short is finished by running the same command again; the hands
+    are played once and every treatment is measured over the same file."""
+    game = game_named(variant)
+    seats = game.players(game.make_rules(variant, {}))
+    players = population(spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = path.read_bytes().splitlines() if path.exists() else []
+    cached = [None if line == b"null" else decode_hand(line) for line in lines]
+    with path.open("ab") as out:
+        while sum(1 for h in cached if h is not None and len(h.sides) >= 2) < hands:
+            rng = Rng(seed * 1_000_003 + len(cached))
+            drawn = list(players)
+            rng.shuffle(drawn)
+            drawn = drawn[:seats]
+            hand = play(variant, [n for n, _ in drawn], [lv for _, lv in drawn], rng.next(), budget,
+                        len(cached) + 1)
+            cached.append(hand)
+            out.write(b"null\n" if hand is None else msgspec.json.encode(hand) + b"\n")
+            out.flush()
+    return [h for h in cached if h is not None and len(h.sides) >= 2][:hands]
+
+
+# the cache's format: bumped whenever RatedHand gains a field (an old cache would read
+# it as its default); v2: ``declarers``
+CACHE_FORMAT = "v2"
+
+
+def cache_path(directory: Path, variant: str, spec: str, seed: int, playouts: int | None) -> Path:
+    budget = "default" if playouts is None else str(playouts)
+    name = f"{variant}_{spec.replace(':', '').replace(',', '_')}_s{seed}_p{budget}_{CACHE_FORMAT}.jsonl"
+    return directory / name
+
+
 def _outcomes(hand: RatedHand, chances: Sequence[float], first_side_only: bool) -> list[tuple[float, int]]:
     """(predicted chance, 1 if that side alone finished first) per side predicted."""
     sides = range(1 if first_side_only else len(hand.sides))
@@ -130,91 +175,105 @@ def calibration(pairs: Sequence[tuple[float, int]]) -> dict[str, Any]:
     brier = sum((p - o) ** 2 for p, o in pairs) / n
     eps = 1e-9
     logloss = -sum(o * math.log(max(p, eps)) + (1 - o) * math.log(max(1 - p, eps)) for p, o in pairs) / n
-    return {"predictions": len(pairs), "brier": round(brier, 4), "log_loss": round(logloss, 4), "deciles": deciles}
+    gaps = [(abs(d["predicted"] - d["observed"]), d["n"]) for d in deciles if d["n"]]
+    return {"predictions": len(pairs), "brier": round(brier, 4), "log_loss": round(logloss, 4),
+            "worst_gap": round(max(g for g, _ in gaps), 3) if gaps else None,
+            "worst_gap_n30": round(max((g for g, n in gaps if n >= 30), default=0.0), 3),
+            "deciles": deciles}
 
 
-def run_calibration(variant: str, hands: int, spec: str, seed: int, budget: Budget) -> dict[str, Any]:
-    game = game_named(variant)
-    seats = game.players(game.make_rules(variant, {}))
-    players = population(spec)
-    rng = Rng(seed)
-    raters = {t: Ratings(t) for t in TREATMENTS}
-    pairs: dict[str, list[tuple[float, int]]] = {t: [] for t in TREATMENTS}
+def rater_name(treatment: Treatment, scale: float, share: float) -> str:
+    name = treatment if scale == 1.0 else f"{treatment}, beta x{scale:g}"
+    return f"{name}, share {share:g}" if treatment == "declarer-edge" else name
+
+
+def raters_of(treatments: Sequence[Treatment], scales: Sequence[float], shares: Sequence[float]) -> dict[str, Ratings]:
+    """A fresh ``Ratings`` per treatment, multiple of openskill's default beta and (for
+    ``declarer-edge``) declarer's share, by name."""
+    return {rater_name(t, k, w): Ratings(t, SIGMA / 2 * k, w) for t in treatments for k in scales
+            for w in (shares if t == "declarer-edge" else shares[:1])}
+
+
+def run_calibration(variant: str, hands: Sequence[RatedHand], spec: str,
+                    treatments: Sequence[Treatment] = TREATMENTS, scales: Sequence[float] = (1.0,),
+                    shares: Sequence[float] = (DECLARER_SHARE,)) -> dict[str, Any]:
+    """Each treatment (at each multiple ``scales`` of openskill's default beta, each
+    declarer's share) folds the cached hands in order; before each hand it predicts the
+    chance that a side finishes first (two sides: the declarer's, the first; more: each)."""
+    raters = raters_of(treatments, scales, shares)
+    pairs: dict[str, list[tuple[float, int]]] = {name: [] for name in raters}
     sizes: dict[str, int] = {}
-    played = 0
-    clock = 0
     started = time.perf_counter()
-    while played < hands:
-        drawn = list(players)
-        rng.shuffle(drawn)
-        drawn = drawn[:seats]
-        clock += 1
-        hand = play(variant, [n for n, _ in drawn], [lv for _, lv in drawn], rng.next(), budget, clock)
-        if hand is None or len(hand.sides) < 2:
-            continue
-        played += 1
+    for hand in hands:
         shape = "v".join(str(len(side)) for side in hand.sides)
         sizes[shape] = sizes.get(shape, 0) + 1
         for treatment, rater in raters.items():
-            sides = [[rater.rating(hand.rules, hand.players[s] or "") for s in side] for side in hand.sides]
-            chances = win_chances(rater.model, sides, treatment)
+            chances = rater.win_chances(hand)
             pairs[treatment] += _outcomes(hand, chances, first_side_only=len(hand.sides) == 2)
             rater.apply(hand)
-    return {"game": variant, "hands": played, "population": spec, "sides": sizes,
+    return {"game": variant, "hands": len(hands), "population": spec, "sides": sizes,
             "seconds": round(time.perf_counter() - started, 1),
-            "treatments": {t: calibration(pairs[t]) for t in TREATMENTS}}
+            "treatments": {name: calibration(pairs[name]) for name in raters}}
 
 
-def run_ladder(hands: int, experts: int, beginners: int, seed: int, budget: Budget,
-               treatment: Treatment, variant: str = "mighty-5") -> dict[str, Any]:
-    game = game_named(variant)
-    seats = game.players(game.make_rules(variant, {}))
-    players = [(f"expert-{i}", "expert") for i in range(experts)] + \
-              [(f"beginner-{i}", "beginner") for i in range(beginners)]
-    rng = Rng(seed)
-    rater = Ratings(treatment)
-    played, clock = 0, 0
-    started = time.perf_counter()
-    while played < hands:
-        drawn = list(players)
-        rng.shuffle(drawn)
-        drawn = drawn[:seats]
-        clock += 1
-        hand = play(variant, [n for n, _ in drawn], [lv for _, lv in drawn], rng.next(), budget, clock)
-        if hand is None:
-            continue
-        played += 1
+def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, label: str, rater: Ratings) -> dict[str, Any]:
+    """The cached hands among experts and beginners rated by ``rater``: every player's
+    ordinal, and whether every expert ends above every beginner."""
+    for hand in hands:
         rater.apply(hand)
-    final: Mapping[str, PlayerRating] = {name: rater.rating(variant, name) for name, _ in players}
-    lowest_expert = min(final[f"expert-{i}"].ordinal for i in range(experts))
-    highest_beginner = max(final[f"beginner-{i}"].ordinal for i in range(beginners))
-    return {"game": variant, "hands": played, "treatment": treatment,
-            "seconds": round(time.perf_counter() - started, 1),
+    names = [name for name, _ in population(spec)]
+    final: Mapping[str, PlayerRating] = {name: rater.rating(variant, name) for name in names}
+    experts = [r.ordinal for name, r in final.items() if name.startswith("expert-")]
+    beginners = [r.ordinal for name, r in final.items() if name.startswith("beginner-")]
+    return {"game": variant, "hands": len(hands), "population": spec, "treatment": label,
             "players": {name: {"ordinal": round(r.ordinal, 3), "mu": round(r.mu, 3), "sigma": round(r.sigma, 3),
                                "hands": r.hands} for name, r in sorted(final.items(), key=lambda kv: -kv[1].ordinal)},
-            "experts_above_beginners": lowest_expert > highest_beginner}
+            "experts_above_beginners": min(experts) > max(beginners) if experts and beginners else None}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mighty bench ratings", description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=2000, help="calibration hands per game")
     parser.add_argument("--games", default="mighty-5,mitigati")
-    parser.add_argument("--population", default="random:4,beginner:4,expert:2",
+    parser.add_argument("--population", default="beginner:6,expert:4",
                         help="the calibration's players, level:count,...")
     parser.add_argument("--ladder", type=int, default=200, help="rated hands of experts against beginners (0: none)")
+    parser.add_argument("--ladder-games", default="mighty-5,mitigati")
     parser.add_argument("--experts", type=int, default=3)
     parser.add_argument("--beginners", type=int, default=3)
-    parser.add_argument("--playouts", type=int, default=8, help="the expert's playouts per decision")
+    parser.add_argument("--playouts", type=int, default=8, help="the expert's playouts per decision, calibration")
+    parser.add_argument("--ladder-playouts", type=int, default=None,
+                        help="the expert's playouts per decision in the ladder (default: the game's, its full budget)")
+    parser.add_argument("--treatments", default=",".join(TREATMENTS))
+    parser.add_argument("--betas", default="1",
+                        help="multiples of openskill's default beta (SIGMA / 2) to measure each treatment at")
+    parser.add_argument("--shares", default=str(DECLARER_SHARE),
+                        help="the declarer's shares of their side to measure declarer-edge at")
+    parser.add_argument("--cache", type=Path, default=Path(".bench-cache/ratings"),
+                        help="where the played hands are kept (played once, measured again and again)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", choices=("calibration", "ladder"), default=None)
     parser.add_argument("--json", action="store_true", help="print one JSON object (the default)")
     args = parser.parse_args(argv)
-    budget = Budget(playouts=args.playouts)
+    treatments = tuple(t for t in TREATMENTS if t in args.treatments.split(","))
+    scales = [float(k) for k in args.betas.split(",")]
+    shares = [float(w) for w in args.shares.split(",")]
     out: dict[str, Any] = {"bench": "ratings", "python": platform.python_version(), "playouts": args.playouts,
-                           "chosen": TREATMENT, "calibration": [], "ladder": None}
-    for i, variant in enumerate(v for v in args.games.split(",") if v):
-        out["calibration"].append(run_calibration(variant, args.hands, args.population, args.seed + i, budget))
-    if args.ladder:
-        out["ladder"] = run_ladder(args.ladder, args.experts, args.beginners, args.seed, budget, TREATMENT)
+                           "ladder_playouts": args.ladder_playouts, "chosen": TREATMENT, "beta": BETA, "declarer_share": DECLARER_SHARE,
+                           "calibration": [], "ladder": []}
+    if args.only != "ladder":
+        for i, variant in enumerate(v for v in args.games.split(",") if v):
+            path = cache_path(args.cache, variant, args.population, args.seed + i, args.playouts)
+            hands = record(path, variant, args.population, args.hands, args.seed + i,
+                           Budget(playouts=args.playouts))
+            out["calibration"].append(run_calibration(variant, hands, args.population, treatments, scales, shares))
+    if args.ladder and args.only != "calibration":
+        spec = f"expert:{args.experts},beginner:{args.beginners}"
+        for variant in (v for v in args.ladder_games.split(",") if v):
+            path = cache_path(args.cache, variant, spec, args.seed, args.ladder_playouts)
+            hands = record(path, variant, spec, args.ladder, args.seed, Budget(playouts=args.ladder_playouts))
+            out["ladder"].extend(run_ladder(variant, hands, spec, name, rater)
+                                 for name, rater in raters_of(treatments, scales, shares).items())
     print(json.dumps(out, indent=1))
     return 0
 

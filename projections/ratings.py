@@ -43,9 +43,17 @@ SIGMA: Final = 25.0 / 3.0
 # A rating is provisional until its sigma falls below this (docs/ratings.md, "Provisional").
 PROVISIONAL_SIGMA: Final = 5.0
 HISTORY: Final = 100  # the last ordinals kept per player and rule set, for the chart
-Treatment = Literal["sum", "mean"]
-# The treatment the service rates with, chosen by bench/ratings.py (docs/ratings.md).
-TREATMENT: Final[Treatment] = "mean"
+# How sides of different sizes are compared (docs/ratings.md, "Sides of different sizes"):
+# ``sum`` openskill's own, ``mean`` a side as strong as its average player; ``-edge``: the
+# side that declared carries a learned pseudo-player, its shape's declarer's edge.
+# ``declarer-edge``: ``mean-edge`` but the declaring side's strength weighs its declarer
+# at ``DECLARER_SHARE`` (their friends share the rest).
+Treatment = Literal["sum", "mean", "sum-edge", "mean-edge", "declarer-edge"]
+# The treatment the service rates with, and one hand's performance spread (openskill's
+# beta: None for its default, SIGMA / 2), chosen by bench/ratings.py (docs/ratings.md).
+TREATMENT: Final[Treatment] = "declarer-edge"
+BETA: Final[float | None] = None
+DECLARER_SHARE: Final = 0.8
 
 
 def table_doc(table_id: str) -> str:
@@ -61,6 +69,19 @@ def is_bot(player: str) -> bool:
     return player.startswith("bot:")
 
 
+EDGE: Final = "edge:"
+
+
+def is_edge(player: str) -> bool:
+    """A declarer's-edge pseudo-player: rated, never listed on a leaderboard."""
+    return player.startswith(EDGE)
+
+
+def edge_player(sides: Sequence[Sequence[object]]) -> str:
+    """The pseudo-player of a hand's shape, ``edge:2v3`` (the declaring side first)."""
+    return EDGE + "v".join(str(len(side)) for side in sides)
+
+
 class RatedHand(msgspec.Struct, frozen=True, kw_only=True):
     """One hand that ended, as the ratings and the reputation need it."""
 
@@ -73,6 +94,12 @@ class RatedHand(msgspec.Struct, frozen=True, kw_only=True):
     away: tuple[bool, ...]  # per seat: its player had left it to the away bot
     sides: tuple[tuple[int, ...], ...]  # seats, side by side; () if not played out
     ranks: tuple[int, ...]  # per side: 0 the best, equal scores equal ranks
+    declarers: tuple[int, ...] = ()  # the seats that declared its contract, on the first side (LedgerLine.declared_by)
+
+    @property
+    def declaring(self) -> bool:
+        """The first side declared the hand's contract."""
+        return bool(self.declarers)
 
     def key(self) -> tuple[int, str, int]:
         return (self.at_ms, self.table_id, self.hand_no)
@@ -102,9 +129,10 @@ def hand_of(line: LedgerLine, *, at_ms: int, table_id: str, rules: str, rated: b
     players = tuple(bot_player(bots[str(seat)]) if str(seat) in bots else name
                     for seat, name in enumerate(line.players))
     sides = line.sides()
+    declarers = tuple(seat for seat in sides[0] if line.declared_by(seat)) if len(sides) > 1 else ()
     return RatedHand(at_ms=at_ms, table_id=table_id, hand_no=line.hand_no, rules=rules, rated=rated,
                      players=players, away=tuple(seat in away for seat in range(len(players))),
-                     sides=sides, ranks=ranks_of(sides, line.scores))
+                     sides=sides, ranks=ranks_of(sides, line.scores), declarers=declarers)
 
 
 # ---------------------------------------------------------------- 1. per partition
@@ -229,29 +257,51 @@ decode_reputation = msgspec.json.Decoder(Reputation).decode
 decode_hand = msgspec.json.Decoder(RatedHand).decode
 
 
-def new_model() -> PlackettLuce:
-    return PlackettLuce(mu=MU, sigma=SIGMA)
+def new_model(beta: float | None = None) -> PlackettLuce:
+    """openskill's Plackett-Luce at ``MU``, ``SIGMA``; ``beta`` the spread of one hand's
+    performance around a player's skill (the library's default ``SIGMA / 2`` if None)."""
+    return PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2 if beta is None else beta)
 
 
-def _unscaled_model() -> PlackettLuce:
+def _unscaled_model(beta: float | None = None) -> PlackettLuce:
     """The model the ``mean`` treatment rates scaled players with: no dynamics of its own
     (tau 0: the players' own tau is added before scaling)."""
-    return PlackettLuce(mu=MU, sigma=SIGMA, tau=0.0)
+    return PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2 if beta is None else beta, tau=0.0)
 
 
-def side_weights(sides: Sequence[Sequence[object]], treatment: Treatment) -> list[list[float]] | None:
+def side_weights(sides: Sequence[Sequence[object]], treatment: Treatment,
+                 declared: Sequence[bool] = (), share: float = DECLARER_SHARE) -> list[list[float]] | None:
     """Each player's share of their side's strength: ``sum`` (openskill's own: a side is
-    as strong as its players' means added up) or ``mean`` (1/size each: a side of two and
+    as strong as its players' means added up), ``mean`` (1/size each: a side of two and
     a side of three are compared by their average player; docs/ratings.md, "Sides of
-    different sizes")."""
-    if treatment == "sum":
+    different sizes") or ``declarer-edge`` (the first side's declarers, ``declared`` per
+    player of it, share ``share`` of it, the others the rest; the other sides as
+    ``mean``)."""
+    if treatment.startswith("sum"):
         return None
-    return [[1.0 / len(side)] * len(side) for side in sides]
+    weights = [[1.0 / len(side)] * len(side) for side in sides]
+    if treatment == "declarer-edge" and any(declared) and not all(declared):
+        lead, rest = sum(declared), len(declared) - sum(declared)
+        weights[0] = [share / lead if d else (1.0 - share) / rest for d in declared]
+    return weights
+
+
+def has_edge(treatment: Treatment) -> bool:
+    return treatment.endswith("-edge")
 
 
 def rate(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], ranks: Sequence[int],
          treatment: Treatment, scaled: PlackettLuce | None = None) -> list[list[tuple[float, float]]]:
-    """Each player's (mu, sigma) after a hand whose sides finished at ``ranks``.
+    """Each player's (mu, sigma) after a hand whose sides finished at ``ranks`` (no edge)."""
+    return rate_hand(model, sides, ranks, treatment, scaled)[0]
+
+
+def rate_hand(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], ranks: Sequence[int],
+              treatment: Treatment, scaled: PlackettLuce | None = None, edge: PlayerRating | None = None,
+              weights: Sequence[Sequence[float]] | None = None,
+              ) -> tuple[list[list[tuple[float, float]]], tuple[float, float] | None]:
+    """Each player's (mu, sigma) after a hand whose sides finished at ``ranks``, and the
+    declarer's-edge pseudo-player's (``edge``: it plays on the first side).
 
     ``sum`` is openskill's Plackett-Luce as it is. ``mean``: openskill 6.2 always sums a
     team's means (its ``weights`` scale only the update, and are renormalised to
@@ -260,36 +310,51 @@ def rate(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], ranks: Se
     mean and its variance the mean's. The update is scaled back: the mean moves ``n``
     times the scaled move, the deviation keeps the scaled factor. This is the exact
     Plackett-Luce update of a model whose side performs as its average player
-    (docs/ratings.md)."""
-    if treatment == "sum":
+    (docs/ratings.md). ``weights`` (each player's share of their side, as
+    ``side_weights``) generalise the 1/n: a player of share ``w`` is handed over scaled by
+    ``w`` and their move scaled back by 1/w. The edge is a member of the first side, unscaled, handed to
+    openskill as its offset from ``MU`` (a new edge adds nothing): the side's strength is
+    its players' (sum or mean) plus the edge, and the edge learns like a player."""
+    ranked = [float(r) for r in ranks]
+    if treatment.startswith("sum"):
         teams = [[model.rating(mu=p.mu, sigma=p.sigma) for p in side] for side in sides]
-        rated = model.rate(teams, ranks=[float(r) for r in ranks])
-        return [[(float(r.mu), float(r.sigma)) for r in side] for side in rated]
-    unscaled = scaled or _unscaled_model()
-    tau2 = float(model.tau) ** 2
-    teams = []
-    for side in sides:
-        n = len(side)
-        teams.append([unscaled.rating(mu=p.mu / n, sigma=math.sqrt(p.sigma ** 2 + tau2) / n) for p in side])
-    rated = unscaled.rate(teams, ranks=[float(r) for r in ranks])
-    out: list[list[tuple[float, float]]] = []
-    for side, before, after in zip(sides, teams, rated, strict=True):
-        n = len(side)
-        out.append([(p.mu + n * (float(a.mu) - float(b.mu)), n * float(a.sigma))
-                    for p, b, a in zip(side, before, after, strict=True)])
-    return out
+        if edge is not None:
+            teams[0].append(model.rating(mu=edge.mu - MU, sigma=edge.sigma))
+        rated = model.rate(teams, ranks=ranked)
+        out = [[(float(r.mu), float(r.sigma)) for r in team[:len(side)]] for side, team in zip(sides, rated, strict=True)]
+    else:
+        unscaled = scaled or _unscaled_model()
+        tau2 = float(model.tau) ** 2
+        shares = weights if weights is not None else side_weights(sides, "mean")
+        assert shares is not None
+        teams = [[unscaled.rating(mu=p.mu * w, sigma=math.sqrt(p.sigma ** 2 + tau2) * w) for p, w in
+                  zip(side, ws, strict=True)] for side, ws in zip(sides, shares, strict=True)]
+        if edge is not None:
+            teams[0].append(unscaled.rating(mu=edge.mu - MU, sigma=math.sqrt(edge.sigma ** 2 + tau2)))
+        rated = unscaled.rate(teams, ranks=ranked)
+        out = []
+        for side, ws, before, after in zip(sides, shares, teams, rated, strict=True):
+            n = len(side)
+            out.append([(p.mu + (float(a.mu) - float(b.mu)) / w, float(a.sigma) / w)
+                        for p, w, b, a in zip(side, ws, before[:n], after[:n], strict=True)])
+    moved = None if edge is None else (MU + float(rated[0][-1].mu), float(rated[0][-1].sigma))
+    return out, moved
 
 
 def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
-                treatment: Treatment) -> list[float]:
+                treatment: Treatment, edge: PlayerRating | None = None,
+                weights: Sequence[Sequence[float]] | None = None) -> list[float]:
     """The chance each side finishes first, as the treatment sees the sides' strengths
-    (what the calibration benchmark checks)."""
-    weights = side_weights(sides, treatment)
+    (what the calibration benchmark checks); ``edge`` plays on the first side;
+    ``weights`` each player's share of their side (``side_weights``' by default)."""
+    weights = weights if weights is not None else side_weights(sides, treatment)
     strengths = []
     for i, side in enumerate(sides):
         w = [1.0] * len(side) if weights is None else weights[i]
         mu = sum(wi * p.mu for wi, p in zip(w, side, strict=True))
         var = sum((wi * p.sigma) ** 2 for wi, p in zip(w, side, strict=True))
+        if i == 0 and edge is not None:
+            mu, var = mu + edge.mu - MU, var + edge.sigma ** 2
         strengths.append((mu, var))
     beta2 = model.beta ** 2
     c = math.sqrt(sum(var + beta2 for _, var in strengths))
@@ -303,9 +368,13 @@ class Ratings:
     key order. State is restored lazily by the reader (``restore_*``); ``flush`` gives the
     changed documents. Hands at or before ``cursor`` were applied already: skipped."""
 
-    def __init__(self, treatment: Treatment = TREATMENT) -> None:
-        self.model = new_model()
-        self.scaled = _unscaled_model()
+    def __init__(self, treatment: Treatment = TREATMENT, beta: float | None = BETA,
+                 share: float = DECLARER_SHARE) -> None:
+        if not 0.0 < share < 1.0:  # a friend of share 0 would not be rated at all
+            raise ValueError(f"the declarer's share must be in (0, 1), not {share}")
+        self.share = share
+        self.model = new_model(beta)
+        self.scaled = _unscaled_model(beta)
         self.treatment: Treatment = treatment
         self.ratings: dict[tuple[str, str], PlayerRating] = {}
         self.reputations: dict[str, Reputation] = {}
@@ -324,7 +393,25 @@ class Ratings:
                 ratings.add((hand.rules, player))
                 if not is_bot(player):
                     reputations.add(player)
+            edge = self.edge_of(hand)
+            if edge is not None:
+                ratings.add((hand.rules, edge))
         return ratings, reputations
+
+    def edge_of(self, hand: RatedHand) -> str | None:
+        """The pseudo-player of the hand's declarer's edge, under a ``-edge`` treatment."""
+        return edge_player(hand.sides) if has_edge(self.treatment) and hand.declaring else None
+
+    def win_chances(self, hand: RatedHand) -> list[float]:
+        """Each side's chance to finish first, before the hand (the calibration's prediction)."""
+        sides = [[self.rating(hand.rules, hand.players[s] or "") for s in side] for side in hand.sides]
+        edge = self.edge_of(hand)
+        return win_chances(self.model, sides, self.treatment,
+                           None if edge is None else self.rating(hand.rules, edge), self.weights(hand))
+
+    def weights(self, hand: RatedHand) -> list[list[float]] | None:
+        declared = [seat in hand.declarers for seat in hand.sides[0]] if hand.sides else []
+        return side_weights(hand.sides, self.treatment, declared, self.share)
 
     def restore_rating(self, rules: str, player: str, stored: bytes | None) -> None:
         self.ratings[(rules, player)] = PlayerRating(player=player) if stored is None else decode_rating(stored)
@@ -355,7 +442,14 @@ class Ratings:
             return True  # unrated, or a seat nobody can be rated for
         seats = [[(s, hand.players[s]) for s in side] for side in hand.sides]
         before_sides = [[self.rating(hand.rules, name or "") for _, name in side] for side in seats]
-        after_sides = rate(self.model, before_sides, hand.ranks, self.treatment, self.scaled)
+        edge = self.edge_of(hand)
+        edge_before = None if edge is None else self.rating(hand.rules, edge)
+        after_sides, edge_after = rate_hand(self.model, before_sides, hand.ranks, self.treatment, self.scaled,
+                                            edge_before, self.weights(hand))
+        if edge is not None and edge_before is not None and edge_after is not None:
+            self.ratings[(hand.rules, edge)] = PlayerRating(player=edge, mu=edge_after[0], sigma=edge_after[1],
+                                                            hands=edge_before.hands + 1, last_ms=hand.at_ms)
+            self._dirty_ratings[(hand.rules, edge)] = None
         for side, old_side, new_side in zip(seats, before_sides, after_sides, strict=True):
             for (_, name), old, (mu, sigma) in zip(side, old_side, new_side, strict=True):
                 ordinal = mu - 3.0 * sigma
@@ -368,7 +462,7 @@ class Ratings:
     def flush(self) -> RatingsDocs:
         docs = RatingsDocs(
             ratings={key: encode(self.ratings[key]) for key in self._dirty_ratings},
-            ordinals={key: self.ratings[key].ordinal for key in self._dirty_ratings},
+            ordinals={key: self.ratings[key].ordinal for key in self._dirty_ratings if not is_edge(key[1])},
             reputations={p: encode(self.reputations[p]) for p in self._dirty_reputations},
             cursor=None if self.cursor is None else encode(self.cursor),
         )
@@ -383,7 +477,7 @@ class RatingsDocs:
     ordinal (the leaderboard's score), each player's reputation, and the cursor."""
 
     ratings: dict[tuple[str, str], bytes]
-    ordinals: dict[tuple[str, str], float]
+    ordinals: dict[tuple[str, str], float]  # players only: an edge pseudo-player is on no board
     reputations: dict[str, bytes]
     cursor: bytes | None
 

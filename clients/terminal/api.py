@@ -138,6 +138,11 @@ class Api:
         found: dict[str, Any] = await self.call("GET", f"/players/{player}", auth=False)
         return found
 
+    async def leaderboard(self, game: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The rule set's rated players, best ordinal first (``GET /leaderboards/{game}``)."""
+        found: dict[str, Any] = await self.call("GET", f"/leaderboards/{game}?limit={limit}", auth=False)
+        return list(found["players"])
+
     # lobby
     async def tables(self, status: str | None = None, game: str | None = None) -> list[dict[str, Any]]:
         query = "&".join(f"{k}={v}" for k, v in (("status", status), ("game", game)) if v)

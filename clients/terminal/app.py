@@ -16,6 +16,7 @@ from clients.terminal.api import Api, ApiError
 from clients.terminal.cards import register
 from clients.terminal.catalog import say_bindings, t, use
 from clients.terminal.dialogs import Choose
+from clients.terminal.leaderboard import LeaderboardScreen
 from clients.terminal.literal import tell
 from clients.terminal.lobby import LobbyScreen, seat_of
 from clients.terminal.replay import ReplayScreen
@@ -124,6 +125,9 @@ class PlayApp(App[None]):
 
     def open_table(self, table: str, seat: int | None) -> None:
         self.push_screen(TableScreen(table, seat=seat))
+
+    def open_leaderboard(self, game: str) -> None:
+        self.push_screen(LeaderboardScreen(game))
 
     @work(group="replay", exit_on_error=False)
     async def choose_replay(self, table: str, seat: int | None) -> None:

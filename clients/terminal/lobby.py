@@ -1,5 +1,6 @@
 """The lobby: the tables the directory lists (filtered by game and status), quick play,
-joining, creating a table with bots, watching, and picking a finished hand to replay."""
+joining, creating a table with bots, watching, picking a finished hand to replay, and a
+rule set's leaderboard."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ class LobbyScreen(Screen[None]):
         Binding("j", "join", "terminal.key.join"),
         Binding("w", "watch", "terminal.key.watch"),
         Binding("h", "hands", "terminal.key.replay"),
+        Binding("l", "leaderboard", "terminal.key.leaderboard"),
         Binding("r", "refresh", "terminal.key.refresh"),
         Binding("a", "log_in", "terminal.key.log_in"),
         Binding("o", "log_out", "terminal.key.log_out"),
@@ -161,6 +163,18 @@ class LobbyScreen(Screen[None]):
             tell(self, error.message, title=error.code, severity="error")
             return
         self.play_app.open_table(seated["table"], int(seated["seat"]))
+
+    def action_leaderboard(self) -> None:
+        """A rule set's leaderboard: the game filter's, else the one picked."""
+        game = self._filter("#game")
+        if game is not None:
+            self.play_app.open_leaderboard(game)
+        else:
+            self.app.push_screen(Choose(t("terminal.board.which"), self._games()), self._leaderboard)
+
+    def _leaderboard(self, game: str | None) -> None:
+        if game is not None:
+            self.play_app.open_leaderboard(game)
 
     def action_create(self) -> None:
         self.app.push_screen(Choose(t("terminal.lobby.create_which"), self._games()), self._create)

@@ -253,7 +253,8 @@ class Rater:
                 pipe.multi()
                 for (rules, player), data in docs.ratings.items():
                     pipe.hset(self.keys.ratings(rules), player, data)
-                    pipe.zadd(self.keys.board(rules), {player: docs.ordinals[(rules, player)]})
+                    if (rules, player) in docs.ordinals:  # not an edge pseudo-player
+                        pipe.zadd(self.keys.board(rules), {player: docs.ordinals[(rules, player)]})
                     pipe.sadd(self.keys.rules, rules)
                 for player, data in docs.reputations.items():
                     pipe.hset(self.keys.reputation, player, data)
@@ -335,7 +336,8 @@ def check_ratings(client: Any, space: KeySpace) -> list[str]:
     expected: dict[str, Any] = {}
     for (rules, player), data in docs.ratings.items():
         expected[f"{keys.ratings(rules)} {player}"] = data
-        expected[f"{keys.board(rules)} {player}"] = docs.ordinals[(rules, player)]
+        if (rules, player) in docs.ordinals:
+            expected[f"{keys.board(rules)} {player}"] = docs.ordinals[(rules, player)]
     for player, data in docs.reputations.items():
         expected[f"{keys.reputation} {player}"] = data
     stored: dict[str, Any] = {}

@@ -34,6 +34,7 @@ from projections.ratings import (
     ranks_of,
     rate,
     rate_all,
+    side_weights,
     win_chances,
 )
 from services.players import next_submission, seating
@@ -217,3 +218,62 @@ def test_an_unrated_table_marks_its_hands_unrated() -> None:
     docs = replay(HandsProjection(), entries)  # type: ignore[arg-type]
     hands = [decode_hand(d) for k, d in docs.items() if k.name.startswith(HANDS_DOC) and d is not None]
     assert hands and not any(h.rated for h in hands)
+
+
+def test_a_mighty_hand_says_its_first_side_declared_and_a_mitigati_deal_says_none_did() -> None:
+    mighty = hand_of(_line(2, 4, (-1, -1, 2, -1, 1)), at_ms=1, table_id="t", rules="mighty-5", rated=True,
+                     bots={}, away=frozenset())
+    assert mighty.sides == ((2, 4), (0, 1, 3)) and mighty.declarers == (2,) and mighty.declaring
+    deal = DealLine(hand_no=0, dealer=0, outcome="finished", points=(40, 30, 10), bargain=None,
+                    players=("a", "b", "c"), scores=(3, 0, -3), totals=(3, 0, -3))
+    assert not hand_of(deal, at_ms=1, table_id="t", rules="mitigati", rated=True, bots={}, away=frozenset()).declaring
+
+
+def _declared(at_ms: int, ranks: tuple[int, ...], players: tuple[str, ...] = ("a", "b", "c", "d", "e")) -> RatedHand:
+    return msgspec.structs.replace(_hand(at_ms, "t", at_ms, ranks, players=players), declarers=(0,))
+
+
+def test_the_declarers_edge_is_a_pseudo_player_that_learns_and_is_on_no_leaderboard() -> None:
+    ratings = Ratings("mean-edge")
+    hand = _declared(1, (0, 1))
+    assert ratings.needs([hand])[0] == {("mighty-5", p) for p in "abcde"} | {("mighty-5", "edge:2v3")}
+    before = ratings.win_chances(hand)
+    assert before[0] == pytest.approx(0.5, abs=0.01)  # a new edge adds nothing
+    for at in range(1, 41):  # the declaring side wins three hands in four, whoever plays
+        ratings.apply(_declared(at, (0, 1) if at % 4 else (1, 0), players=("abcde" * 2)[at % 5:][:5]))
+    edge = ratings.rating("mighty-5", "edge:2v3")
+    assert edge.mu > 25 and edge.hands == 40
+    assert 0.6 < ratings.win_chances(_declared(99, (0, 1)))[0] < 0.9
+    docs = ratings.flush()
+    assert ("mighty-5", "edge:2v3") in docs.ratings and ("mighty-5", "edge:2v3") not in docs.ordinals
+    assert ("mighty-5", "a") in docs.ordinals
+    # a hand nobody declared (Mitigati's) has no edge, and a treatment without one ignores it
+    assert Ratings("mean-edge").needs([_hand(1, "t", 0, (0, 1))])[0] == {("mighty-5", p) for p in "abcde"}
+    assert Ratings("mean").needs([hand])[0] == {("mighty-5", p) for p in "abcde"}
+
+
+def test_the_edge_treatments_rebuild_the_same_bytes_whatever_order_the_hands_arrive_in() -> None:
+    rng = random.Random(7)
+    hands = [_declared(rng.randrange(1000), rng.choice([(0, 1), (1, 0), (0, 0)]),
+                       players=tuple(rng.sample("abcdefg", 5))) for _ in range(60)]
+    hands = list({h.key(): h for h in hands}.values())
+    for treatment in ("mean-edge", "sum-edge"):
+        shuffled = list(hands)
+        rng.shuffle(shuffled)
+        assert rate_all(hands, treatment).flush() == rate_all(shuffled, treatment).flush()
+
+
+def test_declarer_edge_weighs_the_declarer_at_its_share_of_the_declaring_side() -> None:
+    sides = ((0, 1), (2, 3, 4))
+    assert side_weights(sides, "declarer-edge", (True, False), 0.8) == [[0.8, pytest.approx(0.2)], [1 / 3] * 3]
+    assert side_weights(sides, "declarer-edge", (False, True), 0.8) == [[pytest.approx(0.2), 0.8], [1 / 3] * 3]
+    assert side_weights(((0,), (1, 2, 3, 4)), "declarer-edge", (True,), 0.8) == [[1.0], [0.25] * 4]  # alone
+    assert side_weights(sides, "mean", (True, False), 0.8) == [[0.5, 0.5], [1 / 3] * 3]
+    assert side_weights(sides, "sum", (True, False), 0.8) is None
+    with pytest.raises(ValueError):
+        Ratings("declarer-edge", share=1.0)
+    # a declaring side that fails: its declarer loses more than its friend
+    ratings = Ratings("declarer-edge", share=0.8)
+    ratings.apply(_declared(1, (1, 0)))
+    a, b = ratings.rating("mighty-5", "a"), ratings.rating("mighty-5", "b")
+    assert a.mu < b.mu < 25 and a.sigma < b.sigma
