@@ -113,7 +113,8 @@ def _entry(variant: Variant) -> GameEntry:
     return GameEntry(
         game=variant.name, family=FAMILY, name=msg(f"mighty.name.{variant.name}"), seats=variant.players,
         options=tuple(_option(name, variant) for name in OPTIONS), cards=_cards(variant),
-        suits=tuple(SuitEntry(s, suit_label(s), SYMBOL[s], s in RED) for s in TRUMPS),
+        suits=tuple(SuitEntry(s, suit_label(s), SYMBOL[s], s in RED, None if SYMBOL[s] else msg("mighty.suit.nt_short"))
+                    for s in TRUMPS),
         phases=tuple(PhaseEntry(p, msg(f"mighty.phase.{p}")) for p in PHASES))
 
 

@@ -7,7 +7,7 @@ from functools import cache
 from typing import Final
 
 from domain.mitigati.cards import DECK, FOOL, STRENGTH, SUIT_OF, SUITS, TRUMP
-from domain.mitigati.commands import Bargain, Declare, Discard, MitigatiCommand
+from domain.mitigati.commands import COMBINATIONS, Bargain, Declare, Discard, MitigatiCommand
 from domain.mitigati.rules import NAME, PLAYERS
 from domain.mitigati.state import MitigatiState
 from domain.mitigati.views import MitigatiView
@@ -18,6 +18,7 @@ from domain.presentation import (
     Message,
     PhaseEntry,
     SuitEntry,
+    TermEntry,
     msg,
     ordered,
 )
@@ -64,7 +65,8 @@ CATALOGUE: Final = (GameEntry(
     game=NAME, family=NAME, name=msg("mitigati.name"), seats=PLAYERS, options=(),
     cards=tuple(_card(c) for c in ordered(DECK, ORDER)),
     suits=tuple(SuitEntry(s, msg(f"mitigati.suit.{s}"), SYMBOL[s], s in RED) for s in (*SUITS, TRUMP)),
-    phases=tuple(PhaseEntry(p, msg(f"mitigati.phase.{p}")) for p in PHASES)),)
+    phases=tuple(PhaseEntry(p, msg(f"mitigati.phase.{p}")) for p in PHASES),
+    terms=tuple(TermEntry(c, msg(f"mitigati.combination.{c}")) for c in COMBINATIONS)),)
 
 
 class MitigatiPresentation:

@@ -770,7 +770,7 @@ async def get_hand(request: Request[Any, Any, Any], table: FromPath[str], n: Fro
 @get("/tables/{table:str}/hands/{n:int}/replay", summary="A hand step by step as a reader saw it")
 async def replay_hand(request: Request[Any, Any, Any], table: FromPath[str], n: FromPath[int],
                       as_: Annotated[str, QueryParameter(name="as", description="a seat, spectator or audit")] = "spectator") -> Replay:
-    steps, deal = await _audit_reads(request).replay(_table_id(table), n, as_)
+    steps, deal = await _audit_reads(request).replay(_table_id(table), n, as_, await _reader_lang(request))
     return Replay(steps=steps, deal=deal)
 
 

@@ -314,3 +314,21 @@ def test_the_audit_replay_carries_each_seats_remaining_cards() -> None:
     for step in steps:
         for cards in step["view"]["remaining"]:
             assert cards == sorted(cards, key=order.__getitem__)
+
+
+@pytest.mark.parametrize("path", [HAND_FILE, HAND_FILE.parent / "mitigati" / "complete-spec-example.json"])
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_each_replay_step_carries_its_commands_label(path: Path, lang: str) -> None:
+    """A replay says each step's command in the reader's language, as the game says its
+    legal entries: the client describes no command itself (clients/web/js/replay.js)."""
+    from services.gateway.audit import replay_steps
+
+    document = msgspec.json.decode(path.read_bytes())
+    for reader in ("audit", "spectator", "0"):
+        steps = replay_steps(document, reader, lang)
+        assert "label" not in steps[0]  # the deal
+        assert len(steps) == len(document["commands"]) + 1
+        for step, raw in zip(steps[1:], document["commands"], strict=True):
+            label = step["label"]
+            assert label and label != raw["type"], (reader, raw, label)
+            assert "." not in label.split()[0], label  # a rendered text, not a key
