@@ -44,10 +44,10 @@ from domain.errors import MightyError
 from domain.registry import game_of
 from domain.table import Submission, TimeOutTurn
 from projections.turns import AWAY_LEVEL, Turn
+from services.app.steps import service_steps
 from services.bots.gone import GoneSeats
 from services.bots.idle import IdleCloser
 from services.bots.worker import SeatReader, TurnListener, turn_seed
-from services.commands.steps import service_steps
 from services.commands.tables import TableHandler
 from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient
 from services.store.errors import StoreUnavailable, VersionConflict

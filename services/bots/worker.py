@@ -12,7 +12,7 @@ seat view type: a bot sees what the seat sees), asks ``game.bots()[level]`` for 
 command with a seed derived from the table, version and seat (data: the same view and
 seed give the same command anywhere), and sends it through the command handler, as
 people's commands go, with the id ``turn-<version>-<seat>``. After it, and for a turn
-that is the service's deal, it takes the service's own steps (``services/commands/steps.py``),
+that is the service's deal, it takes the service's own steps (``services/app/steps.py``),
 so a table of bots plays on by itself.
 
 Several workers split the partitions as the projection workers do, through the same
@@ -44,7 +44,7 @@ from domain.games import AnyGame, Rules
 from domain.registry import game_of, rules_of_directory
 from domain.table import Submission
 from projections.turns import AWAY_LEVEL, TURNS_DOC, Turn, decode_turn
-from services.commands.steps import service_steps
+from services.app.steps import service_steps
 from services.commands.tables import TableHandler
 from services.projection.keys import ProjectionKeys
 from services.projection.leases import Leases, fair_share, new_worker_id, surplus

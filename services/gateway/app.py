@@ -43,13 +43,16 @@ from prometheus_client import (
 from domain.errors import MightyError
 from domain.table import TableState
 from projections.views import ViewState, render
+from services.app import commands as playing
+from services.app import lifecycle, seats, tables
+from services.app import quickplay as quick
+from services.app import rematch as rematches
+from services.app.invites import check_invite, invite_code, shown_invite
 from services.bots.timers import deadline_of
 from services.gateway import (
     accounts,
     labels,
     language,
-    lifecycle,
-    lobby,
     pages,
     presence,
     quotas,
@@ -64,7 +67,6 @@ from services.gateway.bodies import MAX_BODY, deep_refusal, json_bodies, too_dee
 from services.gateway.chat import ChatMessages, ChatPosted, ChatRequest, MuteRequest, Mutes
 from services.gateway.collector import Collector
 from services.gateway.errors import EXCEPTION_HANDLERS, ApiError, as_api_error, problem
-from services.gateway.invites import check_invite, invite_code, shown_invite
 from services.gateway.memory_trace import MemoryTrace
 from services.gateway.names import PLAYER_NAME_MAX, TABLE_NAME_MAX, name_problem
 from services.gateway.ratings import get_leaderboard, rating_out, reputation_out
@@ -310,10 +312,10 @@ async def list_tables(
     backend = _backend(request)
     entries, after = await pages.page(
         backend, lambda e: e.private is not True  # a private table is listed to nobody
-        and (status is None or lobby.status_of(e) == status)
-        and (game is None or lobby.game_of_entry(e) == game),
+        and (status is None or tables.status_of(e) == status)
+        and (game is None or tables.game_of_entry(e) == game),
         pages.check_limit(limit), cursor, finished=None if status is None else status == "finished")
-    return Tables(tables=await lobby.tables_of(backend, entries), cursor=after)
+    return Tables(tables=await tables.tables_of(backend, entries), cursor=after)
 
 
 @post("/tables", status_code=201, summary="Create a table")
@@ -325,12 +327,12 @@ async def create_table(request: Request[Any, Any, Any], data: JSONBody[NewTable]
     backend, settings = _backend(request), _settings(request)
     await quotas.admit_table(backend, settings, quotas.client_address(request), caller)
     if data.seat is None:
-        made = await lobby.create_table(backend, caller, data)
+        made = await tables.create_table(backend, caller, data)
     else:
-        table_id = lobby.new_table_id()
+        table_id = tables.new_table_id()
         async with quotas.seat_for(backend, settings, caller, table_id):
-            made = await lobby.create_table(backend, caller, data, table_id=table_id)
-    # the creator's Table holds a private table's invite code (services/gateway/invites.py)
+            made = await tables.create_table(backend, caller, data, table_id=table_id)
+    # the creator's Table holds a private table's invite code (services/app/invites.py)
     return msgspec.structs.replace(made, invite=invite_code(await backend.secret(), made.table)) \
         if made.private else made
 
@@ -341,7 +343,7 @@ async def get_table(request: Request[Any, Any, Any], table: FromPath[str]) -> Ta
     entry = await backend.entry(_table_id(table))
     if entry is None:
         raise ApiError("unknown_table", f"There is no table {table}.")
-    shown = await lobby.table_of(backend, entry)
+    shown = await tables.table_of(backend, entry)
     if shown.private and entry.created_by is not None and await player_optional(request) == entry.created_by:
         state, _ = await backend.state(entry.table_id)
         code = shown_invite(await backend.secret(), entry.table_id, state.invite_hash)
@@ -354,11 +356,11 @@ async def join_table(request: Request[Any, Any, Any], table: FromPath[str], data
     caller = await player_required(request)
     backend, table_id = _backend(request), _table_id(table)
     wanted = data.seat if data else None
-    kept = await lobby.kept_seat(backend, table_id, caller, wanted)  # a rematch's seats are its players'
+    kept = await seats.kept_seat(backend, table_id, caller, wanted)  # a rematch's seats are its players'
     if kept is None:  # a private table: its invite code (a kept seat needs none)
         check_invite((await backend.state(table_id))[0], caller, data.invite if data else None)
     async with quotas.seat_for(backend, _settings(request), caller, table_id):
-        seat = await lobby.join(backend, table_id, caller, wanted if kept is None else kept)
+        seat = await seats.join(backend, table_id, caller, wanted if kept is None else kept)
     return Joined(seat=seat)
 
 
@@ -366,7 +368,7 @@ async def join_table(request: Request[Any, Any, Any], table: FromPath[str], data
 async def leave_table(request: Request[Any, Any, Any], table: FromPath[str]) -> None:
     caller = await player_required(request)
     backend, table_id = _backend(request), _table_id(table)
-    await lobby.leave(backend, table_id, caller)
+    await seats.leave(backend, table_id, caller)
     cached = backend.cached(table_id)
     if cached is None or caller not in cached[0].seats:  # freed (an open table): no seat held there
         await backend.drop_seats(caller, [table_id])
@@ -382,11 +384,11 @@ async def close_table(request: Request[Any, Any, Any], table: FromPath[str]) -> 
 async def quickplay(request: Request[Any, Any, Any], data: JSONBody[Quickplay]) -> Seated:
     caller = await player_required(request)
     # the wait is the caller's, not the store's; so is the time to be seated among many
-    _extend_deadline(request, data.wait_seconds + lobby.QUICKPLAY_SEATING_S)
+    _extend_deadline(request, data.wait_seconds + quick.QUICKPLAY_SEATING_S)
     backend, settings = _backend(request), _settings(request)
     await quotas.admit_quickplay(backend, settings, quotas.client_address(request), caller)
     async with quotas.seat_for(backend, settings, caller) as hold:
-        table_id, seat = await lobby.quickplay(backend, caller, data.game, data.wait_seconds)
+        table_id, seat = await quick.quickplay(backend, caller, data.game, data.wait_seconds)
         hold.at(table_id)
     return Seated(table=table_id, seat=seat)
 
@@ -396,7 +398,7 @@ async def rematch(request: Request[Any, Any, Any], table: FromPath[str]) -> Tabl
     caller = await player_required(request)
     backend = _backend(request)
     async with quotas.seat_for(backend, _settings(request), caller) as hold:
-        made = await lobby.rematch(backend, _table_id(table), caller)
+        made = await rematches.rematch(backend, _table_id(table), caller)
         hold.at(made.table if any(s.player == caller for s in made.seats) else None)
     return made
 
@@ -461,7 +463,7 @@ async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str
             async with asyncio.timeout(STORE_DEADLINE_S):
                 # counted once per command id: a retry is not counted again (quotas.py)
                 await quotas.admit_command(backend, settings, player, table_id, body.id, command)
-                version = await lobby.play(backend, table_id, player, body.id, body.command, noted)
+                version = await playing.play(backend, table_id, player, body.id, body.command, noted)
                 cached = backend.cached(table_id)
                 if cached is not None:  # a match played on keeps its players' records
                     await backend.touch_players([p for p in cached[0].seats if p is not None])
@@ -621,7 +623,7 @@ async def _back(backend: Backend, table_id: str, player: str, state: TableState)
     """Opening one's stream brings an away seat back; a refusal (the table closed
     meanwhile) is no reason to close the stream."""
     try:
-        await lobby.back(backend, table_id, player, state)
+        await seats.back(backend, table_id, player, state)
     except MightyError as refused:
         log.debug("back_refused", table=table_id, code=refused.code)
 

@@ -346,7 +346,7 @@ def unacknowledged(seats: list[Seat]) -> list[str]:
 def lost_commands(seats: list[Seat], events: Sequence[Any]) -> list[str]:
     """The acknowledged commands the table's stream does not hold at the version they
     were acknowledged with (``events``: its ``StoredEvent``s). The store's command id is
-    the player's id with the client's (services/gateway/lobby.py, ``play``)."""
+    the player's id with the client's (services/app/commands.py, ``play``)."""
     last_version: dict[str, int] = {}
     for event in events:
         last_version[event.command_id] = max(event.version, last_version.get(event.command_id, 0))

@@ -497,7 +497,7 @@ def test_a_command_retried_after_a_gateway_died_before_the_deal_deals_the_next_h
         command = a_legal_command(view, rng)
         state, _ = handler.state_of(table)
         submission = submission_from_wire({**command, "seat": view["seat"]}, player["player"], game_of(state.rules).name)
-        # what the gateway appends for the API's id (services/gateway/lobby.py, play); no steps after it
+        # what the gateway appends for the API's id (services/app/commands.py, play); no steps after it
         handler.handle(table, submission, command_id=f"{player['player']}:d{step}")
         if handler.state_of(table)[0].awaiting_deal:
             break

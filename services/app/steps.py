@@ -4,6 +4,10 @@ takes it (a gateway after a player's command, the bot worker after a bot's), wit
 any of them would give it (``start``, ``deal-<n>``), so two processes taking the same
 step at once append it once: the second is answered as a duplicate or refused by the
 first's effect, which is fine: it was taken.
+
+Two shapes of one loop (docs/architecture.md, "The application layer"): ``service_steps``
+on the synchronous command path (the bot and timer workers, the CLI's demo, the benches)
+and ``service_steps_async`` over the ``Tables`` port (the gateway's use cases).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import structlog
 
 from domain.errors import MightyError
 from domain.table import Submission, TableState
+from services.app.ports import Tables
 from services.commands.dealer import deal_command, start_command
 from services.commands.tables import TableHandler
 
@@ -44,4 +49,29 @@ def service_steps(handler: TableHandler, table_id: str, state: TableState) -> Ta
         except MightyError as refused:
             log.info("service_step_taken", table=table_id, code=refused.code)
         state, _ = handler.state_of(table_id)
+    return state
+
+
+async def send(backend: Tables, table_id: str, submission: Submission, command_id: str) -> TableState:
+    """Append one command; the table's state after it (read again for a duplicate)."""
+    result = await backend.submit(table_id, submission, command_id)
+    if result.state is not None:
+        return result.state
+    state, _ = await backend.state(table_id)
+    return state
+
+
+async def service_steps_async(backend: Tables, table_id: str, state: TableState) -> TableState:
+    """``service_steps`` over the ``Tables`` port (the gateway's use cases): a step
+    another process took first is refused here, which is fine: it was taken."""
+    for _ in range(MAX_STEPS):
+        step = next_step(state)
+        if step is None:
+            return state
+        submission, command_id = step
+        try:
+            state = await send(backend, table_id, submission, command_id)
+        except MightyError as refused:
+            log.info("service_step_taken", table=table_id, code=refused.code)
+            state, _ = await backend.state(table_id)
     return state
