@@ -15,8 +15,9 @@ from __future__ import annotations
 import structlog
 
 from domain.errors import MightyError
-from domain.table import Submission, TableState
+from domain.table import Submission, TableEvent, TableState
 from services.app.ports import Tables
+from services.commands.core import CommandResult
 from services.commands.dealer import deal_command, start_command
 from services.commands.tables import TableHandler
 
@@ -50,6 +51,18 @@ def service_steps(handler: TableHandler, table_id: str, state: TableState) -> Ta
             log.info("service_step_taken", table=table_id, code=refused.code)
         state, _ = handler.state_of(table_id)
     return state
+
+
+def send_then_step(handler: TableHandler, table_id: str, submission: Submission, command_id: str, *,
+                   cached: bool = False) -> CommandResult[TableEvent]:
+    """A command the service sends itself at a seat's turn (a bot's move, a turn timed
+    out), then the steps it made due; ``cached``: the steps start from the handler's
+    cached state (after its own append: no read), else from the stream."""
+    result = handler.handle(table_id, submission, command_id=command_id)
+    known = handler.cached(table_id) if cached else None
+    state = known[0] if known is not None else handler.state_of(table_id)[0]
+    service_steps(handler, table_id, state)
+    return result
 
 
 async def send(backend: Tables, table_id: str, submission: Submission, command_id: str) -> TableState:
