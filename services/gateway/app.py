@@ -26,7 +26,6 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.gateway import (
-    accounts,
     deadline,
     quotas,
 )
@@ -39,7 +38,8 @@ from services.gateway.deps import (
 from services.gateway.errors import EXCEPTION_HANDLERS
 from services.gateway.memory_trace import MemoryTrace
 from services.gateway.metrics import Metrics
-from services.gateway.ratings import get_leaderboard
+from services.gateway.ratings import LeaderboardsController
+from services.gateway.routes.accounts import AccountsController, SessionsController
 from services.gateway.routes.audit import AuditController
 from services.gateway.routes.catalogue import GamesController, LanguagesController
 from services.gateway.routes.chat import ChatController, MutesController
@@ -139,8 +139,9 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
             await app.state.backend.close()
 
     api = Router(path="/api/v1", route_handlers=[
-        PlayersController, get_leaderboard, GamesController, LanguagesController, TablesController,
-        QuickplayController, PlayController, AuditController, *accounts.ROUTES, ChatController, MutesController,
+        PlayersController, LeaderboardsController, GamesController, LanguagesController, TablesController,
+        QuickplayController, PlayController, AuditController, AccountsController, SessionsController,
+        ChatController, MutesController,
     ])
     openapi = OpenAPIConfig(
         title="Mighty", version="1", path="/schema",
