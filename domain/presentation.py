@@ -148,6 +148,11 @@ class Presentation(Protocol[S, C, V]):
         """Every seat's cards in hand now (for the audit view), each in ``order``."""
         ...
 
+    def hidden(self, entry: C) -> DiscardStep | None:
+        """What another reader may know of ``entry``, played by someone else, when not all
+        of it (a discard's cards: only how many); None when all of it is public."""
+        ...
+
     def facts(self, view: V) -> dict[str, str]:
         """Facts of the rules a client needs beside ``view`` to show its legal entries,
         derived from the view when it is sent, never stored (Mighty's ``mighty``: which

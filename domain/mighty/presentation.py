@@ -163,6 +163,15 @@ class MightyPresentation:
     def remaining(self, hand: HandState) -> tuple[tuple[str, ...], ...]:
         return tuple(ordered(cards, ORDER) for cards in hand.hands)
 
+    def hidden(self, entry: HandCommand) -> DiscardStep | None:
+        """The declarer's discard and a kitty exchange are face down (§3): others learn how
+        many cards went, not which."""
+        if isinstance(entry, Discard):
+            return DiscardStep(count=len(entry.cards))
+        if isinstance(entry, Exchange):
+            return DiscardStep(count=1)
+        return None
+
     def facts(self, view: HandView) -> dict[str, str]:
         """At the friend call (the declarer's ``legal`` holds the calls): ``mighty``, the
         card that is the Mighty under the contract's trump (§1), so a picker can name it.

@@ -95,6 +95,10 @@ class MitigatiPresentation:
     def remaining(self, hand: MitigatiState) -> tuple[tuple[str, ...], ...]:
         return tuple(ordered(cards, ORDER) for cards in hand.hands)
 
+    def hidden(self, entry: MitigatiCommand) -> DiscardStep | None:
+        """The dealer's three cards go face down (§5): others learn how many, not which."""
+        return DiscardStep(count=len(entry.cards)) if isinstance(entry, Discard) else None
+
     def facts(self, view: MitigatiView) -> dict[str, str]:
         return {}  # every entry's label says all a client needs
 

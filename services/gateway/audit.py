@@ -85,7 +85,8 @@ def replay_steps(document: dict[str, Any], reader: str, lang: str = DEFAULT) -> 
     same steps with the spectator's or the audit's view of each. One pass: the hand is
     replayed once and the reader's view taken after each step. Each step after the deal
     carries ``label``: its command as the game's presentation says it (the sentence of
-    a ``legal`` entry, over the view before the step), in ``lang``."""
+    a ``legal`` entry, over the view before the step), in ``lang``; another seat's
+    face-down cards (a discard) are said as how many, to any reader but the audit."""
     data = _encode(document)
     game = game_of_hand_file(data)
     run = game.read_hand_file(data)
@@ -110,7 +111,10 @@ def replay_steps(document: dict[str, Any], reader: str, lang: str = DEFAULT) -> 
         view = _typed(game, step.get("view"))
         index = step.get("index")
         if isinstance(index, int) and 0 <= index < len(commands):
-            step["label"] = _step_label(game, before, commands[index], lang)
+            # another's face-down cards are said as how many (the reader's own, and the
+            # audit's, in full)
+            shown = reader == "audit" or str(step.get("seat")) == reader
+            step["label"] = _step_label(game, before, commands[index], lang, shown=shown)
         before = view
     return steps
 
@@ -123,8 +127,9 @@ def _typed(game: AnyGame, view: Any) -> Any:
         return None
 
 
-def _step_label(game: AnyGame, before: Any, raw: Any, lang: str) -> str:
-    """A step's command as its game says it; its type when either cannot be read."""
+def _step_label(game: AnyGame, before: Any, raw: Any, lang: str, *, shown: bool) -> str:
+    """A step's command as its game says it (``shown``: in full; else what another
+    reader may know of it, ``hidden``); its type when either cannot be read."""
     kind = str(raw.get("type", "")) if isinstance(raw, dict) else ""
     if before is None:
         return kind
@@ -132,7 +137,8 @@ def _step_label(game: AnyGame, before: Any, raw: Any, lang: str) -> str:
         command = msgspec.convert(raw, game.command_union)
     except msgspec.ValidationError:
         return kind
-    return render(game.presentation.label(before, command), lang)
+    told = None if shown else game.presentation.hidden(command)
+    return render(game.presentation.label(before, command if told is None else told), lang)
 
 
 def verify(table_id: str, stored: list[StoredEvent]) -> Verified:

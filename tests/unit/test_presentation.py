@@ -332,3 +332,23 @@ def test_each_replay_step_carries_its_commands_label(path: Path, lang: str) -> N
             label = step["label"]
             assert label and label != raw["type"], (reader, raw, label)
             assert "." not in label.split()[0], label  # a rendered text, not a key
+
+
+@pytest.mark.parametrize("path", [HAND_FILE, HAND_FILE.parent / "mitigati" / "complete-spec-example.json"])
+def test_a_replay_says_anothers_face_down_discard_as_how_many_cards_and_the_audit_says_which(path: Path) -> None:
+    from services.gateway.audit import replay_steps
+
+    document = msgspec.json.decode(path.read_bytes())
+    game = game_named(document["rules"] if isinstance(document.get("rules"), str) else document["variant"])
+    names = {c.card: c.label for g in labels.games("en").games for c in g.cards if g.family == game.name}
+    discards = [(i, c) for i, c in enumerate(document["commands"]) if c["type"] == "discard"]
+    assert discards, "the hand has a discard"
+    for reader in ("spectator", "audit", *(str(s) for s in range(len(document["hands"])))):
+        steps = replay_steps(document, reader, "en")
+        for index, command in discards:
+            label = steps[index + 1]["label"]
+            said = [names[c] for c in command["cards"] if names[c] in label]
+            if reader in ("audit", str(command["seat"])):
+                assert said, (reader, label)  # the cards themselves
+            else:
+                assert not said and str(len(command["cards"])) in label, (reader, label)
