@@ -87,7 +87,7 @@ export function showReplay(root, tableId, handNo, asParam) {
       h("div", {}, h("strong", {}, t("web.replay.title", { name: state.table?.name || tableId })), " ", h("span", { class: "tag" }, game), " ", handSelect, " ", asSelect),
       h("div", { class: "controls" }, h("a", { class: "button", href: `#/t/${tableId}` }, t("web.replay.table")))));
     if (!step) { page.append(h("p", { class: "muted" }, t("web.loading"))); return; }
-    const who = step.seat === null ? "" : `${names()[step.seat] ?? t("web.seat.n", { seat: step.seat })} `;
+    const who = step.seat === null ? "" : `${names()[step.seat] ?? t("web.seat.n", { seat: step.seat })}: `;
     const doc = step.view;
     const ctx = { game, players, me: seatNo ?? 0, names: names() };
     page.append(h("div", { class: "felt-wrap" }, drawFelt(doc, ctx)), contractStrip(doc, ctx));
