@@ -37,9 +37,9 @@ import msgspec
 from bench.load import run_queue_s
 from domain.registry import game_named
 from domain.table import CreateTable, JoinSeat, Submission
+from services.app.steps import service_steps
 from services.bootstrap import Wiring, wire
 from services.bots.worker import BOTS_KIND
-from services.commands.steps import service_steps
 from services.projection.keys import ProjectionKeys
 from services.projection.leases import Leases, fair_share
 from services.sessions import own_session

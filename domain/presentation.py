@@ -73,12 +73,14 @@ class CardEntry(msgspec.Struct, frozen=True, kw_only=True):
 
 class SuitEntry(msgspec.Struct, frozen=True):
     """A suit a command or a view names: ``symbol`` (one of ``SYMBOLS``; empty for no
-    trump) and ``red`` say how a client draws it."""
+    trump) and ``red`` say how a client draws it; ``short``: how a suit with no picture
+    is marked where its picture would stand (no trump: "NT")."""
 
     suit: str
     label: Message
     symbol: str = ""
     red: bool = False
+    short: Message | None = None
 
 
 SYMBOLS: tuple[str, ...] = ("spade", "heart", "diamond", "club", "joker", "coin", "cup", "baton",
@@ -88,6 +90,14 @@ SYMBOLS: tuple[str, ...] = ("spade", "heart", "diamond", "club", "joker", "coin"
 
 class PhaseEntry(msgspec.Struct, frozen=True):
     phase: str
+    label: Message
+
+
+class TermEntry(msgspec.Struct, frozen=True):
+    """A name a view holds besides cards, suits and phases (Mitigati's combinations in
+    ``declarations``), with how to say it: a client shows the label, never the name."""
+
+    term: str
     label: Message
 
 
@@ -102,6 +112,7 @@ class GameEntry(msgspec.Struct, frozen=True, kw_only=True):
     cards: tuple[CardEntry, ...]
     suits: tuple[SuitEntry, ...]
     phases: tuple[PhaseEntry, ...]
+    terms: tuple[TermEntry, ...] = ()
 
 
 class DiscardStep(msgspec.Struct, frozen=True, kw_only=True):
@@ -140,6 +151,11 @@ class Presentation(Protocol[S, C, V]):
     def played_by(self, leader: int, place: int, players: int) -> int:
         """The seat that plays a trick's ``place``-th card (0: the lead) when ``leader``
         leads at a table of ``players``: the game's direction of play."""
+        ...
+
+    def hidden(self, entry: C) -> DiscardStep | None:
+        """What another reader may know of ``entry``, played by someone else, when not all
+        of it (a discard's cards: only how many); None when all of it is public."""
         ...
 
     def facts(self, view: V) -> dict[str, str]:

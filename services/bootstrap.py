@@ -9,8 +9,9 @@ thing everywhere and nothing builds its own client or store behind the settings'
     wired.worker("views").run(stop)      # or wired.handler.handle(...), wired.readers.lobby()
     wired.archive_worker().run(stop)     # closed tables into PostgreSQL (docs/archive.md)
 
-``bootstrap_async(settings)`` / ``wire_async(client, settings)`` build the asyncio parts
-(``AsyncRedisEventStore``, ``AsyncCommandHandler``, ``AsyncReader``) the same way.
+``wire_async(client, settings)`` builds the asyncio parts (``AsyncRedisEventStore``,
+``AsyncCommandHandler``, ``AsyncReader``) the same way, and ``bootstrap_gateway(settings)``
+the gateway's backend on them.
 
 ``wire(client, settings)`` does the same for a client that already exists (tests, a
 process that made its own connection). Only a command that starts a Redis of its own
@@ -168,14 +169,6 @@ def wire_async(client: AsyncClient, settings: Settings) -> AsyncWiring:
         store, TableDecider()
     )
     return AsyncWiring(settings, client, space, store, handler, AsyncReader(client, space), archive)
-
-
-def bootstrap_async(settings: Settings) -> AsyncWiring:
-    """``bootstrap`` for asyncio: the parts on ``settings.redis_url`` (connected lazily,
-    on the first command); ``NoStoreConfigured`` without one."""
-    if not settings.redis_url:
-        raise NoStoreConfigured()
-    return wire_async(connect_async(settings.redis_url), settings)
 
 
 def wire_gateway(async_client: AsyncClient, settings: Settings) -> RedisBackend:

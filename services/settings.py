@@ -264,7 +264,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # the gateway's memory (services/gateway/collector.py, memory_trace.py): 0 turns either off
     gc_every_s: float = 60.0  # a full garbage collection this often
     debug_tracemalloc_s: float = 0.0  # log the allocations that grew most this often
-    # table lifecycle: every table ends (services/gateway/lifecycle.py, services/bots/idle.py)
+    # table lifecycle: every table ends (services/app/lifecycle.py, services/bots/idle.py)
     max_hands: int = 100  # a match's most hands; a new table's ``hands: 0`` is this many
     bot_table_hands: int = 10  # the most hands of a table whose every seat is a bot's
     turn_seconds_min: int = 10  # a turn's least time; ``turn_seconds: 0`` is 60 s (within min..max)

@@ -72,15 +72,14 @@ class PlayApp(App[None]):
         self.push_screen(LobbyScreen())
 
     async def read_catalogue(self) -> None:
-        """The games the server plays, in the reader's words (and in English, for the
-        suits' glyphs: ``cards.py``). Without it cards show by their names."""
+        """The games the server plays, in the reader's words. Without it cards show by
+        their names."""
         try:
             games = await self.api.games()
-            english = await self.api.games("en")
         except ApiError as error:
             tell(self, error.message, title=error.code, severity="warning")
             return
-        register(games, english)
+        register(games)
 
     @property
     def account(self) -> bool:

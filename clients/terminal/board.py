@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.terminal.cards import cards_text, deck, label, plain, suit_label
+from clients.terminal.cards import cards_text, deck, label, plain, suit_label, term
 from clients.terminal.catalog import t
 
 
@@ -197,7 +197,7 @@ def _declaration(entry: Any, names: list[str], game: str | None) -> str:
     cards shown for tarocchi."""
     if not isinstance(entry, dict):
         return str(entry)
-    text = f"{seat_name(names, entry.get('seat'))}: {entry.get('name')} ({entry.get('value')})"
+    text = f"{seat_name(names, entry.get('seat'))}: {term(str(entry.get('name')), game)} ({entry.get('value')})"
     if entry.get("shown"):
         text += " " + cards_text(list(entry["shown"]), game).plain
     return text

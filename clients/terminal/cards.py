@@ -4,11 +4,11 @@ sorted hand (``order``), its name in the reader's language; each suit's name.
 
 The client knows no game: ``register`` takes the catalogue once it is read, and a card of
 a game it does not hold is shown by its name (``AS``). What the client adds is typography
-only: the glyph drawn for a suit, looked up by the suit's English name (the catalogue read
-once more in English, ``english``): ``♠ ♥ ♦ ♣`` for spades, hearts, diamonds and clubs,
-``◉ ∪ ‖ †`` for coins, cups, batons and swords, ``T`` before the number of a trump
-(``T21``); a suit it has no glyph for is drawn with
-the first letter of its name. Each glyph has its colour, so that two suits never look
+only: the glyph drawn for each picture the catalogue names (a suit's ``symbol``, the
+pictures the web client draws as SVG): ``♠ ♥ ♦ ♣`` for spade, heart, diamond and club,
+``◉ ∪ ‖ †`` for coin, cup, baton and sword, ``T`` before the number of a trump (``T21``);
+a suit with no picture (no trump) is drawn with the catalogue's ``short`` (``NT``), a suit
+with a picture it has no glyph for with the first letter of its name. Each glyph has its colour, so that two suits never look
 alike on a dark terminal; a card of no suit (a joker, a trump of the tarot, the Fool) is
 magenta. Two cards of one rank and suit (two packs) are told apart by a small number.
 """
@@ -20,8 +20,8 @@ from typing import Any
 
 from rich.text import Text
 
-GLYPHS = {"spades": "♠", "hearts": "♥", "diamonds": "♦", "clubs": "♣", "no trump": "NT",
-          "coins": "◉", "cups": "∪", "batons": "‖", "swords": "†", "trumps": "T"}
+GLYPHS = {"spade": "♠", "heart": "♥", "diamond": "♦", "club": "♣",
+          "coin": "◉", "cup": "∪", "baton": "‖", "sword": "†", "trump": "T"}
 BEFORE = frozenset({"T"})  # glyphs drawn before the rank: the tarot's trumps, T1 … T21
 STYLES = {"♠": "bold bright_white", "♥": "bold red", "♦": "bold dark_orange", "♣": "bold green", "NT": "bold cyan",
           "◉": "bold yellow", "∪": "bold red", "‖": "bold green", "†": "bold bright_blue", "T": "bold magenta"}
@@ -50,11 +50,11 @@ class Deck:
     suits: dict[str, str] = field(default_factory=dict)  # suit → its name
     glyphs: dict[str, str] = field(default_factory=dict)  # suit → the glyph drawn
     phases: dict[str, str] = field(default_factory=dict)  # phase → its name
+    terms: dict[str, str] = field(default_factory=dict)  # another name a view holds → its label
 
     @classmethod
-    def of(cls, game: dict[str, Any], english: dict[str, Any] | None = None) -> Deck:
-        """A ``Game`` of ``GET /games``; ``english``: the same game read in English, for
-        the suits' glyphs."""
+    def of(cls, game: dict[str, Any]) -> Deck:
+        """A ``Game`` of ``GET /games``."""
         seen: dict[tuple[str, str | None], int] = {}
         cards: dict[str, Card] = {}
         for entry in game.get("cards") or ():
@@ -68,22 +68,26 @@ class Deck:
             if not card.mark and seen[(card.rank, card.suit)] > 1:
                 cards[name] = Card(card.name, card.rank, card.suit, card.label, card.order, "1")
         suits = {str(s["suit"]): str(s["label"]) for s in game.get("suits") or ()}
-        named = {str(s["suit"]): str(s["label"]) for s in (english or game).get("suits") or ()}
-        glyphs = {suit: GLYPHS.get(named.get(suit, "").lower()) or (suits[suit][:1].upper() or suit)
-                  for suit in suits}
+        glyphs = {str(s["suit"]): _glyph(str(s.get("symbol") or ""), str(s.get("short") or s["label"] or s["suit"]))
+                  for s in game.get("suits") or ()}
         phases = {str(p["phase"]): str(p["label"]) for p in game.get("phases") or ()}
+        terms = {str(x["term"]): str(x["label"]) for x in game.get("terms") or ()}
         return cls(str(game["game"]), str(game.get("name") or game["game"]), int(game.get("seats") or 0),
-                   cards, suits, glyphs, phases)
+                   cards, suits, glyphs, phases, terms)
+
+
+def _glyph(symbol: str, short: str) -> str:
+    """A suit's glyph: its picture's, else (no picture: no trump) its short name, "NT"."""
+    return (GLYPHS.get(symbol) or short[:1].upper()) if symbol else short
 
 
 _DECKS: dict[str, Deck] = {}
 
 
-def register(games: list[dict[str, Any]], english: list[dict[str, Any]] | None = None) -> dict[str, Deck]:
-    """The catalogue's games, kept for every screen; ``english``: the catalogue in English."""
-    in_english = {str(g["game"]): g for g in english or ()}
+def register(games: list[dict[str, Any]]) -> dict[str, Deck]:
+    """The catalogue's games, kept for every screen."""
     _DECKS.clear()
-    _DECKS.update({str(g["game"]): Deck.of(g, in_english.get(str(g["game"]))) for g in games})
+    _DECKS.update({str(g["game"]): Deck.of(g) for g in games})
     return dict(_DECKS)
 
 
@@ -136,6 +140,12 @@ def suit_label(suit: str, game: str | None = None) -> Text:
     found = deck(game)
     glyph = found.glyphs.get(suit, suit) if found is not None else suit
     return Text(glyph, style=STYLES.get(glyph, "bold"))
+
+
+def term(name: str, game: str | None = None) -> str:
+    """Another name a view holds (a combination declared) as the catalogue says it."""
+    found = deck(game)
+    return found.terms.get(name, name) if found is not None else name
 
 
 def suit_name(suit: str, game: str | None = None) -> str:

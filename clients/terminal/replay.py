@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from clients.terminal import board
-from clients.terminal.cards import cards_text, plain, sort_hand, suit_label
+from clients.terminal.cards import cards_text, sort_hand
 from clients.terminal.catalog import say_bindings, t
 from clients.terminal.dialogs import Seats, seat_table
 from clients.terminal.literal import literal
@@ -79,23 +79,8 @@ def review_lines(shown: dict[str, Any], names: list[str], game: str | None) -> T
 
 
 def describe_step(step: dict[str, Any], names: list[str], game: str | None) -> str:
-    """The step's command in words: the step itself names only its type (the command's
-    fields could be secret), so the public part is read off the view after it."""
-    shown = step.get("view") or {}
-    kind = step.get("type")
-    who = board.seat_name(names, step.get("seat"))
-    if kind == "play":
-        trick = shown.get("trick")
-        cards = (trick or {}).get("cards") if isinstance(trick, dict) else None
-        if not cards and shown.get("tricks"):
-            cards = shown["tricks"][-1].get("cards")
-        if cards:
-            return t("terminal.replay.plays", name=who, card=plain(cards[-1], game))
-    if kind in ("bid", "pass") and shown.get("auction"):
-        _, points, suit = shown["auction"][-1]
-        if not points:
-            return t("terminal.replay.passes", name=who)
-        return t("terminal.replay.bids", name=who, bid=f"{points} {suit_label(suit, game).plain}")
+    """The step's command as the server says it (its ``label``, in the reader's language;
+    another seat's face-down cards as how many: docs/api.md, "Audit and replay")."""
     return step_line(step, names, game)
 
 

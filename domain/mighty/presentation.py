@@ -114,7 +114,8 @@ def _entry(variant: Variant) -> GameEntry:
     return GameEntry(
         game=variant.name, family=FAMILY, name=msg(f"mighty.name.{variant.name}"), seats=variant.players,
         options=tuple(_option(name, variant) for name in OPTIONS), cards=_cards(variant),
-        suits=tuple(SuitEntry(s, suit_label(s), SYMBOL[s], s in RED) for s in TRUMPS),
+        suits=tuple(SuitEntry(s, suit_label(s), SYMBOL[s], s in RED, None if SYMBOL[s] else msg("mighty.suit.nt_short"))
+                    for s in TRUMPS),
         phases=tuple(PhaseEntry(p, msg(f"mighty.phase.{p}")) for p in PHASES))
 
 
@@ -165,6 +166,15 @@ class MightyPresentation:
 
     def played_by(self, leader: int, place: int, players: int) -> int:
         return seat_at(leader, place, players)
+
+    def hidden(self, entry: HandCommand) -> DiscardStep | None:
+        """The declarer's discard and a kitty exchange are face down (§3): others learn how
+        many cards went, not which."""
+        if isinstance(entry, Discard):
+            return DiscardStep(count=len(entry.cards))
+        if isinstance(entry, Exchange):
+            return DiscardStep(count=1)
+        return None
 
     def facts(self, view: HandView) -> dict[str, str]:
         """At the friend call (the declarer's ``legal`` holds the calls): ``mighty``, the

@@ -7,7 +7,7 @@ from functools import cache
 from typing import Final
 
 from domain.mitigati.cards import DECK, FOOL, STRENGTH, SUIT_OF, SUITS, TRUMP
-from domain.mitigati.commands import Bargain, Declare, Discard, MitigatiCommand
+from domain.mitigati.commands import COMBINATIONS, Bargain, Declare, Discard, MitigatiCommand
 from domain.mitigati.play import seat_at
 from domain.mitigati.rules import NAME, PLAYERS
 from domain.mitigati.state import MitigatiState
@@ -19,6 +19,7 @@ from domain.presentation import (
     Message,
     PhaseEntry,
     SuitEntry,
+    TermEntry,
     msg,
     ordered,
 )
@@ -65,7 +66,8 @@ CATALOGUE: Final = (GameEntry(
     game=NAME, family=NAME, name=msg("mitigati.name"), seats=PLAYERS, options=(),
     cards=tuple(_card(c) for c in ordered(DECK, ORDER)),
     suits=tuple(SuitEntry(s, msg(f"mitigati.suit.{s}"), SYMBOL[s], s in RED) for s in (*SUITS, TRUMP)),
-    phases=tuple(PhaseEntry(p, msg(f"mitigati.phase.{p}")) for p in PHASES)),)
+    phases=tuple(PhaseEntry(p, msg(f"mitigati.phase.{p}")) for p in PHASES),
+    terms=tuple(TermEntry(c, msg(f"mitigati.combination.{c}")) for c in COMBINATIONS)),)
 
 
 class MitigatiPresentation:
@@ -96,6 +98,10 @@ class MitigatiPresentation:
 
     def played_by(self, leader: int, place: int, players: int) -> int:
         return seat_at(leader, place)  # "Seats and direction": play goes to the right
+
+    def hidden(self, entry: MitigatiCommand) -> DiscardStep | None:
+        """The dealer's three cards go face down (§5): others learn how many, not which."""
+        return DiscardStep(count=len(entry.cards)) if isinstance(entry, Discard) else None
 
     def facts(self, view: MitigatiView) -> dict[str, str]:
         return {}  # every entry's label says all a client needs

@@ -44,10 +44,10 @@ from domain.errors import MightyError
 from domain.registry import game_of
 from domain.table import Submission, TimeOutTurn
 from projections.turns import AWAY_LEVEL, Turn
+from services.app.steps import send_then_step
 from services.bots.gone import GoneSeats
 from services.bots.idle import IdleCloser
 from services.bots.worker import SeatReader, TurnListener, turn_seed
-from services.commands.steps import service_steps
 from services.commands.tables import TableHandler
 from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient
 from services.store.errors import StoreUnavailable, VersionConflict
@@ -247,10 +247,7 @@ class TimerWorker(TurnListener, SeatReader):
         # it is a bot again when one does); a person's is at its away_after-th in a row.
         away_after = 0 if self.level_of(turn) is not None and not turn.away else self.away_after
         timeout = TimeOutTurn(seat=turn.seat, move=move, away_after=away_after)
-        result = self.handler.handle(turn.table_id, Submission(timeout),
-                                     command_id=f"timeout-{turn.version}-{turn.seat}")
+        result = send_then_step(self.handler, turn.table_id, Submission(timeout), f"timeout-{turn.version}-{turn.seat}")
         if not result.duplicate:
             self.timed_out += 1
             log.debug("turn_timed_out", table=turn.table_id, seat=turn.seat, version=turn.version)
-        state, _ = self.handler.state_of(turn.table_id)
-        service_steps(self.handler, turn.table_id, state)

@@ -12,7 +12,7 @@ seat view type: a bot sees what the seat sees), asks ``game.bots()[level]`` for 
 command with a seed derived from the table, version and seat (data: the same view and
 seed give the same command anywhere), and sends it through the command handler, as
 people's commands go, with the id ``turn-<version>-<seat>``. After it, and for a turn
-that is the service's deal, it takes the service's own steps (``services/commands/steps.py``),
+that is the service's deal, it takes the service's own steps (``services/app/steps.py``),
 so a table of bots plays on by itself.
 
 Several workers split the partitions as the projection workers do, through the same
@@ -44,7 +44,7 @@ from domain.games import AnyGame, Rules
 from domain.registry import game_of, rules_of_directory
 from domain.table import Submission
 from projections.turns import AWAY_LEVEL, TURNS_DOC, Turn, decode_turn
-from services.commands.steps import service_steps
+from services.app.steps import send_then_step, service_steps
 from services.commands.tables import TableHandler
 from services.projection.keys import ProjectionKeys
 from services.projection.leases import Leases, fair_share, new_worker_id, surplus
@@ -387,13 +387,11 @@ class BotWorker(TurnListener, SeatReader):
         self.thinking_s += time.thread_time() - thinking
         # A bot seat plays in its holder's name; an away seat is played by the service.
         submission = Submission(command, None if turn.away else turn.player)
-        result = self.handler.handle(turn.table_id, submission, command_id=turn_command_id(view.version, seat))
+        result = send_then_step(self.handler, turn.table_id, submission, turn_command_id(view.version, seat),
+                                cached=True)
         if not result.duplicate:
             self.played += 1
             log.debug("bot_move", table=turn.table_id, version=view.version, seat=seat, worker=self.worker_id)
-        cached = self.handler.cached(turn.table_id)
-        state = cached[0] if cached is not None else self.handler.state_of(turn.table_id)[0]
-        service_steps(self.handler, turn.table_id, state)
 
     def _remember(self, table_id: str, version: int) -> None:
         self._done[table_id] = version

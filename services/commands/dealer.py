@@ -29,5 +29,5 @@ def deal_command(rules: Rules) -> DealHand:
 
 def start_command(rules: Rules) -> StartTable:
     """§2: the first dealer is drawn at random; the draw is recorded, so replays agree.
-    The gateway sends it once every seat is taken (services/gateway/lobby.py)."""
+    The gateway sends it once every seat is taken (services/app/tables.py)."""
     return StartTable(first_dealer=secrets.randbelow(game_of(rules).players(rules)))

@@ -24,11 +24,9 @@ from typing import Annotated, Any, Final
 
 import msgspec
 import structlog
-from litestar import Request, delete, post
 from litestar.connection import ASGIConnection
-from litestar.params import JSONBody
 
-from services.gateway import passwords, quotas, tokens
+from services.gateway import passwords, tokens
 from services.gateway.errors import ApiError
 from services.gateway.names import name_problem
 
@@ -39,7 +37,7 @@ ACCOUNT_NAME_MAX: Final = 24
 ANONYMOUS: Final = "Deleted player"  # a deleted account's name wherever its past hands show it
 MOST_SESSIONS: Final = 32  # an account's sessions at once (one per device or browser): the oldest go
 # <player>.<session>.<secret>: the secret is 32 random bytes, unpadded base64url
-_REFRESH = re.compile(r"([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]{43})", re.ASCII)
+REFRESH_TOKEN = re.compile(r"([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]{43})", re.ASCII)
 
 AccountName = Annotated[str, msgspec.Meta(min_length=ACCOUNT_NAME_MIN, max_length=ACCOUNT_NAME_MAX)]
 # characters first (the JSON schema's bound), then UTF-8 bytes in code (passwords.py)
@@ -89,7 +87,7 @@ def account_name_problem(name: str) -> str | None:
     return name_problem(name, ACCOUNT_NAME_MAX)
 
 
-def _digest(secret: str) -> str:
+def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
@@ -129,15 +127,15 @@ async def authenticate(connection: ASGIConnection[Any, Any, Any, Any], token: st
     return bearer
 
 
-async def _session(connection: ASGIConnection[Any, Any, Any, Any], player: str, name: str) -> Session:
+async def open_session(connection: ASGIConnection[Any, Any, Any, Any], player: str, name: str) -> Session:
     """A new session of the account: its refresh token stored as a digest."""
     backend, settings = _backend(connection), _settings(connection)
     session, secret = secrets.token_urlsafe(12), secrets.token_urlsafe(32)
-    await backend.accounts.open_session(player, session, _digest(secret), settings.session_ttl_s, MOST_SESSIONS)
-    return await _tokens(connection, player, name, session, f"{player}.{session}.{secret}")
+    await backend.accounts.open_session(player, session, digest(secret), settings.session_ttl_s, MOST_SESSIONS)
+    return await session_tokens(connection, player, name, session, f"{player}.{session}.{secret}")
 
 
-async def _tokens(connection: ASGIConnection[Any, Any, Any, Any], player: str, name: str, session: str,
+async def session_tokens(connection: ASGIConnection[Any, Any, Any, Any], player: str, name: str, session: str,
                   refresh: str) -> Session:
     expires = int(time.time()) + _settings(connection).access_ttl_s
     token = tokens.issue_session(await _backend(connection).secret(), player, session, expires)
@@ -146,98 +144,3 @@ async def _tokens(connection: ASGIConnection[Any, Any, Any, Any], player: str, n
 
 
 # ---------------------------------------------------------------- routes
-
-
-@post("/accounts", status_code=201, summary="Create an account (a guest's token: the guest becomes it)")
-async def create_account(request: Request[Any, Any, Any], data: JSONBody[NewAccount]) -> Session:
-    wrong = account_name_problem(data.name) or passwords.password_problem(data.password)
-    if wrong:
-        raise ApiError("invalid_request", f"Not an account: {wrong}.")
-    token = header_token(request)
-    guest = await authenticate(request, token) if token else None
-    if guest is not None and guest.session is not None:
-        raise ApiError("already_an_account", "You are logged in to an account already; log out to create another.")
-    backend, settings = _backend(request), _settings(request)
-    address, folded = quotas.client_address(request), fold(data.name)
-    await quotas.admit_login(backend, settings, address, folded)
-    if guest is None:
-        await quotas.admit_player(backend, settings, address)
-    if await backend.accounts.holder(folded) is not None:  # before the costly hash; HSETNX decides
-        raise _taken(data.name)
-    password_hash = await passwords.hash_password(data.password)
-    player = guest.player if guest is not None else (await backend.create_player(data.name)).player
-    if not await backend.accounts.claim_name(folded, player):
-        raise _taken(data.name)
-    try:
-        made = await backend.accounts.make_account(player, data.name, password_hash)
-    except BaseException:
-        await backend.accounts.release_name(folded, player)
-        raise
-    if made != 1:
-        await backend.accounts.release_name(folded, player)
-        raise ApiError("already_an_account", "This player is an account already (or was one, deleted).")
-    backend.accounts.forget(player)  # its guest token stops here at once (elsewhere: session_cache_s)
-    log.info("account_created", player=player, upgraded=guest is not None)
-    return await _session(request, player, data.name)
-
-
-def _taken(name: str) -> ApiError:
-    return ApiError("name_taken", f"The name {name!r} is taken (names differ by more than case); choose another.")
-
-
-@post("/sessions", status_code=200, summary="Log in to an account")
-async def log_in(request: Request[Any, Any, Any], data: JSONBody[Login]) -> Session:
-    backend, settings = _backend(request), _settings(request)
-    folded = fold(data.name)
-    await quotas.admit_login(backend, settings, quotas.client_address(request), folded)
-    player = await backend.accounts.holder(folded)
-    found = await backend.accounts.credentials(player) if player is not None else None
-    # an unknown name is verified against a fixed hash: the same answer, in about the same time
-    if not await passwords.verify(found.password if found else None, data.password) or found is None:
-        raise ApiError("bad_credentials", "No account has that name and password.")
-    if passwords.needs_rehash(found.password):
-        await backend.accounts.set_password(found.player, await passwords.hash_password(data.password))
-    request.scope.setdefault("mighty_log", {}).update(player=found.player)  # type: ignore[typeddict-item]
-    return await _session(request, found.player, found.name)
-
-
-@post("/sessions/refresh", status_code=200, summary="A new access token for a session's refresh token")
-async def refresh(request: Request[Any, Any, Any], data: JSONBody[Refresh]) -> Session:
-    spelled = _REFRESH.fullmatch(data.refresh)
-    if spelled is None:
-        raise ApiError("unauthorized", "The refresh token is not one this server issues.")
-    player, session, secret = spelled.groups()
-    backend = _backend(request)
-    # the digests compared in Redis: the secret is 256 random bits and only its SHA-256 is
-    # stored, so neither a stolen key's value nor the comparison's timing gives a token
-    if not await backend.accounts.extend_session(player, session, _digest(secret), _settings(request).session_ttl_s):
-        raise ApiError("unauthorized", "This session has ended (logged out or expired): log in again.")
-    found = await backend.accounts.credentials(player)
-    if found is None:  # deleted meanwhile
-        await backend.accounts.end_all(player)
-        raise ApiError("unauthorized", "This account no longer exists.")
-    return await _tokens(request, player, found.name, session, data.refresh)
-
-
-@delete("/sessions", status_code=204, summary="Log out: the caller's token and session stop working everywhere")
-async def log_out(request: Request[Any, Any, Any]) -> None:
-    bearer = await authenticate(request, header_token(request))
-    if bearer.session is None:
-        raise ApiError("not_an_account", "A guest's token has no session to end; a client forgets it to leave.")
-    await _backend(request).accounts.end_session(bearer.player, bearer.session)
-
-
-@delete("/accounts/me", status_code=204, summary="Delete the caller's account; its past hands stay, anonymous")
-async def delete_account(request: Request[Any, Any, Any]) -> None:
-    bearer = await authenticate(request, header_token(request))
-    if bearer.session is None:
-        raise ApiError("not_an_account", "A guest has no account to delete.")
-    accounts = _backend(request).accounts
-    name = await accounts.delete_account(bearer.player, ANONYMOUS)
-    await accounts.end_all(bearer.player)
-    if name is not None:
-        await accounts.release_name(fold(name), bearer.player)
-        log.info("account_deleted", player=bearer.player)
-
-
-ROUTES: Final = [create_account, log_in, refresh, log_out, delete_account]

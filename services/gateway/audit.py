@@ -17,8 +17,10 @@ from domain.registry import game_of_event, game_of_hand_file
 from domain.table import DealRevealed, TableClosed
 from services.audit import HandInProgress, export_hand, verify_events
 from services.gateway.errors import ApiError
+from services.gateway.labels import render
 from services.gateway.review import mark_played
 from services.gateway.wire import Deal, HandSummary, Verified
+from services.i18n.catalogs import DEFAULT
 from services.store.base import StoredEvent
 
 # A hand's number as a person sees it: from 1 (docs/api.md, "Conventions"); the events count from 0.
@@ -79,10 +81,13 @@ def revealed_deal(stored: list[StoredEvent], hand: int) -> Deal | None:
 _encode = msgspec.json.Encoder().encode
 
 
-def replay_steps(document: dict[str, Any], reader: str) -> list[dict[str, Any]]:
+def replay_steps(document: dict[str, Any], reader: str, lang: str = DEFAULT) -> list[dict[str, Any]]:
     """``mighty replay --as SEAT`` step by step; ``spectator`` and ``audit`` give the
     same steps with the spectator's or the audit's view of each. One pass: the hand is
-    replayed once and the reader's view taken after each step."""
+    replayed once and the reader's view taken after each step. Each step after the deal
+    carries ``label``: its command as the game's presentation says it (the sentence of
+    a ``legal`` entry, over the view before the step), in ``lang``; another seat's
+    face-down cards (a discard) are said as how many, to any reader but the audit."""
     data = _encode(document)
     game = game_of_hand_file(data)
     run = game.read_hand_file(data)
@@ -101,8 +106,41 @@ def replay_steps(document: dict[str, Any], reader: str) -> list[dict[str, Any]]:
     else:
         raise ApiError("invalid_request", f"as is a seat number, spectator or audit, not {reader!r}.")
     steps = [msgspec.to_builtins(step) for step in outcome.steps or ()]
+    commands = document.get("commands") or []
+    before: Any = None
+    for step in steps:
+        view = _typed(game, step.get("view"))
+        index = step.get("index")
+        if isinstance(index, int) and 0 <= index < len(commands):
+            # another's face-down cards are said as how many (the reader's own, and the
+            # audit's, in full)
+            shown = reader == "audit" or str(step.get("seat")) == reader
+            step["label"] = _step_label(game, before, commands[index], lang, shown=shown)
+        before = view
     # the review: every seat's parted cards and the trick each went to (review.py)
     return mark_played(steps) if reader == "audit" else steps
+
+
+def _typed(game: AnyGame, view: Any) -> Any:
+    """A step's view as the game's view type (the audit's holds ``remaining`` too)."""
+    try:
+        return msgspec.convert(view, game.view_type)
+    except msgspec.ValidationError:
+        return None
+
+
+def _step_label(game: AnyGame, before: Any, raw: Any, lang: str, *, shown: bool) -> str:
+    """A step's command as its game says it (``shown``: in full; else what another
+    reader may know of it, ``hidden``); its type when either cannot be read."""
+    kind = str(raw.get("type", "")) if isinstance(raw, dict) else ""
+    if before is None:
+        return kind
+    try:
+        command = msgspec.convert(raw, game.command_union)
+    except msgspec.ValidationError:
+        return kind
+    told = None if shown else game.presentation.hidden(command)
+    return render(game.presentation.label(before, command if told is None else told), lang)
 
 
 def verify(table_id: str, stored: list[StoredEvent]) -> Verified:

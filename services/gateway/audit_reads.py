@@ -25,6 +25,7 @@ from services.gateway import audit as table_audit
 from services.gateway.backend import Backend
 from services.gateway.errors import ApiError
 from services.gateway.wire import Deal, HandSummary, Verified
+from services.i18n.catalogs import DEFAULT
 from services.store.base import StoredEvent
 
 SLICE: Final = 5000  # events read and checked at a time
@@ -110,10 +111,11 @@ class AuditReads:
         stored = await self.hand_events(table_id, hand)
         return await asyncio.to_thread(table_audit.hand_file, table_id, stored, hand)
 
-    async def replay(self, table_id: str, hand: int, reader: str) -> tuple[list[dict[str, Any]], Deal | None]:
+    async def replay(self, table_id: str, hand: int, reader: str,
+                     lang: str = DEFAULT) -> tuple[list[dict[str, Any]], Deal | None]:
         stored = await self.hand_events(table_id, hand)
         document = await asyncio.to_thread(table_audit.hand_file, table_id, stored, hand)
-        steps = await asyncio.to_thread(table_audit.replay_steps, document, reader)
+        steps = await asyncio.to_thread(table_audit.replay_steps, document, reader, lang)
         return steps, table_audit.revealed_deal(stored, hand)
 
 

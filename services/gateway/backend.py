@@ -18,20 +18,19 @@ import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-import msgspec
-
 from domain.codec import decode_event
-from domain.table import Submission, TableEvent, TableState
+from domain.table import Submission, TableState
 from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
 from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
 from projections.ratings import PlayerRating, Reputation, decode_rating, decode_reputation
+from services.app.lifecycle import Lifecycle
+from services.app.ports import PlayerRecord, Submitted, Tables
 from services.archive.reads import AsyncArchivedEventStore
 from services.gateway import quotas
 from services.gateway.account_store import AccountStore
 from services.gateway.chat import ChatLimits, ChatStore
-from services.gateway.lifecycle import Lifecycle
 from services.gateway.presence import Presence
 from services.gateway.quotas import Admission
 from services.projection.keys import ProjectionKeys
@@ -51,54 +50,18 @@ PLAYERS_TOUCHED: Final = 4096
 PLAYER_LANG_TTL_S: Final = 30.0
 
 
-class PlayerRecord(msgspec.Struct, frozen=True):
-    player: str
-    name: str
-    bot: str | None = None  # a bot's level; None for a person
-    lang: str | None = None  # the player's language setting (docs/i18n.md); None: not set
+class Backend(Tables, Protocol):
+    """What the routes need of the command path and the stores, besides what the use
+    cases need (``Tables``, services/app/ports.py)."""
 
-
-class Submitted(msgspec.Struct, frozen=True):
-    """What a command did: the table's version after it, its events, whether the command
-    id had been handled before (then nothing was written now), and the state after."""
-
-    version: int
-    events: tuple[TableEvent, ...]
-    duplicate: bool
-    state: TableState | None
-
-
-class Backend(Protocol):
-    """What the routes need of the command path and the stores."""
-
-    lifecycle: Lifecycle  # a new table's bounds, idle times (services/gateway/lifecycle.py)
     accounts: AccountStore  # accounts, names and sessions (services/gateway/account_store.py)
     chat: ChatStore  # table chat and mutes (services/gateway/chat.py)
-
-    async def touch(self, table_id: str, status: str) -> None:
-        """A person acts at or watches the table (of ``status``): it is not idle
-        (services/gateway/presence.py); never raises."""
-        ...
-
-    async def here(self, table_id: str, player: str, *, known_only: bool = False) -> None:
-        """The player is connected to the table now (``known_only``: only if a stream of
-        theirs was, before): the record a seat is sent away by when it grows old
-        (services/gateway/presence.py, services/bots/gone.py); never raises."""
-        ...
 
     async def ping(self) -> None:
         """Return once the store answers; raise ``StoreUnavailable``/a Redis error if not."""
         ...
 
-    async def secret(self) -> bytes:
-        """The token secret every gateway of the deployment shares."""
-        ...
-
     # players
-    async def create_player(self, name: str, bot: str | None = None) -> PlayerRecord: ...
-
-    async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]: ...
-
     async def set_player_lang(self, player: str, lang: str) -> None:
         """Keep ``lang`` as the player's language setting (a language of ``LANGS``)."""
         ...
@@ -110,11 +73,6 @@ class Backend(Protocol):
 
     async def player_ledger(self, player: str) -> PlayerLedger | None: ...
 
-    async def player_ratings(self, player: str) -> tuple[dict[str, PlayerRating], Reputation | None]:
-        """The player's rating per rule set they were rated in, and their reputation
-        (docs/ratings.md)."""
-        ...
-
     async def leaderboard(self, rules: str, limit: int, *, min_hands: int, since_ms: int) -> list[PlayerRating]:
         """The rule set's best ``limit`` ratings by ordinal of the players with at least
         ``min_hands`` rated hands, one of them at or after ``since_ms``."""
@@ -125,12 +83,6 @@ class Backend(Protocol):
         ...
 
     # the command path
-    async def submit(self, table_id: str, submission: Submission, command_id: str) -> Submitted: ...
-
-    async def state(self, table_id: str) -> tuple[TableState, int]:
-        """The table's state and version, caught up from its stream (status "new": none)."""
-        ...
-
     async def events(self, table_id: str, after: int = 0, to: int | None = None) -> list[StoredEvent]:
         """The table's events with ``after < version <= to`` (all of them by default)."""
         ...
@@ -141,17 +93,7 @@ class Backend(Protocol):
 
     async def save_audit_checkpoint(self, table_id: str, data: bytes) -> None: ...
 
-    def cached(self, table_id: str) -> tuple[TableState, int] | None:
-        """The table's state and version as this process last saw them, with no I/O (may
-        be behind the store; None when not cached)."""
-        ...
-
     # projections
-    async def entry(self, table_id: str, *, fresh: bool = False) -> DirectoryEntry | None:
-        """The table's lobby entry: the directory's, else (or when ``fresh``) folded from
-        its stream (a change the directory may not show yet); None for no such table."""
-        ...
-
     async def entries(self) -> list[DirectoryEntry]:
         """Every table of the directory, the finished ones too."""
         ...
@@ -191,15 +133,6 @@ class Backend(Protocol):
         """Count one command against the player's limit; the seconds to wait when over."""
         ...
 
-    async def claim(self, key: str, value: str, ttl_s: int) -> str:
-        """Set ``key`` to ``value`` unless it is set; answer what it holds (a rematch's
-        table: the first caller's wins)."""
-        ...
-
-    async def release(self, key: str, value: str) -> None:
-        """Unset a claimed ``key`` if it still holds ``value``."""
-        ...
-
     # quotas and admission (services/gateway/quotas.py)
     async def count_quota(self, key: str, limit: int, window_s: int) -> float | None:
         """Count one against ``key``'s limit in a fixed window; the seconds to wait when
@@ -236,10 +169,6 @@ class Backend(Protocol):
     async def touch_players(self, ids: Sequence[str]) -> None:
         """The players' records were used: they live ``player_ttl_s`` more (at most once
         in a while per process and player)."""
-        ...
-
-    async def claimed(self, key: str) -> str | None:
-        """What a claimed ``key`` holds (None: unclaimed)."""
         ...
 
     async def close(self) -> None: ...

@@ -30,7 +30,7 @@ log = structlog.get_logger("mighty.gateway")
 STATUS_OF: Final[dict[str, int]] = {
     "unauthorized": 401, "bad_credentials": 401,
     "not_your_seat": 403, "hand_in_progress": 403, "hints_off": 403, "not_allowed": 403, "not_an_account": 403,
-    "reputation_too_low": 403,
+    "reputation_too_low": 403, "invite_required": 403,
     "unknown_table": 404, "unknown_player": 404, "unknown_hand": 404, "not_found": 404,
     "seat_taken": 409, "table_full": 409, "table_started": 409, "table_closed": 409,
     "already_seated": 409, "table_exists": 409, "command_id_reused": 409,

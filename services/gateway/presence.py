@@ -34,8 +34,8 @@ from services.bots.idle import TOUCH, idle_key
 from services.store.keys import KeySpace
 
 if TYPE_CHECKING:
+    from services.app.lifecycle import Lifecycle
     from services.gateway.backend import Backend
-    from services.gateway.lifecycle import Lifecycle
 
 log = structlog.get_logger("mighty.gateway")
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Final
 
 import msgspec
-from litestar import Request, get
+from litestar import Controller, get
 from litestar.params import FromPath, QueryParameter
 
 from projections.ratings import PlayerRating, Reputation
 from services.gateway import labels
+from services.gateway.deps import BackendDep, SettingsDep
 from services.gateway.errors import ApiError
 from services.gateway.wire import RatingOut, ReputationOut
 
@@ -56,29 +57,34 @@ def check_limit(limit: int) -> int:
     return limit
 
 
-@get("/leaderboards/{game:str}", summary="A rule set's best rated players")
-async def get_leaderboard(
-    request: Request[Any, Any, Any],
-    game: FromPath[str],
-    limit: Annotated[int, QueryParameter(description=f"players at most (1..{MAX_LIMIT})")] = DEFAULT_LIMIT,
-) -> Leaderboard:
-    if len(game) > 32 or labels.game_for(game) is None:
-        raise ApiError("not_found", f"There is no game {game[:32]!r}.")
-    check_limit(limit)
-    backend = request.app.state.backend
-    settings = request.app.state.settings
-    now_ms = await backend.server_ms()
-    rows = await backend.leaderboard(game, limit, min_hands=settings.ratings_min_hands,
-                                     since_ms=now_ms - settings.ratings_recent_days * DAY_MS)
-    names = await backend.players([r.player for r in rows if not r.player.startswith("bot:")])
-    return Leaderboard(game=game, players=[
-        BoardRow(rank=i, player=r.player, name=_name(r.player, names), ordinal=_round(r.ordinal), mu=_round(r.mu),
-                 sigma=_round(r.sigma), hands=r.hands)
-        for i, r in enumerate(rows, start=1)])
-
-
 def _name(player: str, names: dict[str, Any]) -> str | None:
     if player.startswith("bot:"):
         return player[len("bot:"):]  # a bot level is its own name (the clients translate it)
     found = names.get(player)
     return None if found is None else str(found.name)
+
+
+class LeaderboardsController(Controller):
+    """A rule set's best rated players (docs/ratings.md)."""
+
+    path = "/leaderboards"
+
+    @get("/{game:str}", summary="A rule set's best rated players")
+    async def get_leaderboard(
+        self,
+        backend: BackendDep,
+        settings: SettingsDep,
+        game: FromPath[str],
+        limit: Annotated[int, QueryParameter(description=f"players at most (1..{MAX_LIMIT})")] = DEFAULT_LIMIT,
+    ) -> Leaderboard:
+        if len(game) > 32 or labels.game_for(game) is None:
+            raise ApiError("not_found", f"There is no game {game[:32]!r}.")
+        check_limit(limit)
+        now_ms = await backend.server_ms()
+        rows = await backend.leaderboard(game, limit, min_hands=settings.ratings_min_hands,
+                                         since_ms=now_ms - settings.ratings_recent_days * DAY_MS)
+        names = await backend.players([r.player for r in rows if not r.player.startswith("bot:")])
+        return Leaderboard(game=game, players=[
+            BoardRow(rank=i, player=r.player, name=_name(r.player, names), ordinal=_round(r.ordinal),
+                     mu=_round(r.mu), sigma=_round(r.sigma), hands=r.hands)
+            for i, r in enumerate(rows, start=1)])

@@ -206,14 +206,26 @@ class GameCard(msgspec.Struct, frozen=True):
 
 
 class GameSuit(msgspec.Struct, frozen=True):
+    """A suit: its name, its picture and colour; ``short`` marks a suit with no picture
+    (no trump: "NT"), null for the others."""
+
     suit: str
     label: str
     symbol: str = ""
     red: bool = False
+    short: str | None = None
 
 
 class GamePhase(msgspec.Struct, frozen=True):
     phase: str
+    label: str
+
+
+class GameTerm(msgspec.Struct, frozen=True):
+    """A name a view holds besides cards, suits and phases (Mitigati's combinations in
+    ``declarations``) and its label in the reader's language."""
+
+    term: str
     label: str
 
 
@@ -230,6 +242,7 @@ class Game(msgspec.Struct, frozen=True):
     cards: list[GameCard]
     suits: list[GameSuit]
     phases: list[GamePhase]
+    terms: list[GameTerm] = []
 
 
 class Games(msgspec.Struct, frozen=True):

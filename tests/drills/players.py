@@ -349,7 +349,7 @@ def lost_commands(seats: list[Seat], events: Sequence[Any],
                   rolled_back: tuple[float, int] | None = None) -> list[str]:
     """The acknowledged commands the table's stream does not hold at the version they
     were acknowledged with (``events``: its ``StoredEvent``s). The store's command id is
-    the player's id with the client's (services/gateway/lobby.py, ``play``).
+    the player's id with the client's (services/app/commands.py, ``play``).
 
     ``rolled_back``: (when the store came back, the table's version it came back with)
     after a power cut under ``everysec``. A command whose last acknowledgement came before

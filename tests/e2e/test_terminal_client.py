@@ -20,7 +20,7 @@ import pytest
 
 from clients.terminal import board
 from clients.terminal.app import PlayApp
-from clients.terminal.cards import plain
+from clients.terminal.cards import spoken
 from clients.terminal.dialogs import Choose, Figures
 from clients.terminal.hand import HandBar
 from clients.terminal.lobby import LobbyScreen
@@ -208,7 +208,9 @@ async def _a_whole_hand(url: str, others: Others, tmp_path: Path) -> None:
         assert replay.index == last - 1
         played = replay.steps[last]["view"]["tricks"][-1]["cards"][-1]
         await pilot.press("right")
-        assert plain(played, "mighty-5") in str(replay.query_one("#where").render())
+        # the step as the server says it: the last card played, by its name
+        where = str(replay.query_one("#where").render())
+        assert replay.steps[last]["label"] in where and spoken(played, "mighty-5") in where
         await pilot.press("home")
         assert replay.index == 0
         await pilot.press("escape")

@@ -16,8 +16,8 @@ import pytest
 from domain.codec import decode_event
 from domain.table import CreateTable, JoinSeat, Submission, TableClosed, TurnTimedOut
 from projections.views import view_name
+from services.app.steps import service_steps
 from services.bootstrap import Wiring, wire
-from services.commands.steps import service_steps
 from services.redis_runtime import PrivateRedis
 from services.settings import Settings
 from services.store import connect

@@ -18,9 +18,9 @@ import pytest
 
 from domain.codec import decode_event
 from domain.table import CreateTable, JoinSeat, Submission, TableClosed
+from services.app.steps import service_steps
 from services.bootstrap import Wiring, wire
 from services.bots.worker import BOTS_KIND
-from services.commands.steps import service_steps
 from services.projection.keys import ProjectionKeys
 from services.projection.leases import Leases
 from services.redis_runtime import PrivateRedis

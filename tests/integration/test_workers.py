@@ -23,7 +23,7 @@ from projections import KINDS
 from projections.ledger import decode_table
 from projections.views import SPECTATOR
 from services.projection.keys import ProjectionKeys
-from services.projection.notify import channel_of, follow
+from services.projection.notify import channel_of
 from services.projection.read import (
     feed_positions,
     lag,
@@ -419,56 +419,6 @@ def test_lag_counts_the_entries_not_yet_applied_and_how_old_the_oldest_is(redis_
     wait_until(redis_client, SPACE, "views", positions, timeout_s=5)
     assert all(row.entries == 0 and row.ms == 0 for row in lag(redis_client, SPACE, "views"))
     worker.shutdown()
-
-
-def test_a_reader_resumes_from_its_cursor(redis_server: Any, redis_client: Any) -> None:
-    tables = Tables(redis_client, SPACE, seed=10)
-    table_id = "c000"
-    tables.open([table_id])
-    with workers(redis_server.url, ("views",)):
-        wait_until(redis_client, SPACE, "views", timeout_s=30)
-        seen = msgspec.json.decode(view(redis_client, SPACE, table_id, "2") or b"{}")["version"]
-        stream = follow(redis_client, SPACE, table_id, "2", cursor=seen - 1)
-        first = msgspec.json.decode(next(stream))
-        assert first["version"] == seen, "the stored view first, being newer than the cursor"
-        tables.play(hands=1, steps=3)
-        later = msgspec.json.decode(next(stream))
-        assert later["version"] > seen and later["reader"] == "2"
-        stream.close()
-
-
-class _Spy:
-    """A client that notes, when the stored view is read, whether the server had
-    confirmed the subscription by then (all else goes to the real client)."""
-
-    def __init__(self, client: Any) -> None:
-        self.client, self.confirmed, self.confirmed_before_get = client, False, None
-
-    def pubsub(self, **options: Any) -> Any:
-        spy, real = self, self.client.pubsub(**options)
-
-        class PubSub:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(real, name)
-
-            def get_sharded_message(self, **kwargs: Any) -> Any:
-                message = real.get_sharded_message(**kwargs)
-                spy.confirmed |= message is not None and message.get("type") == "ssubscribe"
-                return message
-        return PubSub()
-
-    def get(self, key: str) -> Any:
-        self.confirmed_before_get = self.confirmed
-        return self.client.get(key)
-
-
-def test_a_follower_reads_the_stored_view_only_once_its_subscription_is_confirmed(redis_client: Any) -> None:
-    spy = _Spy(redis_client)
-    stream = follow(spy, SPACE, "s000", "1", cursor=0, poll_s=0.05)  # type: ignore[arg-type]
-    redis_client.set(channel_of(SPACE, "s000", "1"), b'{"version": 3}')
-    assert msgspec.json.decode(next(stream))["version"] == 3
-    stream.close()
-    assert spy.confirmed_before_get is True
 
 
 def test_the_demo_runs_with_no_redis_configured_or_on_the_path(tmp_path: Path) -> None:

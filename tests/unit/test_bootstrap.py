@@ -59,10 +59,10 @@ def test_run_redis_without_redis_server_starts_the_embedded_one(
 def test_the_async_wiring_shares_the_settings_and_its_commands_land_where_the_sync_one_reads() -> None:
     import asyncio
 
-    from services.bootstrap import bootstrap_async, wire_async
+    from services.bootstrap import bootstrap_gateway, wire_async
 
     with pytest.raises(NoStoreConfigured):
-        bootstrap_async(Settings())
+        bootstrap_gateway(Settings())
     server = fakeredis.FakeServer()
     settings = Settings(namespace="ns3", partitions=4, idempotency_s=60.0)
 

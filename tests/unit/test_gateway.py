@@ -497,7 +497,7 @@ def test_a_command_retried_after_a_gateway_died_before_the_deal_deals_the_next_h
         command = a_legal_command(view, rng)
         state, _ = handler.state_of(table)
         submission = submission_from_wire({**command, "seat": view["seat"]}, player["player"], game_of(state.rules).name)
-        # what the gateway appends for the API's id (services/gateway/lobby.py, play); no steps after it
+        # what the gateway appends for the API's id (services/app/commands.py, play); no steps after it
         handler.handle(table, submission, command_id=f"{player['player']}:d{step}")
         if handler.state_of(table)[0].awaiting_deal:
             break
@@ -533,7 +533,7 @@ class _Stall:
     def __init__(self, client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         import asyncio
 
-        import services.gateway.app as app
+        import services.gateway.deadline as app
 
         monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2, raising=False)
         self.on = False
@@ -592,7 +592,7 @@ def test_a_socket_command_the_store_never_answers_is_refused_unavailable(
 def test_a_quickplay_that_waits_longer_than_the_store_deadline_is_not_cut_short(
     client: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import services.gateway.app as app
+    import services.gateway.deadline as app
 
     monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2)  # a request's own deadline: 1.2 s
     player = new_player(client)
@@ -607,7 +607,7 @@ def test_a_verify_that_computes_longer_than_the_store_deadline_is_not_cut_short(
     client: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The deadline bounds waiting for the store; replaying a long table is the rules' work."""
-    import services.gateway.app as app
+    import services.gateway.deadline as app
     from services.gateway import audit
 
     table, _ = full_table(client)
@@ -629,7 +629,7 @@ def test_readiness_and_metrics_answer_in_their_own_words_when_the_store_never_an
 ) -> None:
     import asyncio
 
-    import services.gateway.app as app
+    import services.gateway.deadline as app
 
     monkeypatch.setattr(app, "STORE_DEADLINE_S", 0.2)
     backend = client.app.state.backend
@@ -701,7 +701,8 @@ def test_an_expired_request_deadline_is_unavailable_not_rescheduled() -> None:
     import contextlib
     from types import SimpleNamespace
 
-    from services.gateway.app import _DEADLINE_KEY, _extend_deadline
+    from services.gateway.deadline import DEADLINE_KEY as _DEADLINE_KEY
+    from services.gateway.deadline import extend as _extend_deadline
     from services.gateway.errors import ApiError
 
     async def late() -> str:

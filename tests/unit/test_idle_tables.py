@@ -14,10 +14,10 @@ import pytest
 from domain.codec import decode_event
 from domain.table import CloseTable, CreateTable, DealRevealed, JoinSeat, Submission, TableClosed
 from projections.turns import Turn
+from services.app.steps import service_steps
 from services.bootstrap import Wiring, wire
 from services.bots.idle import IDLE, IdleCloser, idle_key
 from services.bots.timers import TimerWorker
-from services.commands.steps import service_steps
 from services.settings import Settings
 from tests.unit.gateway_helpers import auth, gateway, new_player, sync_wiring
 

@@ -13,6 +13,7 @@ import pytest
 
 from domain.table import CloseTable, CreateTable, Submission
 from projections.turns import Turn
+from services.app.lifecycle import Lifecycle
 from services.bootstrap import wire, wire_gateway
 from services.bots.idle import ENROLLED, IdleCloser
 from services.bots.worker import REMEMBERED, BotWorker
@@ -20,7 +21,6 @@ from services.commands.core import CLOSED_CACHE_SIZE, Snapshot, SnapshotCache
 from services.commands.handler import TURNS_KEPT, AsyncCommandHandler, CommandHandler
 from services.commands.tables import TableDecider
 from services.gateway.backend import PLAYERS_TOUCHED
-from services.gateway.lifecycle import Lifecycle
 from services.gateway.presence import REMEMBERED as TOUCHES_REMEMBERED
 from services.gateway.presence import Presence
 from services.settings import Settings

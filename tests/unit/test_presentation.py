@@ -348,3 +348,41 @@ def test_each_trick_card_in_a_view_document_names_the_seat_that_played_it(varian
                     assert trick["seats"] == [played[c] for c in trick["cards"]], (trick, played)
                     checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("path", [HAND_FILE, HAND_FILE.parent / "mitigati" / "complete-spec-example.json"])
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_each_replay_step_carries_its_commands_label(path: Path, lang: str) -> None:
+    """A replay says each step's command in the reader's language, as the game says its
+    legal entries: the client describes no command itself (clients/web/js/replay.js)."""
+    from services.gateway.audit import replay_steps
+
+    document = msgspec.json.decode(path.read_bytes())
+    for reader in ("audit", "spectator", "0"):
+        steps = replay_steps(document, reader, lang)
+        assert "label" not in steps[0]  # the deal
+        assert len(steps) == len(document["commands"]) + 1
+        for step, raw in zip(steps[1:], document["commands"], strict=True):
+            label = step["label"]
+            assert label and label != raw["type"], (reader, raw, label)
+            assert "." not in label.split()[0], label  # a rendered text, not a key
+
+
+@pytest.mark.parametrize("path", [HAND_FILE, HAND_FILE.parent / "mitigati" / "complete-spec-example.json"])
+def test_a_replay_says_anothers_face_down_discard_as_how_many_cards_and_the_audit_says_which(path: Path) -> None:
+    from services.gateway.audit import replay_steps
+
+    document = msgspec.json.decode(path.read_bytes())
+    game = game_named(document["rules"] if isinstance(document.get("rules"), str) else document["variant"])
+    names = {c.card: c.label for g in labels.games("en").games for c in g.cards if g.family == game.name}
+    discards = [(i, c) for i, c in enumerate(document["commands"]) if c["type"] == "discard"]
+    assert discards, "the hand has a discard"
+    for reader in ("spectator", "audit", *(str(s) for s in range(len(document["hands"])))):
+        steps = replay_steps(document, reader, "en")
+        for index, command in discards:
+            label = steps[index + 1]["label"]
+            said = [names[c] for c in command["cards"] if names[c] in label]
+            if reader in ("audit", str(command["seat"])):
+                assert said, (reader, label)  # the cards themselves
+            else:
+                assert not said and str(len(command["cards"])) in label, (reader, label)

@@ -38,7 +38,7 @@ LARGE = (120, 40)
 @pytest.fixture(autouse=True)
 def games() -> None:
     """The games catalogue as the client reads it at login (``GET /games``)."""
-    register(catalogue("en"), catalogue("en"))
+    register(catalogue("en"))
 
 
 class Shown(App[None]):

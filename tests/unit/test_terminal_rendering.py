@@ -25,7 +25,7 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "terminal"
 @pytest.fixture(autouse=True)
 def games() -> None:
     """The games catalogue as the client reads it at login (``GET /games``)."""
-    register(catalogue("en"), catalogue("en"))
+    register(catalogue("en"))
 
 
 def recorded(name: str) -> tuple[dict[str, Any], list[str]]:

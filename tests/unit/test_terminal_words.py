@@ -36,7 +36,7 @@ MADE = [*(f"terminal.seats.{c}" for c in board.SEAT_COLUMNS),
 
 @pytest.fixture(autouse=True)
 def english_after() -> Iterator[None]:
-    register(catalogue("en"), catalogue("en"))
+    register(catalogue("en"))
     yield
     use("en")
 
@@ -68,7 +68,7 @@ def test_the_table_screen_speaks_the_readers_language(lang: str, turn: str, colu
     doc = json.loads((FIXTURES / "mighty5_play.json").read_text())
     view, names = doc["view"], [s["name"] for s in doc["table"]["seats"]]
     use(lang)
-    register(catalogue(lang), catalogue("en"))
+    register(catalogue(lang))
 
     async def draw() -> None:
         async with table_screen(view, names, (80, 24)) as (pilot, screen):

@@ -60,7 +60,7 @@ export function route() {
   if (parts[0] === "t" && parts[1]) cleanup = showTable(app, parts[1]);
   else if (parts[0] === "r" && parts[1]) cleanup = showReplay(app, parts[1], Number(parts[2] || 1), params.get("as"));
   else if (parts[0] === "p" && parts[1]) cleanup = showPlayer(app, parts[1]);
-  else if (parts[0] === "leaderboards") showLeaderboard(app, parts[1] || "mighty-5");
+  else if (parts[0] === "leaderboards") showLeaderboard(app, parts[1]);
   else if (parts[0] === "account") cleanup = showAccount(app, route);
   else if (parts[0] === "join" && parts[1] && parts[2]) showInvite(app, parts[1], parts[2]);
   else if (parts[0] === "rules") cleanup = showRules(app, parts[1] || "mighty");

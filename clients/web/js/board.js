@@ -3,7 +3,7 @@
 // It draws a view document (domain/mighty/views.py, domain/mitigati/views.py) and knows no API: the live table and the
 // replay viewer both use it.
 
-import { cardBack, cardElement, cardLabel, isFaceUp, suitEntry, suitMark, suitText } from "./cards.js";
+import { cardBack, cardElement, cardLabel, isFaceUp, suitEntry, suitMark, suitText, termText } from "./cards.js";
 import { h } from "./dom.js";
 import { fmtNumber, t } from "./i18n.js";
 
@@ -142,7 +142,7 @@ function contractLine(doc, ctx) {
   }
   if (doc.declarations?.length) {
     parts.push(h("div", { class: "declarations" }, doc.declarations.map((d) =>
-      h("div", {}, `${ctx.names?.[d.seat] ?? t("web.seat.n", { seat: d.seat })}: ${t(`mitigati.combination.${d.name}`)} (${fmtNumber(d.value)})`,
+      h("div", {}, `${ctx.names?.[d.seat] ?? t("web.seat.n", { seat: d.seat })}: ${termText(d.name, game)} (${fmtNumber(d.value)})`,
         d.shown ? h("span", { class: "shown" }, d.shown.map((c) => cardElement(c, game, { small: true }))) : null))));
   }
   if (doc.abandoned) parts.push(h("div", {}, t("web.felt.bargained_away")));

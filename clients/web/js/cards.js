@@ -4,10 +4,9 @@
 // by its notation until the catalogue arrives (the table and the replay draw again then).
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
 import { symbol } from "./symbols.js";
 
-const known = new Map(); // game name -> {cards: Map(card -> entry), suits: Map(suit -> entry)}
+const known = new Map(); // game name -> {cards, suits, terms: Maps from name to the catalogue's entry}
 
 /** Remember a game of the catalogue (games.js's `gameInfo`), so cards of it can be drawn. */
 export function useGame(info) {
@@ -16,6 +15,7 @@ export function useGame(info) {
     info,
     cards: new Map(info.cards.map((c) => [c.card, c])),
     suits: new Map(info.suits.map((s) => [s.suit, s])),
+    terms: new Map((info.terms ?? []).map((x) => [x.term, x])),
   });
 }
 
@@ -31,14 +31,17 @@ export function cardLabel(card, game) { return cardEntry(card, game)?.label ?? c
 /** A suit as text (its name), for sentences. */
 export function suitText(suit, game) { return suitEntry(suit, game)?.label ?? suit; }
 
+/** Another name a view holds (a combination declared), as the catalogue's `terms` say it. */
+export function termText(term, game) { return known.get(game)?.terms.get(term)?.label ?? term; }
+
 /** A suit as a mark: its picture (with its name for a screen reader), or its short name
- * where it has none (no trump). */
+ * where it has none (the catalogue's `short`: no trump). */
 export function suitMark(suit, game) {
   const entry = suitEntry(suit, game);
   if (entry?.symbol) {
     return h("span", { class: `suit-mark${entry.red ? " red" : ""}`, title: entry.label }, symbol(entry.symbol, { label: entry.label }));
   }
-  return h("span", { class: "suit-mark", title: entry?.label ?? suit }, suit === "NT" ? t("web.suit.nt_short") : (entry?.label ?? suit));
+  return h("span", { class: "suit-mark", title: entry?.label ?? suit }, entry?.short ?? entry?.label ?? suit);
 }
 
 /** Whether a card won in a trick is laid face up before its winner (the catalogue's `face_up`). */

@@ -27,7 +27,8 @@ function loginPanel(onDone) {
   return form;
 }
 
-function gameSelect(list, value = "mighty-5", { any = false } = {}) {
+// the catalogue's first game is chosen until the player picks another
+function gameSelect(list, value = list.games[0]?.game ?? "", { any = false } = {}) {
   const select = h("select", { name: "game" },
     any ? h("option", { value: "" }, t("web.lobby.every_game")) : null,
     list.games.map((g) => h("option", { value: g.game, selected: g.game === value }, g.name)));

@@ -59,14 +59,17 @@ export function ratingsPart(player) {
 }
 
 /** #/leaderboards/GAME: the rule set's best rated players, a game picker above. */
-export function showLeaderboard(root, game) {
+export function showLeaderboard(root, named) {
   const picker = h("select", { name: "board-game", "aria-label": t("web.board.game"),
     onchange: (e) => { location.hash = `#/leaderboards/${encodeURIComponent(e.target.value)}`; } });
   const body = h("div", {}, h("p", { class: "muted" }, t("web.loading")));
   root.append(h("div", { class: "panel leaderboard" }, h("h2", {}, t("web.board.title")), picker, body));
-  games().then((all) => picker.append(...all.games.map((g) =>
-    h("option", { value: g.game, selected: g.game === game }, g.name)))).catch(() => {});
-  get(`/leaderboards/${encodeURIComponent(game)}?limit=50`, { auth: false }).then((board) => {
+  // no game named: the catalogue's first
+  const listed = games();
+  listed.then((all) => picker.append(...all.games.map((g) =>
+    h("option", { value: g.game, selected: g.game === (named ?? all.games[0]?.game) }, g.name)))).catch(() => {});
+  Promise.resolve(named ?? listed.then((all) => all.games[0]?.game ?? "")).then((game) =>
+    get(`/leaderboards/${encodeURIComponent(game)}?limit=50`, { auth: false })).then((board) => {
     body.replaceChildren(board.players.length
       ? h("table", { class: "board" },
         h("thead", {}, h("tr", {}, h("th", {}, t("web.board.rank")), h("th", {}, t("web.board.player")),

@@ -2,31 +2,18 @@
 // spectator, or as the audit view; the deal's commitment checked in the browser.
 
 import { get } from "./api.js";
-import { cardText, contractStrip, drawFelt, drawResult } from "./board.js";
-import { cardElement, suitText, useGame } from "./cards.js";
+import { contractStrip, drawFelt, drawResult } from "./board.js";
+import { cardElement, useGame } from "./cards.js";
 import { checkDeal, seenCommitment } from "./commit.js";
 import { clear, h, toast } from "./dom.js";
 import { gameInfo, sortCards } from "./games.js";
 import { fmtNumber, t } from "./i18n.js";
 
-function describeCommand(command, game) {
-  if (!command) return t("web.step.deal");
-  const suit = (s) => suitText(s, game);
-  switch (command.type) {
-    case "bid": return t("web.step.bid", { points: command.points, trump: suit(command.trump) });
-    case "pass": return t("web.step.pass");
-    case "discard": return t("web.step.discard", { count: (command.cards || []).length });
-    case "change_trump": return t("web.step.change_trump", { trump: suit(command.trump) });
-    case "call_friend": return t("web.step.call", { friend: Array.isArray(command.friend) ? command.friend.join(" + ") : command.friend === "none" ? t("web.friend.none") : command.friend === "first_trick" ? t("web.friend.first_trick") : cardText(command.friend, game) });
-    case "play": {
-      const played = cardText(command.card, game);
-      if (command.suit) return t("web.step.play_naming", { card: played, suit: suit(command.suit) });
-      return command.joker_call ? t("web.step.play_calling", { card: played }) : t("web.step.play", { card: played });
-    }
-    case "bargain": return command.amount != null ? t(`web.step.bargain.${command.action}`, { amount: command.amount }) : t(`web.step.bargain.${command.action}`);
-    case "declare": return command.combinations?.length ? t("web.step.declare", { combinations: command.combinations.map((c) => t(`mitigati.combination.${c}`)).join(", ") }) : t("web.step.declare_nothing");
-    default: return command.type;
-  }
+/** A step as the server says it: its command's label in the reader's language (the
+ * sentence of a `legal` entry; docs/api.md, "Audit and replay"), the deal before any. */
+function describeStep(step) {
+  if (step.index === null) return t("web.step.deal");
+  return step.label ?? step.type;
 }
 
 export function showReplay(root, tableId, handNo, asParam) {
@@ -86,7 +73,7 @@ export function showReplay(root, tableId, handNo, asParam) {
 
   function draw() {
     clear(page);
-    const game = state.table?.game ?? state.file?.rules ?? "mighty-5";
+    const game = state.table?.game ?? state.file?.rules ?? "";
     const players = state.table?.seats.length ?? 5;
     const step = state.steps[state.index];
     const seatNo = /^\d+$/.test(state.as) ? Number(state.as) : null;
@@ -100,8 +87,7 @@ export function showReplay(root, tableId, handNo, asParam) {
       h("div", {}, h("strong", {}, t("web.replay.title", { name: state.table?.name || tableId })), " ", h("span", { class: "tag" }, game), " ", handSelect, " ", asSelect),
       h("div", { class: "controls" }, h("a", { class: "button", href: `#/t/${tableId}` }, t("web.replay.table")))));
     if (!step) { page.append(h("p", { class: "muted" }, t("web.loading"))); return; }
-    const command = step.index === null ? null : state.file?.commands?.[step.index];
-    const who = step.seat === null ? "" : `${names()[step.seat] ?? t("web.seat.n", { seat: step.seat })} `;
+    const who = step.seat === null ? "" : `${names()[step.seat] ?? t("web.seat.n", { seat: step.seat })}: `;
     const doc = step.view;
     const ctx = { game, players, me: seatNo ?? 0, names: names() };
     page.append(h("div", { class: "felt-wrap" }, drawFelt(doc, ctx)), contractStrip(doc, ctx));
@@ -111,7 +97,7 @@ export function showReplay(root, tableId, handNo, asParam) {
       h("input", { type: "range", min: 0, max: state.steps.length - 1, value: state.index, "aria-label": t("web.replay.step"), oninput: (e) => go(Number(e.target.value)) }),
       h("button", { "data-replay": "next", onclick: () => go(state.index + 1), "aria-label": t("web.replay.next") }, "▶"),
       h("button", { "data-replay": "last", onclick: () => go(state.steps.length - 1), "aria-label": t("web.replay.last") }, "▶|"),
-      h("span", { class: "step-text", "data-step": state.index }, `${state.index + 1}/${state.steps.length}: ${who}${describeCommand(command, game)}`)));
+      h("span", { class: "step-text", "data-step": state.index }, `${state.index + 1}/${state.steps.length}: ${who}${describeStep(step)}`)));
     if (doc.scores) page.append(h("div", { class: "result-wrap" }, drawResult(doc, ctx)));
     if (doc.hand) {
       page.append(h("div", { class: "hand replay-hand" }, sortCards(doc.hand, state.info).map((c) => cardElement(c, game))));

@@ -23,7 +23,7 @@ import hmac
 from typing import Final
 
 from domain.table import TableState
-from services.gateway.errors import ApiError
+from services.app.errors import Refused
 
 INVITE_MAX: Final = 64  # characters of a code a join may send (a code is 22)
 
@@ -56,6 +56,6 @@ def check_invite(state: TableState, player: str, given: str | None) -> None:
         return
     if given is not None and hmac.compare_digest(invite_hash(given), state.invite_hash):
         return
-    raise ApiError("invite_required", "This table is private: join it with its invite code "
-                   "(the link its creator shares)." if given is None else
-                   "This invite code is not the table's: ask its creator for the link again.", status=403)
+    raise Refused("invite_required", "This table is private: join it with its invite code "
+                  "(the link its creator shares)." if given is None else
+                  "This invite code is not the table's: ask its creator for the link again.")

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from domain.table import CloseTable, Submission
-from services.gateway.errors import ApiError
+from services.app.errors import Refused
 from services.settings import Settings
 
 if TYPE_CHECKING:
-    from services.gateway.backend import Backend
+    from services.app.ports import Tables
 
 DEFAULT_TURN_SECONDS: Final = 60  # a turn's time when a table asks for none (``turn_seconds: 0``)
 PRESENCE_EVERY_S: Final = 30.0  # a watcher's presence is refreshed at least this often
@@ -58,10 +58,10 @@ class Lifecycle(msgspec.Struct, frozen=True, kw_only=True):
         """A new table's ``hands`` and ``turn_seconds``, as asked; refused (422
         ``invalid_request``) outside the bounds."""
         if not 0 <= hands <= self.max_hands:
-            raise ApiError("invalid_request", f"hands is 1 to {self.max_hands} (0: {self.max_hands}), not {hands}.")
+            raise Refused("invalid_request", f"hands is 1 to {self.max_hands} (0: {self.max_hands}), not {hands}.")
         if turn_seconds != 0 and not self.turn_seconds_min <= turn_seconds <= self.turn_seconds_max:
-            raise ApiError("invalid_request", f"turn_seconds is {self.turn_seconds_min} to {self.turn_seconds_max} "
-                                              f"(0: {self.default_turn_seconds}), not {turn_seconds}.")
+            raise Refused("invalid_request", f"turn_seconds is {self.turn_seconds_min} to {self.turn_seconds_max} "
+                                             f"(0: {self.default_turn_seconds}), not {turn_seconds}.")
         hands = hands or self.max_hands
         if bots_only:
             hands = min(hands, self.bot_table_hands)
@@ -93,12 +93,12 @@ class Lifecycle(msgspec.Struct, frozen=True, kw_only=True):
         return min(self.presence_every_s, self.away_after_gone_s / 3)
 
 
-async def close(backend: Backend, table_id: str, player: str) -> None:
+async def close(backend: Tables, table_id: str, player: str) -> None:
     """``POST /tables/{table}/close``: the creator, or the last person seated, closes a
     table that has not started (the rules say who may: ``domain/table.py``)."""
     state, _ = await backend.state(table_id)
     if state.status == "new":
-        raise ApiError("unknown_table", f"There is no table {table_id}.")
+        raise Refused("unknown_table", f"There is no table {table_id}.")
     if state.status == "closed":
-        raise ApiError("table_closed", f"Table {table_id} is finished.")
+        raise Refused("table_closed", f"Table {table_id} is finished.")
     await backend.submit(table_id, Submission(CloseTable(), player), f"close-{player}-{secrets.token_hex(4)}")

@@ -1,0 +1,110 @@
+"""Both clients know no game (docs/api.md, "Games, labels and languages"): what they show
+of a game comes from the server (the catalogue ``GET /api/v1/games``, a view's ``legal``
+labels, a replay step's ``label``), so a client's source names no game, asks its
+catalogs for none of a game's own words and picks no picture by a suit's English name.
+
+Read from the sources of ``clients/web/js`` and ``clients/terminal``: string literals
+(JavaScript's quotes and template literals; Python's string constants) and the keys the
+clients ask their catalogs for (``t("…")``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from domain.registry import GAMES, variants
+from services.gateway import labels
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = sorted((ROOT / "clients" / "web" / "js").glob("*.js"))
+TERMINAL = sorted((ROOT / "clients" / "terminal").glob("*.py"))
+SOURCES = WEB + TERMINAL
+
+# a JavaScript string: '…', "…" or `…` (a template literal's ${…} kept as text)
+JS_STRING = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`""")
+JS_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# a catalog key asked for: t("key"), t(`key.${x}`), t('key')
+ASKED = re.compile(r"""\bt\(\s*(['"`])([^'"`]*)\1?""")
+
+
+def _js_strings(source: str) -> list[str]:
+    # comments go first (a URL's // inside a string is rare in these sources and kept by
+    # taking strings before comments where they start earlier)
+    found: list[str] = []
+    position = 0
+    while position < len(source):
+        string = JS_STRING.search(source, position)
+        comment = JS_COMMENT.search(source, position)
+        if string is None:
+            break
+        if comment is not None and comment.start() < string.start():
+            position = comment.end()
+            continue
+        found.append(string.group()[1:-1])
+        position = string.end()
+    return found
+
+
+def strings_of(path: Path) -> list[str]:
+    source = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        tree = ast.parse(source)
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        return [node.value for node in ast.walk(tree)
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+    return _js_strings(source)
+
+
+def asked_keys(path: Path) -> list[str]:
+    """The keys (or their constant beginnings) a client asks its catalogs for."""
+    source = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        return [call.args[0].value if isinstance(call.args[0], ast.Constant) else
+                "".join(str(v.value) for v in call.args[0].values if isinstance(v, ast.Constant))
+                for call in ast.walk(ast.parse(source))
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "t"
+                and call.args and isinstance(call.args[0], ast.Constant | ast.JoinedStr)]
+    return [match.group(2) for match in ASKED.finditer(JS_COMMENT.sub("", source))]
+
+
+FAMILIES = tuple(GAMES)  # a game's own words are its family's keys: "mighty.…", "mitigati.…"
+VARIANTS = frozenset(variants())
+SUIT_NAMES = frozenset(s.label.lower() for g in labels.games("en").games for s in g.suits)
+
+
+def test_the_sources_and_the_names_to_look_for_are_there() -> None:
+    assert len(WEB) > 10 and len(TERMINAL) > 10
+    assert {"mighty", "mitigati"} <= set(FAMILIES)
+    assert {"mighty-5", "mitigati"} <= VARIANTS
+    assert {"spades", "coins", "no trump"} <= SUIT_NAMES
+
+
+def test_the_scanners_find_what_they_look_for() -> None:
+    """What the tests below would catch, shown on a line of each language."""
+    assert _js_strings('f(list, value = "mighty-5", `x${y}`); // "no"\n') == ["mighty-5", "x${y}"]
+    assert [m.group(2) for m in ASKED.finditer('t(`mitigati.combination.${c}`)')] == ["mitigati.combination.${c}"]
+    tree = ast.parse('GLYPHS = {"spades": "♠"}\nt(f"mitigati.x.{c}")\n')
+    assert any(isinstance(n, ast.Constant) and n.value == "spades" for n in ast.walk(tree))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_client_asks_its_catalogs_for_a_games_own_words(path: Path) -> None:
+    """A combination, a suit, a phase or a command is said by the server; a client's own
+    words are its ``web.…`` or ``terminal.…`` keys."""
+    for key in asked_keys(path):
+        assert not key.startswith(tuple(f"{family}." for family in FAMILIES)), f"{path.name} asks for {key!r}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_client_names_a_game_or_a_suit(path: Path) -> None:
+    """No game's name (a default game is the catalogue's first) and no suit's English
+    name (a suit's picture is the catalogue's ``symbol``) as a string of a client."""
+    for text in strings_of(path):
+        assert text not in VARIANTS, f"{path.name} names the game {text!r}"
+        assert text.lower() not in SUIT_NAMES, f"{path.name} names the suit {text!r}"
