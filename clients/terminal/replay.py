@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from clients.terminal import board
-from clients.terminal.cards import cards_text, sort_hand
+from clients.terminal.cards import cards_text, plain, sort_hand
 from clients.terminal.catalog import say_bindings, t
 from clients.terminal.dialogs import Seats, seat_table
 from clients.terminal.literal import literal
