@@ -17,7 +17,6 @@ import argparse
 import contextlib
 import json
 import os
-import random
 import secrets
 import sys
 import tempfile
@@ -25,11 +24,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.memory import _settle, category
-from bench.projections import States, _seat, _send, _wait_ready, _workers
+from bench.memory import _settle, category, play_hands
+from bench.projections import _seat, _wait_ready, _workers
 from projections import KINDS
-from services.commands.tables import TableHandler
-from services.players import next_submission
 from services.redis_runtime import start_private_redis
 from services.store.keys import KeySpace
 from services.store.redis_store import connect
@@ -65,7 +62,7 @@ def run(client: Any, url: str, space: KeySpace, logs: Path, data_dir: Path,
         _settle(client, space)
         before = _aof_size(client)
         offsets = {path: path.stat().st_size for path in _incr_files(data_dir)}
-        commands, hands = _play(handler, states, args.hands)
+        commands, hands = play_hands(handler, states, args.hands)
         _settle(client, space)
         after = _aof_size(client)
     by_category, by_command = _breakdown(data_dir, offsets)
@@ -82,25 +79,6 @@ def run(client: Any, url: str, space: KeySpace, logs: Path, data_dir: Path,
         "appendfsync": "everysec",
         "method": "INFO persistence aof_current_size, before and after the hands, workers caught up",
     }
-
-
-def _play(handler: TableHandler, states: States, hands: int) -> tuple[int, int]:
-    """Every table plays until it has scored ``hands`` hands; answers the commands sent
-    and the hands scored."""
-    rng = random.Random(5)
-    busy = set(states)
-    commands = 0
-    while busy:
-        for table_id in sorted(busy):
-            state, _ = states[table_id]
-            if state.hands_scored >= hands:
-                busy.discard(table_id)
-                continue
-            move = next_submission(state, rng)
-            if move is not None:
-                _send(handler, states, table_id, move)
-                commands += 1
-    return commands, sum(state.hands_scored for state, _ in states.values())
 
 
 def _aof_size(client: Any) -> int:

@@ -94,7 +94,7 @@ def run(client: Any, url: str, space: KeySpace, logs: Path, args: argparse.Names
         handler, states = _seat(client, space, args.tables, args.idempotency_s)
         _settle(client, space)
         live = measure(client, space)
-        hands = _play(handler, states, args.hands)
+        _, hands = play_hands(handler, states, args.hands)
         _settle(client, space)
         played = measure(client, space)
         for table_id in states:
@@ -124,10 +124,12 @@ def run(client: Any, url: str, space: KeySpace, logs: Path, args: argparse.Names
     }
 
 
-def _play(handler: TableHandler, states: States, hands: int) -> int:
-    """Every table plays until it has scored ``hands`` hands; answers the hands scored."""
+def play_hands(handler: TableHandler, states: States, hands: int) -> tuple[int, int]:
+    """Every table plays until it has scored ``hands`` hands; answers the commands sent
+    and the hands scored (``mighty bench aof`` plays the same hands)."""
     rng = random.Random(5)
     busy = set(states)
+    commands = 0
     while busy:
         for table_id in sorted(busy):
             state, _ = states[table_id]
@@ -137,7 +139,8 @@ def _play(handler: TableHandler, states: States, hands: int) -> int:
             move = next_submission(state, rng)
             if move is not None:
                 _send(handler, states, table_id, move)
-    return sum(state.hands_scored for state, _ in states.values())
+                commands += 1
+    return commands, sum(state.hands_scored for state, _ in states.values())
 
 
 def _settle(client: Any, space: KeySpace) -> None:
