@@ -383,11 +383,11 @@ def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
 
 # ---------------------------------------------------------------- the prediction's calibration
 
-CALIBRATION: Final = "calibration:temperature"  # its field in the rule set's ratings hash
+CALIBRATION: Final = "calibration:prediction"  # its field in the rule set's ratings hash
 # The temperature's prior information (what it starts as sure of 1.0 as) and how much of
 # its information each hand keeps (1 - 1/window): chosen by bench/ratings.py
 # (docs/ratings.md, "Calibrated predictions").
-CALIBRATION_PRIOR: Final = 0.5
+CALIBRATION_PRIOR: Final = 2.0
 CALIBRATION_MEMORY: Final = 0.999
 MAX_TEMPERATURE: Final = 4.0
 
