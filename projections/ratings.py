@@ -384,9 +384,10 @@ def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
 # ---------------------------------------------------------------- the prediction's calibration
 
 CALIBRATION: Final = "calibration:prediction"  # its field in the rule set's ratings hash
-# The temperature's prior information (what it starts as sure of 1.0 as) and how much of
-# its information each hand keeps (1 - 1/window): chosen by bench/ratings.py
-# (docs/ratings.md, "Calibrated predictions").
+# The prior information of the temperature and of the bias (how sure they start of 1 and
+# 0, openskill's own chances) and how much of its information each hand keeps (about a
+# thousand hands' memory): chosen with bench/ratings.py (docs/ratings.md, "Calibrated
+# predictions").
 CALIBRATION_PRIOR: Final = 2.0
 CALIBRATION_MEMORY: Final = 0.999
 MAX_TEMPERATURE: Final = 4.0
@@ -400,11 +401,11 @@ class Calibration(msgspec.Struct, frozen=True, kw_only=True):
     """A rule set's prediction calibration: the ``temperature``, how much of the ratings'
     difference between sides (the declarer's edge included) the predicted chance believes
     (1: openskill's own; 0: none of it), and the ``bias``, a logit added to a declaring
-    side's (the declarer's edge as the outcomes show it). Learned online, each hand after its
-    prediction was made (prequential), by one Newton step on the hand's log loss;
-    ``information`` the accumulated curvature (``a a``, ``a b``, ``b b``; it forgets
-    ``1 - memory`` of itself a hand, toward the prior). It changes the predicted chances
-    only, never a rating's update."""
+    side's (the declarer's edge as the outcomes show it). Learned online, each hand after
+    its prediction was made (prequential), by one Newton step on the hand's log loss
+    (``calibrate``); ``information`` the accumulated curvature (``a a``, ``a b``, ``b b``;
+    it forgets ``1 - memory`` of itself a hand, toward the prior). It changes the
+    predicted chances only, never a rating's update."""
 
     player: str = CALIBRATION
     temperature: float = 1.0
@@ -420,12 +421,19 @@ class Calibration(msgspec.Struct, frozen=True, kw_only=True):
 decode_calibration = msgspec.json.Decoder(Calibration).decode
 
 
-def calibrate(calibration: Calibration, z: Sequence[float], ranks: Sequence[int], declaring: bool, memory: float = CALIBRATION_MEMORY,
-              prior: float = CALIBRATION_PRIOR) -> Calibration:
-    """The calibration after one hand whose sides' logits were ``z`` before it and that finished at ``ranks`` (the sides ranked first share the outcome;
-    ``declaring``: the first side declared). One Newton step on the log loss of the
-    softmax in (temperature ``a``, bias ``b``): gradient ``E_p[f] - E_y[f]``, curvature
-    ``Cov_p[f]``, with ``f`` per side (its logit; 1 if it is a declaring first side). The temperature stays in [0, ``MAX_TEMPERATURE``]."""
+def fresh_calibration(prior: float = CALIBRATION_PRIOR) -> Calibration:
+    """Openskill's own chances (temperature 1, no bias), ``prior`` the information each starts with."""
+    return Calibration(information=(prior, 0.0, prior))
+
+
+def calibrate(calibration: Calibration, z: Sequence[float], ranks: Sequence[int], declaring: bool,
+              memory: float = CALIBRATION_MEMORY, prior: float = CALIBRATION_PRIOR) -> Calibration:
+    """The calibration after one hand whose sides' logits were ``z`` before it and that
+    finished at ``ranks`` (the sides ranked first share the outcome; ``declaring``: the
+    first side declared). One Newton step on the log loss of the softmax in (temperature
+    ``a``, bias ``b``): gradient ``E_p[f] - E_y[f]``, curvature ``Cov_p[f]``, with ``f``
+    per side (its logit; 1 if it is a declaring first side, else 0). The temperature
+    stays in [0, ``MAX_TEMPERATURE``]."""
     p = calibration.chances(z, declaring)
     top = min(ranks)
     winners = [1.0 if r == top else 0.0 for r in ranks]
@@ -506,7 +514,7 @@ class Ratings:
                       None if edge is None else self.rating(hand.rules, edge), self.weights(hand))
 
     def calibration(self, rules: str) -> Calibration:
-        return self.calibrations.get(rules) or Calibration(information=(self.prior, 0.0, self.prior))
+        return self.calibrations.get(rules) or fresh_calibration(self.prior)
 
     def weights(self, hand: RatedHand) -> list[list[float]] | None:
         declared = [seat in hand.declarers for seat in hand.sides[0]] if hand.sides else []
@@ -514,7 +522,7 @@ class Ratings:
 
     def restore_rating(self, rules: str, player: str, stored: bytes | None) -> None:
         if is_calibration(player):
-            self.calibrations[rules] = Calibration(information=(self.prior, 0.0, self.prior)) if stored is None else decode_calibration(stored)
+            self.calibrations[rules] = fresh_calibration(self.prior) if stored is None else decode_calibration(stored)
             return
         self.ratings[(rules, player)] = PlayerRating(player=player) if stored is None else decode_rating(stored)
 
@@ -606,6 +614,6 @@ def rate_all(hands: Iterable[RatedHand], treatment: Treatment = TREATMENT) -> Ra
 
 
 __all__ = [
-    "CALIBRATION", "HANDS_DOC", "PROVISIONAL_SIGMA", "Calibration", "TREATMENT", "HandsProjection", "PlackettLuceRating", "PlayerRating",
-    "RatedHand", "Ratings", "RatingsDocs", "Reputation", "rate_all",
+    "CALIBRATION", "HANDS_DOC", "PROVISIONAL_SIGMA", "TREATMENT", "Calibration", "HandsProjection",
+    "PlackettLuceRating", "PlayerRating", "RatedHand", "Ratings", "RatingsDocs", "Reputation", "rate_all",
 ]
