@@ -13,7 +13,9 @@ finished by the same command), and every treatment is measured over the same fil
    random each hand. Before each hand, every treatment (``--treatments``, at each
    multiple of openskill's default beta ``--betas`` and each declarer's share
    ``--shares``) predicts the chance that a side finishes first (Mighty: the declaring
-   side; Mitigati: every player), then rates the hand. Printed per treatment: per decile
+   side; Mitigati: every player), raw and as the rule set's learned ``Calibration``
+   (``, calibrated``: temperature and bias learned from the earlier hands only), then
+   rates the hand. Printed per treatment: per decile
    of the predicted chance, how many predictions fell in it, their mean and the rate
    observed; the Brier score, the log loss and the largest gap.
 2. **Ladder**: ``--ladder`` rated hands of each of ``--ladder-games`` between
@@ -201,19 +203,22 @@ def run_calibration(variant: str, hands: Sequence[RatedHand], spec: str,
     declarer's share) folds the cached hands in order; before each hand it predicts the
     chance that a side finishes first (two sides: the declarer's, the first; more: each)."""
     raters = raters_of(treatments, scales, shares)
-    pairs: dict[str, list[tuple[float, int]]] = {name: [] for name in raters}
+    names = [n for name in raters for n in (name, f"{name}, calibrated")]
+    pairs: dict[str, list[tuple[float, int]]] = {name: [] for name in names}
     sizes: dict[str, int] = {}
     started = time.perf_counter()
     for hand in hands:
         shape = "v".join(str(len(side)) for side in hand.sides)
         sizes[shape] = sizes.get(shape, 0) + 1
         for treatment, rater in raters.items():
-            chances = rater.win_chances(hand)
-            pairs[treatment] += _outcomes(hand, chances, first_side_only=len(hand.sides) == 2)
+            for name, calibrated in ((treatment, False), (f"{treatment}, calibrated", True)):
+                chances = rater.win_chances(hand, calibrated)
+                pairs[name] += _outcomes(hand, chances, first_side_only=len(hand.sides) == 2)
             rater.apply(hand)
     return {"game": variant, "hands": len(hands), "population": spec, "sides": sizes,
             "seconds": round(time.perf_counter() - started, 1),
-            "treatments": {name: calibration(pairs[name]) for name in raters}}
+            "treatments": {name: calibration(pairs[name]) for name in names},
+            "learned": {name: msgspec.structs.asdict(rater.calibration(variant)) for name, rater in raters.items()}}
 
 
 def run_ladder(variant: str, hands: Sequence[RatedHand], spec: str, label: str, rater: Ratings) -> dict[str, Any]:

@@ -341,12 +341,12 @@ def rate_hand(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]], rank
     return out, moved
 
 
-def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
-                treatment: Treatment, edge: PlayerRating | None = None,
-                weights: Sequence[Sequence[float]] | None = None) -> list[float]:
-    """The chance each side finishes first, as the treatment sees the sides' strengths
-    (what the calibration benchmark checks); ``edge`` plays on the first side;
-    ``weights`` each player's share of their side (``side_weights``' by default)."""
+def logits(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
+           treatment: Treatment, edge: PlayerRating | None = None,
+           weights: Sequence[Sequence[float]] | None = None) -> list[float]:
+    """Each side's Plackett-Luce logit: its strength (its players' sum or weighted mean, as
+    the treatment; plus the edge's offset from ``MU`` on the first side) over the model's
+    spread ``c``. ``win_chances`` is their softmax."""
     weights = weights if weights is not None else side_weights(sides, treatment)
     strengths = []
     for i, side in enumerate(sides):
@@ -358,9 +358,103 @@ def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
         strengths.append((mu, var))
     beta2 = model.beta ** 2
     c = math.sqrt(sum(var + beta2 for _, var in strengths))
-    exps = [math.exp(mu / c) for mu, _ in strengths]
+    return [mu / c for mu, _ in strengths]
+
+
+def softmax(z: Sequence[float], temperature: float = 1.0, bias: float = 0.0, declaring: bool = False) -> list[float]:
+    """The chance each side finishes first: the softmax of ``temperature`` times each
+    side's logit ``z``, plus ``bias`` on the first side if it declared."""
+    scaled = [temperature * v + (bias if i == 0 and declaring else 0.0) for i, v in enumerate(z)]
+    top = max(scaled)
+    exps = [math.exp(v - top) for v in scaled]
     total = sum(exps)
     return [e / total for e in exps]
+
+
+def win_chances(model: PlackettLuce, sides: Sequence[Sequence[PlayerRating]],
+                treatment: Treatment, edge: PlayerRating | None = None,
+                weights: Sequence[Sequence[float]] | None = None) -> list[float]:
+    """The chance each side finishes first, as the treatment sees the sides' strengths
+    (uncalibrated: ``Calibration`` for what the ratings predict); ``edge`` plays on the
+    first side; ``weights`` each player's share of their side (``side_weights``' by
+    default)."""
+    return softmax(logits(model, sides, treatment, edge, weights))
+
+
+# ---------------------------------------------------------------- the prediction's calibration
+
+CALIBRATION: Final = "calibration:prediction"  # its field in the rule set's ratings hash
+# The prior information of the temperature and of the bias (how sure they start of 1 and
+# 0, openskill's own chances) and how much of its information each hand keeps (about a
+# thousand hands' memory): chosen with bench/ratings.py (docs/ratings.md, "Calibrated
+# predictions").
+CALIBRATION_PRIOR: Final = 2.0
+CALIBRATION_MEMORY: Final = 0.999
+MAX_TEMPERATURE: Final = 4.0
+
+
+def is_calibration(player: str) -> bool:
+    return player.startswith("calibration:")
+
+
+class Calibration(msgspec.Struct, frozen=True, kw_only=True):
+    """A rule set's prediction calibration: the ``temperature``, how much of the ratings'
+    difference between sides (the declarer's edge included) the predicted chance believes
+    (1: openskill's own; 0: none of it), and the ``bias``, a logit added to a declaring
+    side's (the declarer's edge as the outcomes show it). Learned online, each hand after
+    its prediction was made (prequential), by one Newton step on the hand's log loss
+    (``calibrate``); ``information`` the accumulated curvature (``a a``, ``a b``, ``b b``;
+    it forgets ``1 - memory`` of itself a hand, toward the prior). It changes the
+    predicted chances only, never a rating's update."""
+
+    player: str = CALIBRATION
+    temperature: float = 1.0
+    bias: float = 0.0
+    information: tuple[float, float, float] = (CALIBRATION_PRIOR, 0.0, CALIBRATION_PRIOR)
+    hands: int = 0
+
+    def chances(self, z: Sequence[float], declaring: bool) -> list[float]:
+        """Each side's chance to finish first, from their logits (``logits``)."""
+        return softmax(z, self.temperature, self.bias, declaring)
+
+
+decode_calibration = msgspec.json.Decoder(Calibration).decode
+
+
+def fresh_calibration(prior: float = CALIBRATION_PRIOR) -> Calibration:
+    """Openskill's own chances (temperature 1, no bias), ``prior`` the information each starts with."""
+    return Calibration(information=(prior, 0.0, prior))
+
+
+def calibrate(calibration: Calibration, z: Sequence[float], ranks: Sequence[int], declaring: bool,
+              memory: float = CALIBRATION_MEMORY, prior: float = CALIBRATION_PRIOR) -> Calibration:
+    """The calibration after one hand whose sides' logits were ``z`` before it and that
+    finished at ``ranks`` (the sides ranked first share the outcome; ``declaring``: the
+    first side declared). One Newton step on the log loss of the softmax in (temperature
+    ``a``, bias ``b``): gradient ``E_p[f] - E_y[f]``, curvature ``Cov_p[f]``, with ``f``
+    per side (its logit; 1 if it is a declaring first side, else 0). The temperature
+    stays in [0, ``MAX_TEMPERATURE``]."""
+    p = calibration.chances(z, declaring)
+    top = min(ranks)
+    winners = [1.0 if r == top else 0.0 for r in ranks]
+    y = [w / sum(winners) for w in winners]
+    d = [1.0 if i == 0 and declaring else 0.0 for i in range(len(z))]
+    mx = sum(pi * x for pi, x in zip(p, z, strict=True))
+    md = sum(pi * di for pi, di in zip(p, d, strict=True))
+    ga = mx - sum(yi * x for yi, x in zip(y, z, strict=True))
+    gb = md - sum(yi * di for yi, di in zip(y, d, strict=True))
+    caa = sum(pi * (x - mx) ** 2 for pi, x in zip(p, z, strict=True))
+    cab = sum(pi * (x - mx) * (di - md) for pi, x, di in zip(p, z, d, strict=True))
+    cbb = sum(pi * (di - md) ** 2 for pi, di in zip(p, d, strict=True))
+    iaa, iab, ibb = calibration.information
+    forget = (1.0 - memory) * prior
+    iaa, iab, ibb = memory * iaa + forget + caa, memory * iab + cab, memory * ibb + forget + cbb
+    det = iaa * ibb - iab * iab
+    step_a = (ibb * ga - iab * gb) / det
+    step_b = (iaa * gb - iab * ga) / det
+    temperature = min(MAX_TEMPERATURE, max(0.0, calibration.temperature - step_a))
+    return Calibration(temperature=temperature, bias=calibration.bias - step_b, information=(iaa, iab, ibb),
+                       hands=calibration.hands + 1)
 
 
 class Ratings:
@@ -369,18 +463,22 @@ class Ratings:
     changed documents. Hands at or before ``cursor`` were applied already: skipped."""
 
     def __init__(self, treatment: Treatment = TREATMENT, beta: float | None = BETA,
-                 share: float = DECLARER_SHARE) -> None:
+                 share: float = DECLARER_SHARE, memory: float = CALIBRATION_MEMORY,
+                 prior: float = CALIBRATION_PRIOR) -> None:
         if not 0.0 < share < 1.0:  # a friend of share 0 would not be rated at all
             raise ValueError(f"the declarer's share must be in (0, 1), not {share}")
         self.share = share
         self.model = new_model(beta)
         self.scaled = _unscaled_model(beta)
         self.treatment: Treatment = treatment
+        self.memory, self.prior = memory, prior
         self.ratings: dict[tuple[str, str], PlayerRating] = {}
+        self.calibrations: dict[str, Calibration] = {}  # per rule set
         self.reputations: dict[str, Reputation] = {}
         self.cursor: tuple[int, str, int] | None = None
         self._dirty_ratings: dict[tuple[str, str], None] = {}
         self._dirty_reputations: dict[str, None] = {}
+        self._dirty_calibrations: dict[str, None] = {}
 
     def needs(self, hands: Iterable[RatedHand]) -> tuple[set[tuple[str, str]], set[str]]:
         """The (rule set, player) ratings and the reputations these hands touch."""
@@ -396,24 +494,36 @@ class Ratings:
             edge = self.edge_of(hand)
             if edge is not None:
                 ratings.add((hand.rules, edge))
+            ratings.add((hand.rules, CALIBRATION))
         return ratings, reputations
 
     def edge_of(self, hand: RatedHand) -> str | None:
         """The pseudo-player of the hand's declarer's edge, under a ``-edge`` treatment."""
         return edge_player(hand.sides) if has_edge(self.treatment) and hand.declaring else None
 
-    def win_chances(self, hand: RatedHand) -> list[float]:
-        """Each side's chance to finish first, before the hand (the calibration's prediction)."""
+    def win_chances(self, hand: RatedHand, calibrated: bool = True) -> list[float]:
+        """Each side's chance to finish first, before the hand (the calibration's
+        prediction), at the rule set's learned temperature (``calibrated``) or at 1."""
+        z = self._logits(hand)
+        return self.calibration(hand.rules).chances(z, hand.declaring) if calibrated else softmax(z)
+
+    def _logits(self, hand: RatedHand) -> list[float]:
         sides = [[self.rating(hand.rules, hand.players[s] or "") for s in side] for side in hand.sides]
         edge = self.edge_of(hand)
-        return win_chances(self.model, sides, self.treatment,
-                           None if edge is None else self.rating(hand.rules, edge), self.weights(hand))
+        return logits(self.model, sides, self.treatment,
+                      None if edge is None else self.rating(hand.rules, edge), self.weights(hand))
+
+    def calibration(self, rules: str) -> Calibration:
+        return self.calibrations.get(rules) or fresh_calibration(self.prior)
 
     def weights(self, hand: RatedHand) -> list[list[float]] | None:
         declared = [seat in hand.declarers for seat in hand.sides[0]] if hand.sides else []
         return side_weights(hand.sides, self.treatment, declared, self.share)
 
     def restore_rating(self, rules: str, player: str, stored: bytes | None) -> None:
+        if is_calibration(player):
+            self.calibrations[rules] = fresh_calibration(self.prior) if stored is None else decode_calibration(stored)
+            return
         self.ratings[(rules, player)] = PlayerRating(player=player) if stored is None else decode_rating(stored)
 
     def restore_reputation(self, player: str, stored: bytes | None) -> None:
@@ -440,6 +550,10 @@ class Ratings:
             self._dirty_reputations[player] = None
         if not hand.rated or len(hand.sides) < 2 or any(hand.players[s] is None for side in hand.sides for s in side):
             return True  # unrated, or a seat nobody can be rated for
+        z = self._logits(hand)  # what the prediction saw before the hand: then it learns
+        self.calibrations[hand.rules] = calibrate(self.calibration(hand.rules), z, hand.ranks,
+                                                  hand.declaring, self.memory, self.prior)
+        self._dirty_calibrations[hand.rules] = None
         seats = [[(s, hand.players[s]) for s in side] for side in hand.sides]
         before_sides = [[self.rating(hand.rules, name or "") for _, name in side] for side in seats]
         edge = self.edge_of(hand)
@@ -461,13 +575,15 @@ class Ratings:
 
     def flush(self) -> RatingsDocs:
         docs = RatingsDocs(
-            ratings={key: encode(self.ratings[key]) for key in self._dirty_ratings},
+            ratings={**{key: encode(self.ratings[key]) for key in self._dirty_ratings},
+                     **{(rules, CALIBRATION): encode(self.calibrations[rules]) for rules in self._dirty_calibrations}},
             ordinals={key: self.ratings[key].ordinal for key in self._dirty_ratings if not is_edge(key[1])},
             reputations={p: encode(self.reputations[p]) for p in self._dirty_reputations},
             cursor=None if self.cursor is None else encode(self.cursor),
         )
         self._dirty_ratings.clear()
         self._dirty_reputations.clear()
+        self._dirty_calibrations.clear()
         return docs
 
 
@@ -476,8 +592,8 @@ class RatingsDocs:
     """What ``Ratings.flush`` changed: each (rule set, player)'s rating document and its
     ordinal (the leaderboard's score), each player's reputation, and the cursor."""
 
-    ratings: dict[tuple[str, str], bytes]
-    ordinals: dict[tuple[str, str], float]  # players only: an edge pseudo-player is on no board
+    ratings: dict[tuple[str, str], bytes]  # and each rule set's ``Calibration`` (field ``CALIBRATION``)
+    ordinals: dict[tuple[str, str], float]  # players only: an edge pseudo-player, a calibration is on no board
     reputations: dict[str, bytes]
     cursor: bytes | None
 
@@ -498,6 +614,6 @@ def rate_all(hands: Iterable[RatedHand], treatment: Treatment = TREATMENT) -> Ra
 
 
 __all__ = [
-    "HANDS_DOC", "PROVISIONAL_SIGMA", "TREATMENT", "HandsProjection", "PlackettLuceRating", "PlayerRating",
-    "RatedHand", "Ratings", "RatingsDocs", "Reputation", "rate_all",
+    "CALIBRATION", "HANDS_DOC", "PROVISIONAL_SIGMA", "TREATMENT", "Calibration", "HandsProjection",
+    "PlackettLuceRating", "PlayerRating", "RatedHand", "Ratings", "RatingsDocs", "Reputation", "rate_all",
 ]

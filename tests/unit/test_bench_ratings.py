@@ -26,8 +26,9 @@ def test_the_cache_is_played_once_and_a_run_cut_short_finishes_the_same(tmp_path
 def test_every_treatment_is_measured_over_the_same_hands_and_the_ladder_reads_the_ordinals(tmp_path: Path) -> None:
     hands = record(tmp_path / "m.jsonl", "mighty-5", "expert:3,beginner:3", 12, 5, Budget(playouts=2))
     out = run_calibration("mighty-5", hands, "expert:3,beginner:3", ("mean", "declarer-edge"), (1.0, 2.0), (0.8,))
-    assert set(out["treatments"]) == {"mean", "mean, beta x2", "declarer-edge, share 0.8",
-                                      "declarer-edge, beta x2, share 0.8"}
+    raw = {"mean", "mean, beta x2", "declarer-edge, share 0.8", "declarer-edge, beta x2, share 0.8"}
+    assert set(out["treatments"]) == raw | {f"{name}, calibrated" for name in raw}
+    assert set(out["learned"]) == raw and all(c["hands"] == 12 for c in out["learned"].values())
     for measured in out["treatments"].values():
         assert measured["predictions"] == 12 and sum(d["n"] for d in measured["deciles"]) == 12
     names = raters_of(("declarer-edge",), (1.0,), (0.8,))

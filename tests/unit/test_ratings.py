@@ -3,6 +3,7 @@ a table's events, the sides and ranks they carry, ties, order, unrated tables, b
 
 from __future__ import annotations
 
+import math
 import random
 
 import msgspec
@@ -22,19 +23,23 @@ from domain.table import (
 )
 from projections import replay
 from projections.ratings import (
+    CALIBRATION,
     HANDS_DOC,
     PROVISIONAL_SIGMA,
     SIGMA,
+    Calibration,
     HandsProjection,
     PlayerRating,
     RatedHand,
     Ratings,
+    calibrate,
     decode_hand,
     hand_of,
     ranks_of,
     rate,
     rate_all,
     side_weights,
+    softmax,
     win_chances,
 )
 from services.players import next_submission, seating
@@ -236,20 +241,20 @@ def _declared(at_ms: int, ranks: tuple[int, ...], players: tuple[str, ...] = ("a
 def test_the_declarers_edge_is_a_pseudo_player_that_learns_and_is_on_no_leaderboard() -> None:
     ratings = Ratings("mean-edge")
     hand = _declared(1, (0, 1))
-    assert ratings.needs([hand])[0] == {("mighty-5", p) for p in "abcde"} | {("mighty-5", "edge:2v3")}
+    assert ratings.needs([hand])[0] == {("mighty-5", p) for p in (*"abcde", "edge:2v3", CALIBRATION)}
     before = ratings.win_chances(hand)
     assert before[0] == pytest.approx(0.5, abs=0.01)  # a new edge adds nothing
     for at in range(1, 41):  # the declaring side wins three hands in four, whoever plays
         ratings.apply(_declared(at, (0, 1) if at % 4 else (1, 0), players=("abcde" * 2)[at % 5:][:5]))
     edge = ratings.rating("mighty-5", "edge:2v3")
     assert edge.mu > 25 and edge.hands == 40
-    assert 0.6 < ratings.win_chances(_declared(99, (0, 1)))[0] < 0.9
+    assert 0.6 < ratings.win_chances(_declared(99, (0, 1)), calibrated=False)[0] < 0.9
     docs = ratings.flush()
     assert ("mighty-5", "edge:2v3") in docs.ratings and ("mighty-5", "edge:2v3") not in docs.ordinals
     assert ("mighty-5", "a") in docs.ordinals
     # a hand nobody declared (Mitigati's) has no edge, and a treatment without one ignores it
-    assert Ratings("mean-edge").needs([_hand(1, "t", 0, (0, 1))])[0] == {("mighty-5", p) for p in "abcde"}
-    assert Ratings("mean").needs([hand])[0] == {("mighty-5", p) for p in "abcde"}
+    assert Ratings("mean-edge").needs([_hand(1, "t", 0, (0, 1))])[0] == {("mighty-5", p) for p in (*"abcde", CALIBRATION)}
+    assert Ratings("mean").needs([hand])[0] == {("mighty-5", p) for p in (*"abcde", CALIBRATION)}
 
 
 def test_the_edge_treatments_rebuild_the_same_bytes_whatever_order_the_hands_arrive_in() -> None:
@@ -277,3 +282,83 @@ def test_declarer_edge_weighs_the_declarer_at_its_share_of_the_declaring_side() 
     ratings.apply(_declared(1, (1, 0)))
     a, b = ratings.rating("mighty-5", "a"), ratings.rating("mighty-5", "b")
     assert a.mu < b.mu < 25 and a.sigma < b.sigma
+
+
+def _calibrated_run(rng: random.Random, sides: int, declaring: bool, outcome: str,
+                    hands: int = 3000) -> tuple[Calibration, float, float]:
+    """Feed ``calibrate`` a synthetic sequence of sides' logits (spread like ratings that
+    disagree) and outcomes drawn either independently of them (``"base"``: the first side
+    wins 65 % when it declared, every side alike otherwise) or from the logits themselves
+    (``"model"``). Answers the final calibration and the mean log loss of the predictions
+    made before each outcome, calibrated and raw."""
+    calibration = Calibration()
+    loss_calibrated = loss_raw = 0.0
+    for _ in range(hands):
+        z = [rng.gauss(0.0, 0.6) for _ in range(sides)]
+        raw = softmax(z)
+        if outcome == "model":
+            chances = raw
+        elif declaring:
+            chances = [0.65] + [0.35 / (sides - 1)] * (sides - 1)
+        else:
+            chances = [1 / sides] * sides
+        winner = rng.choices(range(sides), weights=chances)[0]
+        predicted = calibration.chances(z, declaring)  # before the outcome: prequential
+        loss_calibrated -= math.log(predicted[winner]) / hands
+        loss_raw -= math.log(raw[winner]) / hands
+        calibration = calibrate(calibration, z, [0 if i == winner else 1 for i in range(sides)], declaring)
+    return calibration, loss_calibrated, loss_raw
+
+
+@pytest.mark.parametrize(("sides", "declaring"), [(2, True), (3, False)])
+def test_the_calibration_shrinks_predictions_the_outcomes_do_not_follow(sides: int, declaring: bool) -> None:
+    calibration, calibrated, raw = _calibrated_run(random.Random(11), sides, declaring, "base")
+    assert calibration.temperature < 0.15 and calibration.hands == 3000
+    first = calibration.chances([0.0] * sides, declaring)[0]
+    assert first == pytest.approx(0.65 if declaring else 1 / sides, abs=0.04)  # the base rate, learned
+    assert calibrated < raw - 0.05
+
+
+@pytest.mark.parametrize(("sides", "declaring"), [(2, True), (3, False)])
+def test_the_calibration_leaves_well_calibrated_predictions_alone(sides: int, declaring: bool) -> None:
+    calibration, calibrated, raw = _calibrated_run(random.Random(12), sides, declaring, "model")
+    assert calibration.temperature == pytest.approx(1.0, abs=0.2)
+    assert calibration.bias == pytest.approx(0.0, abs=0.15)
+    assert calibrated == pytest.approx(raw, abs=0.01)
+
+
+def test_the_calibration_changes_predictions_only_and_is_restored_with_the_ratings() -> None:
+    rng = random.Random(5)
+    hands = [_declared(at, rng.choice([(0, 1), (0, 1), (1, 0)]), players=tuple(rng.sample("abcdefg", 5)))
+             for at in range(1, 121)]
+    whole = Ratings()
+    for hand in hands:
+        whole.apply(hand)
+    docs = whole.flush()
+    stored = docs.ratings[("mighty-5", CALIBRATION)]
+    assert ("mighty-5", CALIBRATION) not in docs.ordinals  # on no leaderboard
+    learned = msgspec.json.decode(stored, type=Calibration)
+    assert learned.hands == 120 and learned.temperature != 1.0
+    # in two batches, the second restored from the first's documents: the same bytes
+    first, second = Ratings(), Ratings()
+    for hand in hands[:60]:
+        first.apply(hand)
+    half = first.flush()
+    wanted, _ = second.needs(hands[60:])
+    for rules, player in sorted(wanted):
+        second.restore_rating(rules, player, half.ratings.get((rules, player)))
+    second.cursor = hands[59].key()
+    for hand in hands[60:]:
+        second.apply(hand)
+    again = second.flush()
+    assert all(again.ratings[key] == docs.ratings[key] for key in again.ratings)
+    assert again.ratings[("mighty-5", CALIBRATION)] == stored
+    # a very different calibration moves the predictions, never a player's rating
+    skewed = Ratings()
+    skewed.restore_rating("mighty-5", CALIBRATION, msgspec.json.encode(Calibration(temperature=0.0, bias=2.0)))
+    for hand in hands:
+        skewed.apply(hand)
+    assert skewed.win_chances(hands[0]) != whole.win_chances(hands[0])
+    assert skewed.win_chances(hands[0], calibrated=False) == whole.win_chances(hands[0], calibrated=False)
+    players = {key: data for key, data in skewed.flush().ratings.items() if key[1] != CALIBRATION}
+    assert players == {key: data for key, data in docs.ratings.items() if key[1] != CALIBRATION}
