@@ -101,6 +101,14 @@ class TermEntry(msgspec.Struct, frozen=True):
     label: Message
 
 
+class GuideEntry(msgspec.Struct, frozen=True):
+    """The players' rules guide of a game: ``name`` its file (``docs/rules/guides/<lang>/<name>.md``,
+    served at ``/rules/guides/``), ``title`` how a client names it (games of a family share one)."""
+
+    name: str
+    title: Message
+
+
 class GameEntry(msgspec.Struct, frozen=True, kw_only=True):
     """One game a table can be created for (``CreateTable``'s ``game``)."""
 
@@ -113,6 +121,7 @@ class GameEntry(msgspec.Struct, frozen=True, kw_only=True):
     suits: tuple[SuitEntry, ...]
     phases: tuple[PhaseEntry, ...]
     terms: tuple[TermEntry, ...] = ()
+    guide: GuideEntry | None = None
 
 
 class DiscardStep(msgspec.Struct, frozen=True, kw_only=True):

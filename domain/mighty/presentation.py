@@ -39,6 +39,7 @@ from domain.presentation import (
     Choice,
     DiscardStep,
     GameEntry,
+    GuideEntry,
     Message,
     OptionEntry,
     PhaseEntry,
@@ -116,7 +117,8 @@ def _entry(variant: Variant) -> GameEntry:
         options=tuple(_option(name, variant) for name in OPTIONS), cards=_cards(variant),
         suits=tuple(SuitEntry(s, suit_label(s), SYMBOL[s], s in RED, None if SYMBOL[s] else msg("mighty.suit.nt_short"))
                     for s in TRUMPS),
-        phases=tuple(PhaseEntry(p, msg(f"mighty.phase.{p}")) for p in PHASES))
+        phases=tuple(PhaseEntry(p, msg(f"mighty.phase.{p}")) for p in PHASES),
+        guide=GuideEntry(FAMILY, msg("mighty.guide")))
 
 
 @cache

@@ -16,6 +16,7 @@ from domain.presentation import (
     CardEntry,
     DiscardStep,
     GameEntry,
+    GuideEntry,
     Message,
     PhaseEntry,
     SuitEntry,
@@ -67,7 +68,8 @@ CATALOGUE: Final = (GameEntry(
     cards=tuple(_card(c) for c in ordered(DECK, ORDER)),
     suits=tuple(SuitEntry(s, msg(f"mitigati.suit.{s}"), SYMBOL[s], s in RED) for s in (*SUITS, TRUMP)),
     phases=tuple(PhaseEntry(p, msg(f"mitigati.phase.{p}")) for p in PHASES),
-    terms=tuple(TermEntry(c, msg(f"mitigati.combination.{c}")) for c in COMBINATIONS)),)
+    terms=tuple(TermEntry(c, msg(f"mitigati.combination.{c}")) for c in COMBINATIONS),
+    guide=GuideEntry(NAME, msg("mitigati.guide"))),)
 
 
 class MitigatiPresentation:

@@ -229,6 +229,13 @@ class GameTerm(msgspec.Struct, frozen=True):
     label: str
 
 
+class GameGuide(msgspec.Struct, frozen=True):
+    """A game's players' rules guide: its ``name`` (``/rules/guides/<lang>/<name>.md``) and title."""
+
+    name: str
+    title: str
+
+
 class Game(msgspec.Struct, frozen=True):
     """Everything a client needs to show a game without knowing it (docs/api.md,
     "Games, labels and languages"). ``game``, ``card``, ``phase`` and option names never
@@ -243,6 +250,7 @@ class Game(msgspec.Struct, frozen=True):
     suits: list[GameSuit]
     phases: list[GamePhase]
     terms: list[GameTerm] = []
+    guide: GameGuide | None = None
 
 
 class Games(msgspec.Struct, frozen=True):

@@ -146,14 +146,16 @@ def test_the_rules_page_in_korean_shows_the_korean_guides(page: Page, service: s
     page.goto(f"{service}/")
     page.select_option("select[name=lang]", "ko")
     expect(page.locator("html")).to_have_attribute("lang", "ko")
-    page.click(".hero a[href='#/rules/mighty']")  # the lobby's "how to play"
+    page.click(".hero a[href='#/rules']")  # the lobby's "how to play": the catalogue's first guide
     article = page.locator("article.rules")
     expect(article.locator("h1")).to_have_text("마이티: 게임 방법")  # docs/rules/guides/ko/mighty.md
     expect(article.locator("h2").nth(4)).to_have_text("§5. 플레이")  # numbered as the specification
     expect(article).to_contain_text("주공")
     # the source link still points at the specification, in English
     expect(page.locator(".rules-nav a[href='/rules/mighty.md']")).to_be_visible()
-    page.click(".rules-nav a[href='#/rules/mitigati']")
+    # the guides and their titles are the catalogue's (each game's `guide`), in Korean
+    expect(page.locator(".rules-nav a[href='#/rules/mighty']")).to_have_text("마이티")
+    page.click(".rules-nav a[href='#/rules/mitigati']:has-text('미티가티')")
     expect(article.locator("h1")).to_have_text("미티가티: 게임 방법")
     expect(article).to_contain_text("바가토")
 

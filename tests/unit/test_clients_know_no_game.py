@@ -108,3 +108,21 @@ def test_no_client_names_a_game_or_a_suit(path: Path) -> None:
     for text in strings_of(path):
         assert text not in VARIANTS, f"{path.name} names the game {text!r}"
         assert text.lower() not in SUIT_NAMES, f"{path.name} names the suit {text!r}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_client_names_a_game_family_in_a_path_or_a_key(path: Path) -> None:
+    """A family's rules guide is the catalogue's ``guide`` (its file and title): no client
+    links ``#/rules/mighty`` or asks for a family's title by a key of its own."""
+    for text in strings_of(path) + asked_keys(path):
+        for family in FAMILIES:
+            assert not re.search(rf"[/.#]{family}(?![\w-])", text), f"{path.name} names the family {family!r} in {text!r}"
+
+
+def test_every_game_names_a_rules_guide_that_every_language_has() -> None:
+    guides = ROOT / "docs" / "rules" / "guides"
+    for lang in ("ko", "en", "fi", "ru", "ja", "it"):
+        named = {g.guide.name: g.guide.title for g in labels.games(lang).games if g.guide is not None}
+        assert set(named) == set(FAMILIES), lang
+        for name, title in named.items():
+            assert (guides / lang / f"{name}.md").is_file() and title, (lang, name)

@@ -63,7 +63,7 @@ export function route() {
   else if (parts[0] === "leaderboards") showLeaderboard(app, parts[1]);
   else if (parts[0] === "account") cleanup = showAccount(app, route);
   else if (parts[0] === "join" && parts[1] && parts[2]) showInvite(app, parts[1], parts[2]);
-  else if (parts[0] === "rules") cleanup = showRules(app, parts[1] || "mighty");
+  else if (parts[0] === "rules") cleanup = showRules(app, parts[1] || "");
   else cleanup = showLobby(app, renderMe);
 }
 

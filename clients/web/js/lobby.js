@@ -151,7 +151,7 @@ function createPanel(list) {
     seatsBox,
     h("label", { class: "private" }, secret, " ", t("web.create.private")),
     h("label", { class: "private" }, hints, " ", t("web.create.hints")),
-    h("details", {}, h("summary", {}, t("web.create.options"), " (", h("a", { href: "#/rules/mighty" }, t("web.create.rules_link")), ")"), optionsBox),
+    h("details", {}, h("summary", {}, t("web.create.options"), " (", h("a", { href: "#/rules" }, t("web.create.rules_link")), ")"), optionsBox),
     h("button", { type: "submit", class: "primary", "data-action": "create_table" }, t("web.create.submit")),
   );
   return form;
@@ -227,7 +227,7 @@ export function showLobby(root, onLogin) {
     if (!session.token) {
       root.append(h("div", { class: "lobby" }, h("section", { class: "hero" },
         h("h1", {}, t("web.brand")), h("p", {}, t("web.hero.about"), " ",
-          h("a", { href: "#/rules/mighty" }, t("web.hero.how")))),
+          h("a", { href: "#/rules" }, t("web.hero.how")))),
       h("div", { class: "accounts" }, loginPanel(enter), accountForms(enter))));
       return;
     }

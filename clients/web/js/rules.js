@@ -4,10 +4,19 @@
 // and links. Everything is escaped first; only the renderer's own tags are made.
 
 import { h } from "./dom.js";
+import { games } from "./games.js";
 import { lang, t } from "./i18n.js";
 
-// the guides, each named by its catalog key
-const GUIDES = { mighty: "web.rules.mighty", mitigati: "web.rules.mitigati" };
+// the guides the games' catalogue names (each game's `guide`: its file and title), in its
+// order; games of a family share one
+let guides = new Map();
+
+async function knownGuides() {
+  const found = new Map();
+  for (const game of (await games()).games) if (game.guide) found.set(game.guide.name, game.guide.title);
+  guides = found;
+  return found;
+}
 
 function escape(text) {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -26,14 +35,14 @@ function inline(text) {
     let target = href;
     const guide = href.match(/^(?:\.\/)?(\w[\w-]*)\.md(#.*)?$/);
     if (href.startsWith("#")) target = `#/rules/${current}${href}`;
-    else if (guide && GUIDES[guide[1]]) target = `#/rules/${guide[1]}${guide[2] ?? ""}`;
+    else if (guide && guides.has(guide[1])) target = `#/rules/${guide[1]}${guide[2] ?? ""}`;
     else if (!/^https?:/.test(href)) return label; // a repository link the site does not serve
     return `<a href="${target}">${label}</a>`;
   });
   return out;
 }
 
-let current = "mighty";
+let current = "";
 
 export function renderMarkdown(source) {
   const lines = source.split("\n");
@@ -84,17 +93,21 @@ export function renderMarkdown(source) {
   return html.join("\n");
 }
 
-export function showRules(root, name) {
+export function showRules(root, name = "") {
   const [guide, anchor] = name.split("#");
-  current = GUIDES[guide] ? guide : "mighty";
-  const nav = h("nav", { class: "rules-nav" }, Object.entries(GUIDES).map(([key, label]) =>
-    h("a", { href: `#/rules/${key}`, class: key === current ? "current" : "" }, t(label))),
-  h("a", { href: `/rules/${current}.md` }, t("web.rules.source")));
+  const nav = h("nav", { class: "rules-nav" });
   const article = h("article", { class: "rules panel" }, h("p", { class: "muted" }, t("web.loading")));
   root.append(h("div", { class: "rules-page" }, nav, article));
-  const fetchGuide = (code) => fetch(`/rules/guides/${code}/${current}.md`)
-    .then((r) => (r.ok ? r.text() : Promise.reject(new Error(t("web.error.status", { status: r.status })))));
-  fetchGuide(lang()).catch(() => fetchGuide("en"))
+  knownGuides()
+    .then((found) => {
+      current = found.has(guide) ? guide : [...found.keys()][0];
+      nav.append(...[...found].map(([key, title]) =>
+        h("a", { href: `#/rules/${key}`, class: key === current ? "current" : "" }, title)),
+      h("a", { href: `/rules/${current}.md` }, t("web.rules.source")));
+      const fetchGuide = (code) => fetch(`/rules/guides/${code}/${current}.md`)
+        .then((r) => (r.ok ? r.text() : Promise.reject(new Error(t("web.error.status", { status: r.status })))));
+      return fetchGuide(lang()).catch(() => fetchGuide("en"));
+    })
     .then((text) => {
       article.innerHTML = renderMarkdown(text);
       const target = location.hash.split("#")[2];

@@ -541,7 +541,7 @@ export function showTable(root, tableId) {
       h("div", {}, h("strong", {}, tbl?.name || tableId), " ", h("span", { class: "tag" }, view?.game ?? tbl?.game ?? ""),
         view ? h("span", { class: "muted" }, " · ", tbl ? t("web.table.hand_of", { hand: view.hand_no, hands: tbl.hands }) : t("web.table.hand", { hand: view.hand_no }),
           seat === null ? ` · ${t("web.table.watching")}` : "") : null,
-        " ", h("a", { href: `#/rules/${state.info?.family ?? "mighty"}`, class: "muted" }, t("web.table.rules"))),
+        " ", h("a", { href: `#/rules/${state.info?.guide?.name ?? ""}`, class: "muted" }, t("web.table.rules"))),
       h("div", { class: "controls" }, controls));
   }
 
