@@ -20,7 +20,7 @@ import secrets
 import time
 import unicodedata
 from datetime import UTC, datetime
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import msgspec
 import structlog
@@ -29,6 +29,10 @@ from litestar.connection import ASGIConnection
 from services.gateway import passwords, tokens
 from services.gateway.errors import ApiError
 from services.gateway.names import name_problem
+
+if TYPE_CHECKING:  # the backend and settings are given by the caller (a route's injected ones)
+    from services.gateway.backend import Backend
+    from services.settings import Settings
 
 log = structlog.get_logger("mighty.gateway")
 
@@ -91,14 +95,6 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _backend(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
-    return connection.app.state.backend
-
-
-def _settings(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
-    return connection.app.state.settings
-
-
 def header_token(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
     """The ``Authorization: Bearer`` token; None without the header."""
     header = connection.headers.get("authorization", "")
@@ -110,12 +106,11 @@ def header_token(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
     return token.strip()
 
 
-async def authenticate(connection: ASGIConnection[Any, Any, Any, Any], token: str | None) -> tokens.Bearer:
+async def authenticate(backend: Backend, token: str | None) -> tokens.Bearer:
     """The player (and session) a token speaks for; 401 ``unauthorized`` unless it is
     well formed, signed here, unexpired and its session not ended."""
     if not token:
         raise ApiError("unauthorized", "This call needs a player's token: Authorization: Bearer <token>.")
-    backend = _backend(connection)
     try:
         bearer = tokens.bearer(await backend.secret(), token, time.time())
     except tokens.BadToken as bad:
@@ -123,22 +118,21 @@ async def authenticate(connection: ASGIConnection[Any, Any, Any, Any], token: st
     if not await backend.accounts.alive(bearer):
         raise ApiError("unauthorized", "This token's session has ended (logged out, or the guest became an "
                        "account): log in again.")
-    connection.scope.setdefault("mighty_log", {}).update(player=bearer.player)  # type: ignore[typeddict-item]
     return bearer
 
 
-async def open_session(connection: ASGIConnection[Any, Any, Any, Any], player: str, name: str) -> Session:
+async def open_session(backend: Backend, settings: Settings, player: str, name: str) -> Session:
     """A new session of the account: its refresh token stored as a digest."""
-    backend, settings = _backend(connection), _settings(connection)
     session, secret = secrets.token_urlsafe(12), secrets.token_urlsafe(32)
     await backend.accounts.open_session(player, session, digest(secret), settings.session_ttl_s, MOST_SESSIONS)
-    return await session_tokens(connection, player, name, session, f"{player}.{session}.{secret}")
+    return await session_tokens(backend, settings, player, name, session, f"{player}.{session}.{secret}")
 
 
-async def session_tokens(connection: ASGIConnection[Any, Any, Any, Any], player: str, name: str, session: str,
-                  refresh: str) -> Session:
-    expires = int(time.time()) + _settings(connection).access_ttl_s
-    token = tokens.issue_session(await _backend(connection).secret(), player, session, expires)
+async def session_tokens(backend: Backend, settings: Settings, player: str, name: str, session: str,
+                         refresh: str) -> Session:
+    """A session's access token (short-lived) beside its refresh token."""
+    expires = int(time.time()) + settings.access_ttl_s
+    token = tokens.issue_session(await backend.secret(), player, session, expires)
     return Session(player=player, name=name, token=token, refresh=refresh,
                    expires=datetime.fromtimestamp(expires, UTC).isoformat().replace("+00:00", "Z"))
 

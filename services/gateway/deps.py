@@ -27,6 +27,7 @@ from services.gateway import accounts, language
 from services.gateway.audit_reads import AuditReads
 from services.gateway.backend import Backend
 from services.gateway.errors import ApiError
+from services.gateway.tokens import Bearer
 from services.settings import Settings
 from services.store.keys import check_table_id
 
@@ -57,9 +58,17 @@ def note(connection: ASGIConnection[Any, Any, Any, Any], **fields: Any) -> None:
     connection.scope.setdefault("mighty_log", {}).update(fields)  # type: ignore[typeddict-item]
 
 
+async def bearer_of(connection: ASGIConnection[Any, Any, Any, Any], backend: Backend, token: str | None) -> Bearer:
+    """Who ``token`` speaks for (``accounts.authenticate``), noted for the request's log line."""
+    bearer = await accounts.authenticate(backend, token)
+    note(connection, player=bearer.player)
+    return bearer
+
+
 async def player_of_token(connection: ASGIConnection[Any, Any, Any, Any], token: str | None) -> str:
-    """The player of ``token``; 401 ``unauthorized`` for none or a bad one."""
-    player = (await accounts.authenticate(connection, token)).player
+    """The player of ``token``; 401 ``unauthorized`` for none or a bad one. (A guard runs
+    before the route's dependencies are made: it takes the backend from the app's state.)"""
+    player = (await bearer_of(connection, backend_in(connection), token)).player
     await backend_in(connection).touch_players([player])  # a record in use does not expire
     if language.asked(connection) is None:  # the player's setting, unless the request names a language
         language.note_setting(connection, await backend_in(connection).player_lang(player))

@@ -18,12 +18,11 @@ from services.gateway.accounts import (
     Refresh,
     Session,
     account_name_problem,
-    authenticate,
     digest,
     fold,
     header_token,
 )
-from services.gateway.deps import BackendDep, SettingsDep
+from services.gateway.deps import BackendDep, SettingsDep, bearer_of, note
 from services.gateway.errors import ApiError
 
 log = structlog.get_logger("mighty.gateway")
@@ -44,7 +43,7 @@ class AccountsController(Controller):
         if wrong:
             raise ApiError("invalid_request", f"Not an account: {wrong}.")
         token = header_token(request)
-        guest = await authenticate(request, token) if token else None
+        guest = await bearer_of(request, backend, token) if token else None
         if guest is not None and guest.session is not None:
             raise ApiError("already_an_account", "You are logged in to an account already; log out to create another.")
         address, folded = quotas.client_address(request), fold(data.name)
@@ -67,11 +66,11 @@ class AccountsController(Controller):
             raise ApiError("already_an_account", "This player is an account already (or was one, deleted).")
         backend.accounts.forget(player)  # its guest token stops here at once (elsewhere: session_cache_s)
         log.info("account_created", player=player, upgraded=guest is not None)
-        return await accounts.open_session(request, player, data.name)
+        return await accounts.open_session(backend, settings, player, data.name)
 
     @delete("/me", status_code=204, summary="Delete the caller's account; its past hands stay, anonymous")
     async def delete_account(self, backend: BackendDep, request: Request[Any, Any, Any]) -> None:
-        bearer = await authenticate(request, header_token(request))
+        bearer = await bearer_of(request, backend, header_token(request))
         if bearer.session is None:
             raise ApiError("not_an_account", "A guest has no account to delete.")
         accounts = backend.accounts
@@ -98,8 +97,8 @@ class SessionsController(Controller):
             raise ApiError("bad_credentials", "No account has that name and password.")
         if passwords.needs_rehash(found.password):
             await backend.accounts.set_password(found.player, await passwords.hash_password(data.password))
-        request.scope.setdefault("mighty_log", {}).update(player=found.player)  # type: ignore[typeddict-item]
-        return await accounts.open_session(request, found.player, found.name)
+        note(request, player=found.player)
+        return await accounts.open_session(backend, settings, found.player, found.name)
 
     @post("/refresh", status_code=200, summary="A new access token for a session's refresh token")
     async def refresh(self, backend: BackendDep, settings: SettingsDep, request: Request[Any, Any, Any], data: JSONBody[Refresh]) -> Session:
@@ -115,11 +114,11 @@ class SessionsController(Controller):
         if found is None:  # deleted meanwhile
             await backend.accounts.end_all(player)
             raise ApiError("unauthorized", "This account no longer exists.")
-        return await accounts.session_tokens(request, player, found.name, session, data.refresh)
+        return await accounts.session_tokens(backend, settings, player, found.name, session, data.refresh)
 
     @delete("/", status_code=204, summary="Log out: the caller's token and session stop working everywhere")
     async def log_out(self, backend: BackendDep, request: Request[Any, Any, Any]) -> None:
-        bearer = await authenticate(request, header_token(request))
+        bearer = await bearer_of(request, backend, header_token(request))
         if bearer.session is None:
             raise ApiError("not_an_account", "A guest's token has no session to end; a client forgets it to leave.")
         await backend.accounts.end_session(bearer.player, bearer.session)
