@@ -1,11 +1,11 @@
 """``mighty demo``: tables of random players, end to end, and the ledger they leave.
 
-Tables are created (``--variant``: ``mighty-5`` by default, or any playable Mighty variant,
-or ``mitigati``) and as many players from a pool (``p01`` ...) as the game has seats
-seated at each; the table
-starts, the service deals (``services/commands/dealer.py``) and the seat to act plays a random
-legal command (``services/players.py``), all through the command handler and the event
-store. The projection workers run as separate processes (``python -m services.projection``).
+Through the application layer (``services/app/``), the use cases the gateway serves:
+players made (a pool named ``p01`` ...), tables created (``--variant``: ``mighty-5`` by
+default, or any playable Mighty variant, or ``mitigati``) for ``--hands`` hands and joined
+by as many players as the game has seats; the service starts each table and deals
+(``services/app/steps.py``), and the seat to act plays a random legal command
+(``services/players.py``) sent as a client's (``services/app/commands.py``). The projection workers run as separate processes (``python -m services.projection``).
 When every table has played its hands the demo waits until the projections have applied
 every feed entry (``wait_until``), then prints the players' ledger as the ledger
 projection stored it.
@@ -18,6 +18,7 @@ the PATH, else an embedded fake Redis in this process; the last two end with the
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import random
@@ -32,9 +33,11 @@ from typing import Any, TextIO
 
 import msgspec
 
+from domain.registry import game_named
 from domain.table import TableState
 from projections import KINDS
 from services.bootstrap import bootstrap, run_redis
+from services.players import next_submission
 from services.redis_runtime import RedisKind
 from services.settings import Settings
 
@@ -88,12 +91,13 @@ def run_demo(settings: Settings, tables: int, hands: int, *, seed: int | None = 
         stack.callback(wiring.close)
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mighty-demo-")))
         workers = stack.enter_context(_workers(settings, logs))
-        ids = _play(wiring.handler, tables, hands, random.Random(seed),
-                    Progress(tables * hands) if progress else None, variant)
+        ids, names = asyncio.run(_play(settings, tables, hands, random.Random(seed),
+                                       Progress(tables * hands) if progress else None, variant))
         positions = wiring.readers.feed_positions()
         for kind in KINDS:
             wiring.readers.wait_until(kind, positions, timeout_s=120, check=lambda: _alive(workers))
-        ledger = [{"player": p.player, "total": p.total} for p in wiring.readers.player_ledgers()]
+        ledger = [{"player": p.player, "name": names.get(p.player, p.player), "total": p.total}
+                  for p in wiring.readers.player_ledgers()]
         played = sum(state.hands_scored for state in ids.values())
     return DemoResult(played, ledger, settings.namespace, sorted(ids), redis_.kind, redis_.url,
                       settings.partitions)
@@ -133,55 +137,58 @@ def _alive(workers: list[subprocess.Popen[bytes]]) -> None:
             raise RuntimeError(f"the {kind} worker exited with {process.returncode}")
 
 
-def _play(handler: Any, tables: int, hands: int, rng: random.Random, progress: Progress | None,
-          variant: str = "mighty-5") -> dict[str, TableState]:
-    """Play every table until it has scored ``hands`` hands, then close it; the tables'
-    final states by table id."""
-    from domain.registry import game_named
-    from domain.table import CloseTable, CreateTable, Submission, evolve, initial_state
-    from services.players import next_submission, seating
+async def _play(settings: Settings, tables: int, hands: int, rng: random.Random, progress: Progress | None,
+                variant: str = "mighty-5") -> tuple[dict[str, TableState], dict[str, str]]:
+    """Through the application layer (``services/app/``), as the gateway plays: players
+    made, each table created by its first player and joined by the others (the service
+    starts it and deals), then every seat's random legal command sent as a client's
+    (``app.commands.play``) until the table closes after ``hands`` hands. The tables'
+    final states by table id, and the players' names by id."""
+    from services.app.commands import play
+    from services.app.seats import join
+    from services.app.steps import service_steps_async
+    from services.app.tables import create_table
+    from services.bootstrap import wire_gateway
+    from services.gateway.wire import NewTable
+    from services.store.async_redis_store import connect_async
 
     game = game_named(variant)
     seats = game.players(game.make_rules(variant, {}))
-
-    players = [f"p{i:02d}" for i in range(1, max(_PLAYER_POOL, 5) + 1)]
-    run = secrets.token_hex(3)
-    ids = [f"demo-{run}-{i:03d}" for i in range(tables)]
-    states = {t: (initial_state(t), 0) for t in ids}
-    commands = 0
-
-    def send(table_id: str, submission: Submission) -> None:
-        """Through the handler; the table's state here is folded from what it returns."""
-        nonlocal commands
-        state, version = states[table_id]
-        result = handler.handle(table_id, submission, command_id=f"{table_id}-{version}")
-        for event in result.events:
-            state = evolve(state, event)
-        states[table_id] = (state, result.version)
-        commands += 1
-
-    def scored() -> int:
-        return sum(state.hands_scored for state, _ in states.values())
-
-    for table_id in ids:
-        seated = rng.sample(players, seats)
-        create = CreateTable(variant=variant, name=f"demo table {table_id[-3:]}")
-        send(table_id, Submission(command=create, player=seated[0]))
-        for submission in seating(seated):
-            send(table_id, submission)
-    live = list(ids)
-    while live:
-        for table_id in list(live):
-            state = states[table_id][0]
-            if state.hands_scored >= hands:
-                send(table_id, Submission(command=CloseTable(reason="demo over")))
-                live.remove(table_id)
-                continue
-            move = next_submission(state, rng)
-            if move is not None:
-                send(table_id, move)
+    assert settings.redis_url, "run_redis fills it in"
+    backend = wire_gateway(connect_async(settings.redis_url), settings)
+    try:
+        pool = [await backend.create_player(f"p{i:02d}") for i in range(1, max(_PLAYER_POOL, seats) + 1)]
+        names = {p.player: p.name for p in pool}
+        run = secrets.token_hex(3)
+        ids = [f"demo-{run}-{i:03d}" for i in range(tables)]
+        commands = 0
+        for table_id in ids:
+            seated = rng.sample(pool, seats)
+            body = NewTable(game=variant, name=f"demo table {table_id[-3:]}", hands=hands, seat=0)
+            await create_table(backend, seated[0].player, body, table_id)
+            for seat, record in enumerate(seated[1:], start=1):
+                await join(backend, table_id, record.player, seat)
+            commands += seats
+        states: dict[str, TableState] = {}
+        live = list(ids)
+        while live:
+            for table_id in list(live):
+                state, _ = await backend.state(table_id)
+                states[table_id] = state
+                move = next_submission(state, rng) if state.status == "playing" else None
+                if move is None or move.player is None:  # closed after its last hand, or a deal due
+                    if state.status == "closed":
+                        live.remove(table_id)
+                    else:
+                        await service_steps_async(backend, table_id, state)
+                    continue
+                wire = msgspec.to_builtins(move.command)
+                await play(backend, table_id, move.player, f"demo-{commands}", wire)
+                commands += 1
+            if progress is not None:
+                progress.update(sum(s.hands_scored for s in states.values()), commands)
         if progress is not None:
-            progress.update(scored(), commands)
-    if progress is not None:
-        progress.finish(scored(), commands)
-    return {table_id: state for table_id, (state, _) in states.items()}
+            progress.finish(sum(s.hands_scored for s in states.values()), commands)
+        return states, names
+    finally:
+        await backend.wiring.close()

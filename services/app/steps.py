@@ -6,7 +6,7 @@ step at once append it once: the second is answered as a duplicate or refused by
 first's effect, which is fine: it was taken.
 
 Two shapes of one loop (docs/architecture.md, "The application layer"): ``service_steps``
-on the synchronous command path (the bot and timer workers, the CLI's demo, the benches)
+on the synchronous command path (the bot and timer workers, the benches)
 and ``service_steps_async`` over the ``Tables`` port (the gateway's use cases).
 """
 

@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from services.app.lifecycle import Lifecycle
     from services.demo import run_demo
     from services.logs import configure_logging
 
@@ -49,6 +50,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if problem:
         return fail("demo", problem, EXIT_USAGE)
     settings = settings_from(args, defaults=_DEFAULTS)
+    most = Lifecycle.of(settings).max_hands  # a table's match is bounded (services/app/lifecycle.py)
+    if args.hands > most:
+        return fail("demo", f"--hands is at most {most} (a table's longest match)", EXIT_USAGE)
     configure_logging(settings)
     result = run_demo(settings, args.tables, args.hands, seed=args.seed, variant=args.variant)
     if args.json:
@@ -82,9 +86,9 @@ def unknown_variant(variant: str) -> str | None:
 
 def print_ledger(result: DemoResult) -> None:
     write_line(f"{result.hands} hands played; the ledger:")
-    write_line(f"{'player':<8} {'total':>6}")
+    write_line(f"{'player':<8} {'total':>6}  id")
     for row in result.ledger:
-        write_line(f"{row['player']:<8} {row['total']:>6}")
+        write_line(f"{row['name']:<8} {row['total']:>6}  {row['player']}")
     write_line(f"{'sum':<8} {sum(r['total'] for r in result.ledger):>6}")
 
 
