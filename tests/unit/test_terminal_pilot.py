@@ -24,6 +24,7 @@ from clients.terminal import board, session
 from clients.terminal.api import Api
 from clients.terminal.app import PlayApp
 from clients.terminal.cards import register
+from clients.terminal.catalog import use
 from clients.terminal.dialogs import Choose, Seats
 from clients.terminal.hand import HandBar
 from clients.terminal.lobby import LobbyScreen
@@ -511,3 +512,29 @@ def test_many_amounts_are_narrowed_by_tens() -> None:
     assert tens is not None and tens[0][0] == "1–10" and len(tens[0][1]) == 10
     assert sum(len(g) for _, g in tens) == len(paying) and len(tens) <= board.MENU_LIMIT
     assert board.narrowing(tens[0][1], "mitigati") is None
+
+
+def test_a_whole_mighty_hand_from_the_keyboard_in_finnish() -> None:
+    """The pilot in Finnish: the catalogue, the views' labels and the client's own words
+    all in Finnish (the language a player picks with ``--lang fi``), every phase played."""
+    register(catalogue("fi"))
+    use("fi")
+    try:
+        table = DomainTable("mighty-5", 3, lang="fi")
+        table.others_play()
+        app = Shown(table)
+
+        async def drive() -> None:
+            async with app.run_test(size=SMALL) as pilot:
+                screen = await attach(pilot, app)
+                done = await play_a_hand(pilot, app, screen, table, declaring)
+                assert {"bid", "discard", "call_friend", "play"} <= {d.split(",")[0] for d in done} | done, done
+                await pilot.pause()
+                trick = "\n".join(rendered(screen.query_one("#trick")))
+                result = "\n".join(rendered(screen.query_one("#result")))
+                assert "Viimeinen tikki" in trick and "Jaon tulos" in result, (trick, result)
+                assert "Last trick" not in trick and "Hand result" not in result
+
+        asyncio.run(drive())
+    finally:
+        use("en")
