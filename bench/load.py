@@ -133,6 +133,12 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_s": {name: round(seconds, 2) for name, seconds in cpu.spent.items()},
         "cpu_us_per_command": {name: round(seconds / stats.commands * 1e6) for name, seconds in cpu.spent.items()}
         if stats.commands else {},
+        # Redis commands per player command, by name, every process's (INFO commandstats;
+        # the INFO calls that measure are among them, a handful in all)
+        "redis_calls_per_command": {name: round(count / stats.commands, 3)
+                                    for name, count in sorted(cpu.calls.items(), key=lambda kv: -kv[1])}
+        if stats.commands else {},
+        "redis_calls_per_command_total": round(sum(cpu.calls.values()) / stats.commands, 2) if stats.commands else None,
         # seconds each process was runnable but waited for a CPU (other work on the machine)
         "run_queue_s": {name: round(seconds, 2) for name, seconds in cpu.waited.items()},
         "load_avg_1m": round(os.getloadavg()[0], 2),
@@ -151,6 +157,8 @@ class _Cpu:
         self._waited_at: dict[str, float] = {}
         self.spent: dict[str, float] = {}
         self.waited: dict[str, float] = {}
+        self._calls_at: dict[str, int] = {}
+        self.calls: dict[str, int] = {}  # Redis commands run meanwhile, by name (INFO commandstats)
 
     def _now(self) -> tuple[dict[str, float], dict[str, float]]:
         found: dict[str, float] = {}
@@ -170,11 +178,32 @@ class _Cpu:
                     waited[name] = waited.get(name, 0.0) + queued_s
         return found, waited
 
+    def _calls(self) -> dict[str, int]:
+        """Every Redis command's count so far (all nodes of a cluster, primaries' and
+        replicas' alike), by name: ``evalsha``, ``xreadgroup``, ``publish``..."""
+        found: dict[str, int] = {}
+        with contextlib.suppress(Exception):
+            client: Any = connect(self.url, retries=0)
+            try:
+                infos = [client.info("commandstats")] if not is_cluster(client) else \
+                    [client.info("commandstats", target_nodes=node) for node in client.get_nodes()]
+            finally:
+                client.close()
+            for info in infos:
+                for name, stat in info.items():
+                    command = name.removeprefix("cmdstat_")
+                    found[command] = found.get(command, 0) + int(stat["calls"])
+        return found
+
     def start(self) -> None:
         self._at, self._waited_at = self._now()
+        self._calls_at = self._calls()
 
     def stop(self, clients_s: float, clients_waited_s: float) -> None:
         now, waited = self._now()
+        calls = self._calls()
+        self.calls = {name: count - self._calls_at.get(name, 0) for name, count in calls.items()
+                      if count > self._calls_at.get(name, 0)}
         self.spent = {name: now[name] - self._at[name] for name in now if name in self._at}
         self.spent["client"] = clients_s
         self.spent["total"] = _total(self.spent)

@@ -13,10 +13,14 @@ version conflict), everything else lives in Redis.
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from redis.exceptions import NoScriptError
 
 from domain.codec import decode_event
 from domain.table import Submission, TableState
@@ -549,7 +553,14 @@ class Coalesced:
     to a thousand sockets or a burst of commands costs a round trip, not one each.
     ``call(*commands)`` answers the replies of its commands; an error reply is raised to
     its caller only, a connection failure to every caller of the pipeline.
-    ``shared=True``: a read asked for again in the same turn gets the first one's reply."""
+    ``shared=True``: a read asked for again in the same turn gets the first one's reply.
+
+    A script asked for as ``("EVAL", body, ...)`` is sent by its digest (``EVALSHA``):
+    Redis neither receives nor hashes the body on every call; one it does not hold (a
+    restart, a failover, another node of a cluster) answers ``NOSCRIPT`` and is sent again
+    whole, once, in a second pipeline (which loads it for the next calls), so it runs after
+    the first pipeline's other commands: no order holds among callers of one turn anyway,
+    and every script here is a call of its own."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -578,12 +589,13 @@ class Coalesced:
         task.add_done_callback(_in_flight.discard)
 
     async def _send(self, queued: list[tuple[tuple[tuple[Any, ...], ...], asyncio.Future[list[Any]]]]) -> None:
-        pipe = self._client.pipeline(transaction=False)
-        for commands, _ in queued:
-            for command in commands:
-                pipe.execute_command(*command)
+        flat = [command for commands, _ in queued for command in commands]
         try:
-            replies = await pipe.execute(raise_on_error=False)
+            replies = await self._pipeline([by_digest(command) for command in flat])
+            unknown = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+            if unknown:  # scripts this Redis does not hold yet: sent whole (EVAL loads them)
+                for i, reply in zip(unknown, await self._pipeline([flat[i] for i in unknown]), strict=True):
+                    replies[i] = reply
         except Exception as error:  # the connection: every caller gets it
             for _, future in queued:
                 if not future.done():
@@ -602,7 +614,28 @@ class Coalesced:
                 future.set_result(mine)
 
 
+    async def _pipeline(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        pipe = self._client.pipeline(transaction=False)
+        for command in commands:
+            pipe.execute_command(*command)
+        replies: list[Any] = await pipe.execute(raise_on_error=False)
+        return replies
+
+
 _in_flight: set[asyncio.Task[None]] = set()  # the pipelines being sent (kept from the GC)
+
+
+@functools.cache
+def script_digest(body: str) -> str:
+    """A script's SHA1, as Redis names it in its script cache."""
+    return hashlib.sha1(body.encode()).hexdigest()  # noqa: S324 - Redis's own naming, not security
+
+
+def by_digest(command: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``("EVAL", body, ...)`` as ``("EVALSHA", digest, ...)``; any other command as it is."""
+    if command and command[0] == "EVAL":
+        return ("EVALSHA", script_digest(command[1]), *command[2:])
+    return command
 
 
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"

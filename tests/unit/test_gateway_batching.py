@@ -136,3 +136,42 @@ def test_a_command_on_a_cached_state_that_is_behind_is_decided_on_the_stores_sta
                          headers=auth(acting))
     assert answer.status_code == 409 and answer.json()["code"] == "table_closed", answer.text
     assert len(wiring.store.read(table)) == events
+
+
+class _RecordingClient(_CountingClient):
+    """Counts pipelines and records the name of every command sent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []
+
+    def pipeline(self, transaction: bool = False) -> Any:
+        pipe = super().pipeline(transaction)
+        run = pipe.execute_command
+
+        def recorded(*args: Any, **options: Any) -> Any:
+            self.sent.append(str(args[0]))
+            return run(*args, **options)
+
+        pipe.execute_command = recorded
+        return pipe
+
+
+SCRIPT = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
+
+
+def test_a_script_goes_by_its_digest_and_is_sent_whole_only_when_redis_lacks_it() -> None:
+    async def scenario() -> tuple[list[Any], list[str], int]:
+        recording = _RecordingClient()
+        batch = Coalesced(recording)
+        first = await batch.call(("EVAL", SCRIPT, 1, "n", 2))
+        second = await asyncio.gather(batch.call(("EVAL", SCRIPT, 1, "n", 3)), batch.call(("GET", "n")))
+        await recording.client.script_flush()  # as after a restart or a failover
+        third = await batch.call(("EVAL", SCRIPT, 1, "n", 4))
+        return [first, second, third], recording.sent, recording.pipelines
+
+    answers, sent, pipelines = asyncio.run(scenario())
+    assert answers == [[2], [[5], [b"5"]], [9]]
+    # unknown at first: by digest, then whole; known: by digest alone; flushed: whole again
+    assert sent == ["EVALSHA", "EVAL", "EVALSHA", "GET", "EVALSHA", "EVAL"]
+    assert pipelines == 5
