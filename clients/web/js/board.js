@@ -105,7 +105,9 @@ export function drawFelt(doc, ctx) {
       style: { left: `${pos.x}%`, top: `${pos.y}%` },
       "data-seat": seat,
     },
-    h("div", { class: "nameplate" }, h("span", { class: "name" }, ctx.names?.[seat] ?? t("web.seat.n", { seat })),
+    h("div", { class: "nameplate", title: ctx.names?.[seat] ?? null },
+      h("span", { class: "name" }, ctx.plates?.[seat]?.name ?? ctx.names?.[seat] ?? t("web.seat.n", { seat })),
+      ctx.plates?.[seat] ? h("span", { class: "level" }, ctx.plates[seat].level) : null,
       ctx.away?.includes(seat) ? h("span", { class: "away", title: t("web.seat.away_title") }, t("web.seat.away")) : null,
       total !== undefined ? h("span", { class: "total", title: t("web.felt.match_total") }, fmtNumber(total, { signed: true })) : null),
     h("div", { class: "badges" }, badges, info, bubble),
@@ -184,12 +186,12 @@ function drawTrick(doc, ctx) {
   trick.cards.forEach((card, i) => {
     const seat = playedBy(trick, i, players);
     const pos = seatPosition(seat, me, players);
-    const x = 50 + 20 * Math.cos(pos.angle);
-    const y = 50 + 22 * Math.sin(pos.angle);
     const c = cardElement(card, game);
     c.dataset.playedBy = seat;
     if (last && trick.winner === seat) c.classList.add("winner");
-    el.append(h("div", { class: "played", style: { left: `${x}%`, top: `${y}%`, zIndex: i + 1 } }, c));
+    // toward its seat by the felt's trick radius (style.css: closer in on a low felt or a phone)
+    const toward = { "--cos": Math.cos(pos.angle).toFixed(4), "--sin": Math.sin(pos.angle).toFixed(4), zIndex: i + 1 };
+    el.append(h("div", { class: "played", style: toward }, c));
   });
   return el;
 }

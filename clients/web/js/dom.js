@@ -7,7 +7,10 @@ export function h(tag, attrs = {}, ...children) {
     if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
     else if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else if (key === "style" && typeof value === "object") {
+      // a custom property (--name) is set by name; the rest as the style object's own fields
+      for (const [name, v] of Object.entries(value)) if (name.startsWith("--")) el.style.setProperty(name, v); else el.style[name] = v;
+    }
     else if (value === true) el.setAttribute(key, "");
     else el.setAttribute(key, String(value));
   }

@@ -64,6 +64,8 @@ export function showTable(root, tableId) {
       state.table = await get(`/tables/${tableId}`, { auth: false });
       // a bot's name says its level ("Ada · beginner bot")
       state.names = state.table.seats.map((s) => (s.bot ? t("web.seat.bot_named", { name: s.name ?? t("web.seat.bot"), level: t(`web.bot.${s.bot}`) }) : s.name ?? (s.player ? "?" : t("web.seat.free"))));
+      // on the felt a bot's level is a part of its nameplate of its own (a phone's drops it: the name stays whole)
+      state.plates = state.table.seats.map((s) => (s.bot ? { name: s.name ?? t("web.seat.bot"), level: t(`web.bot.${s.bot}`) } : null));
       draw();
     } catch (error) { toast(error.message); }
   }
@@ -556,7 +558,7 @@ export function showTable(root, tableId) {
     page.dataset.phase = view.phase;
     const doc = docOf(view);
     const players = (view.seats || []).length || 5;
-    const ctx = { game: view.game, players, me: view.seat, names: state.names, totals: view.totals, away: view.away || [], revealed: state.revealed };
+    const ctx = { game: view.game, players, me: view.seat, names: state.names, plates: state.plates, totals: view.totals, away: view.away || [], revealed: state.revealed };
     const felt = drawFelt(doc, ctx);
     page.append(h("div", { class: "felt-wrap" }, felt), contractStrip(doc, ctx));
     page.append(statusLine());
