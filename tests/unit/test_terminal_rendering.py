@@ -231,3 +231,28 @@ def test_a_trick_card_goes_under_the_seat_the_view_says_played_it() -> None:
     rows = board.seat_rows(view, ["A", "B", "C"])
     assert [r[3].plain.split()[0] for r in rows] == [plain(c, "mitigati") for c in ("C1", "C3", "C2")]
     assert [board.played_by({"leader": 1, "cards": ["x", "y"]}, i, 3) for i in range(2)] == [1, 2]
+
+
+def _domain_order(variant: str, cards: list[str]) -> list[str]:
+    """The rules' order of ``cards`` as each game package's own code gives it: Mighty's
+    ``sorted_cards``, Mitigati's strength order (trumps with T20 above T21, the Fool, then
+    coins, cups, batons and swords, strongest first)."""
+    from domain.mighty.cards import sorted_cards
+    from domain.mitigati.presentation import ORDER as MITIGATI_ORDER
+    from domain.presentation import ordered
+
+    return list(ordered(cards, MITIGATI_ORDER)) if variant == "mitigati" else list(sorted_cards(cards))
+
+
+@pytest.mark.parametrize("variant", ["mighty-5", "mighty-8", "mitigati"])
+def test_a_shuffled_deck_is_sorted_as_the_game_package_orders_it(variant: str) -> None:
+    """The terminal sorts by the catalogue's ``order`` alone; that is the domain's order
+    (two packs: the copies side by side)."""
+    import random
+
+    from domain.registry import game_named
+
+    game = game_named(variant)
+    deck = list(game.deck(game.make_rules(variant, {})))
+    shuffled = random.Random(7).sample(deck, len(deck))
+    assert sort_hand(shuffled, variant) == _domain_order(variant, shuffled)
