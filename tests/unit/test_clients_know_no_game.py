@@ -1,7 +1,8 @@
 """Both clients know no game (docs/api.md, "Games, labels and languages"): what they show
 of a game comes from the server (the catalogue ``GET /api/v1/games``, a view's ``legal``
 labels, a replay step's ``label``), so a client's source names no game, asks its
-catalogs for none of a game's own words and picks no picture by a suit's English name.
+catalogs for none of a game's own words, picks no picture by a suit's English name, and
+holds no card's code nor ranks in an order of its own (a hand is sorted by the catalogue).
 
 Read from the sources of ``clients/web/js`` and ``clients/terminal``: string literals
 (JavaScript's quotes and template literals; Python's string constants) and the keys the
@@ -61,11 +62,17 @@ def strings_of(path: Path) -> list[str]:
     return _js_strings(source)
 
 
+def strings_of_python(source: str) -> list[str]:
+    """The string constants of Python ``source`` (a file's are ``strings_of``'s)."""
+    return [node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
 def asked_keys(path: Path) -> list[str]:
     """The keys (or their constant beginnings) a client asks its catalogs for."""
     source = path.read_text(encoding="utf-8")
     if path.suffix == ".py":
-        return [call.args[0].value if isinstance(call.args[0], ast.Constant) else
+        return [str(call.args[0].value) if isinstance(call.args[0], ast.Constant) else
                 "".join(str(v.value) for v in call.args[0].values if isinstance(v, ast.Constant))
                 for call in ast.walk(ast.parse(source))
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "t"
@@ -76,6 +83,21 @@ def asked_keys(path: Path) -> list[str]:
 FAMILIES = tuple(GAMES)  # a game's own words are its family's keys: "mighty.…", "mitigati.…"
 VARIANTS = frozenset(variants())
 SUIT_NAMES = frozenset(s.label.lower() for g in labels.games("en").games for s in g.suits)
+CARDS = frozenset(c.card for g in labels.games("en").games for c in g.cards)
+# each suit's ranks in the catalogue's order (its ``order``), per game: a client that
+# spells three of them in a row, either way round, orders cards by a table of its own
+RANK_RUNS = frozenset(
+    tuple(run) for g in labels.games("en").games for suit in {c.suit for c in g.cards if c.suit}
+    for ranks in [[c.rank for c in sorted(g.cards, key=lambda c: c.order) if c.suit == suit]]
+    for ordered in (ranks, ranks[::-1]) for run in zip(ordered, ordered[1:], ordered[2:], strict=False))
+
+
+def rank_runs(strings: list[str]) -> list[tuple[str, str, str]]:
+    """Three ranks of a suit in the catalogue's order: three strings in a row, or the
+    letters of one string ("AKQ"; not three digits, which "0123456789" holds too)."""
+    found = [run for run in zip(strings, strings[1:], strings[2:], strict=False) if run in RANK_RUNS]
+    return found + [run for text in strings for run in zip(text, text[1:], text[2:], strict=False)
+                    if run in RANK_RUNS and not "".join(run).isdigit()]  # a digit run is a number's
 
 
 def test_the_sources_and_the_names_to_look_for_are_there() -> None:
@@ -83,6 +105,8 @@ def test_the_sources_and_the_names_to_look_for_are_there() -> None:
     assert {"mighty", "mitigati"} <= set(FAMILIES)
     assert {"mighty-5", "mitigati"} <= VARIANTS
     assert {"spades", "coins", "no trump"} <= SUIT_NAMES
+    assert {"AS", "JK", "T21", "FOOL"} <= CARDS
+    assert {("A", "K", "Q"), ("2", "3", "4"), ("K", "Q", "N")} <= RANK_RUNS
 
 
 def test_the_scanners_find_what_they_look_for() -> None:
@@ -91,6 +115,8 @@ def test_the_scanners_find_what_they_look_for() -> None:
     assert [m.group(2) for m in ASKED.finditer('t(`mitigati.combination.${c}`)')] == ["mitigati.combination.${c}"]
     tree = ast.parse('GLYPHS = {"spades": "♠"}\nt(f"mitigati.x.{c}")\n')
     assert any(isinstance(n, ast.Constant) and n.value == "spades" for n in ast.walk(tree))
+    assert rank_runs(_js_strings('const RANKS = ["A", "K", "Q", "J"];')) == [("A", "K", "Q"), ("K", "Q", "J")]
+    assert rank_runs(strings_of_python('ORDER = "23456789TJQKA"\n')) and not rank_runs(["0123456789", "A", "Q"])
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -108,6 +134,16 @@ def test_no_client_names_a_game_or_a_suit(path: Path) -> None:
     for text in strings_of(path):
         assert text not in VARIANTS, f"{path.name} names the game {text!r}"
         assert text.lower() not in SUIT_NAMES, f"{path.name} names the suit {text!r}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_client_names_a_card_or_orders_ranks_by_a_table_of_its_own(path: Path) -> None:
+    """A card's face, picture and place in a hand are the catalogue's (``cards``: its
+    ``label``, ``symbol`` and ``order``; a view's ``hand_order`` where a trump decides):
+    no client source holds a card's code or three ranks of a suit in their order."""
+    strings = strings_of(path)
+    assert not CARDS & set(strings), f"{path.name} names the cards {sorted(CARDS & set(strings))}"
+    assert not rank_runs(strings), f"{path.name} orders ranks itself: {rank_runs(strings)}"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
