@@ -183,13 +183,7 @@ class _Cpu:
         replicas' alike), by name: ``evalsha``, ``xreadgroup``, ``publish``..."""
         found: dict[str, int] = {}
         with contextlib.suppress(Exception):
-            client: Any = connect(self.url, retries=0)
-            try:
-                infos = [client.info("commandstats")] if not is_cluster(client) else \
-                    [client.info("commandstats", target_nodes=node) for node in client.get_nodes()]
-            finally:
-                client.close()
-            for info in infos:
+            for _, info in _redis_infos(self.url, "commandstats"):
                 for name, stat in info.items():
                     command = name.removeprefix("cmdstat_")
                     found[command] = found.get(command, 0) + int(stat["calls"])
@@ -221,15 +215,16 @@ def _total(seconds: dict[str, float]) -> float:
     return sum(spent for name, spent in seconds.items() if name not in _REDIS_ROLES.values())
 
 
-def _redis_infos(url: str) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
-    """``INFO`` of each of the run's redis-servers (one node, or every primary and replica
-    of a cluster: the replicas replay the writes), with the figures it counts in."""
+def _redis_infos(url: str, section: str = "default") -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """``INFO`` (its ``section``) of each of the run's redis-servers (one node, or every
+    primary and replica of a cluster: the replicas replay the writes), with the figures it
+    counts in (by role: the default section only)."""
     client: Any = connect(url, retries=0)
     try:
         if not is_cluster(client):
-            return [(("redis",), client.info())]
-        infos = [client.info(target_nodes=node) for node in client.get_nodes()]
-        return [(("redis", _REDIS_ROLES[str(info.get("role"))]), info) for info in infos]
+            return [(("redis",), client.info(section))]
+        infos = [client.info(section, target_nodes=node) for node in client.get_nodes()]
+        return [(("redis", _REDIS_ROLES.get(str(info.get("role")), "")), info) for info in infos]
     finally:
         client.close()
 

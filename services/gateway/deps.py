@@ -68,10 +68,11 @@ async def bearer_of(connection: ASGIConnection[Any, Any, Any, Any], backend: Bac
 async def player_of_token(connection: ASGIConnection[Any, Any, Any, Any], token: str | None) -> str:
     """The player of ``token``; 401 ``unauthorized`` for none or a bad one. (A guard runs
     before the route's dependencies are made: it takes the backend from the app's state.)"""
-    player = (await bearer_of(connection, backend_in(connection), token)).player
-    await backend_in(connection).touch_players([player])  # a record in use does not expire
+    backend = backend_in(connection)
+    player = (await bearer_of(connection, backend, token)).player
+    await backend.touch_players([player])  # a record in use does not expire
     if language.asked(connection) is None:  # the player's setting, unless the request names a language
-        language.note_setting(connection, await backend_in(connection).player_lang(player))
+        language.note_setting(connection, await backend.player_lang(player))
     return player
 
 

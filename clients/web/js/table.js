@@ -62,10 +62,10 @@ export function showTable(root, tableId) {
   async function loadTable() {
     try {
       state.table = await get(`/tables/${tableId}`, { auth: false });
-      // a bot's name says its level ("Ada · beginner bot")
-      state.names = state.table.seats.map((s) => (s.bot ? t("web.seat.bot_named", { name: s.name ?? t("web.seat.bot"), level: t(`web.bot.${s.bot}`) }) : s.name ?? (s.player ? "?" : t("web.seat.free"))));
-      // on the felt a bot's level is a part of its nameplate of its own (a phone's drops it: the name stays whole)
+      // a bot's name and level: apart on the felt's nameplate (a phone's drops the level,
+      // the name stays whole), together elsewhere ("Ada · beginner bot")
       state.plates = state.table.seats.map((s) => (s.bot ? { name: s.name ?? t("web.seat.bot"), level: t(`web.bot.${s.bot}`) } : null));
+      state.names = state.table.seats.map((s, i) => (state.plates[i] ? t("web.seat.bot_named", state.plates[i]) : s.name ?? (s.player ? "?" : t("web.seat.free"))));
       draw();
     } catch (error) { toast(error.message); }
   }
