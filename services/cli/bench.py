@@ -24,6 +24,9 @@ def benchmarks() -> list[str]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from services.logs import configure_logging
+
+    configure_logging()  # to stderr, at the environment's level: standard output is the JSON alone
     module = importlib.import_module(f"bench.{args.what}")
     rc: int = module.main(args.rest + (["--json"] if args.json else []))
     return rc
