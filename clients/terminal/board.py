@@ -139,9 +139,6 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
         side = side_points(view)
         if side is not None:
             text.append("   " + t("terminal.status.side_points", count=side[0], contract=side[1]), style="bold")
-    for line in auction_lines(view, names):
-        text.append("\n")
-        text.append_text(line)
     call = shown.get("friend_call")
     if isinstance(call, list) and call:
         text.append("   " + t("terminal.status.friend_call") + " ")
@@ -152,6 +149,9 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
     if shown.get("lead_suit"):
         text.append("   " + t("terminal.status.lead_advice") + " ")
         text.append_text(suit_label(str(shown["lead_suit"]), game))
+    for line in auction_lines(view, names):
+        text.append("\n")
+        text.append_text(line)
     kitty = shown.get("kitty")
     if kitty:
         text.append("\n" + t("terminal.status.kitty") + " ")
