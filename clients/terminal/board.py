@@ -136,6 +136,9 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
         text.append("\n" + t("terminal.status.contract") + " ")
         text.append(f"{seat_name(names, declarer)} {contract[0]} ")
         text.append_text(suit_label(str(contract[1]), game))
+        side = side_points(view)
+        if side is not None:
+            text.append("   " + t("terminal.status.side_points", count=side[0], contract=side[1]), style="bold")
     call = shown.get("friend_call")
     if isinstance(call, list) and call:
         text.append("   " + t("terminal.status.friend_call") + " ")
@@ -146,6 +149,9 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
     if shown.get("lead_suit"):
         text.append("   " + t("terminal.status.lead_advice") + " ")
         text.append_text(suit_label(str(shown["lead_suit"]), game))
+    for line in auction_lines(view, names):
+        text.append("\n")
+        text.append_text(line)
     kitty = shown.get("kitty")
     if kitty:
         text.append("\n" + t("terminal.status.kitty") + " ")
@@ -156,6 +162,9 @@ def status(view: dict[str, Any], names: list[str], now: datetime | None = None) 
     bargaining = shown.get("bargaining")
     if isinstance(bargaining, dict):
         text.append("\n" + _bargaining(bargaining, names))
+        amounts = bargain_amounts(view)
+        if amounts:
+            text.append("\n" + "  ·  ".join(amounts), style="bold")
     declarations = shown.get("declarations")
     if declarations:
         text.append("\n" + t("terminal.status.declared") + " " + "; ".join(_declaration(d, names, game) for d in declarations))
@@ -171,6 +180,8 @@ def _friend_call(call: list[Any], game: str | None) -> Text:
 
 def _bargaining(bargaining: dict[str, Any], names: list[str]) -> str:
     parts = [t("terminal.bargain.session", n=bargaining.get("session"))]
+    if bargaining.get("payer") is None and bargaining.get("seller") is None:
+        parts.append(t("terminal.auction.none"))
     if bargaining.get("payer") is not None:
         parts.append(t("terminal.bargain.offers", name=seat_name(names, bargaining["payer"]), amount=bargaining.get("offer")))
     if bargaining.get("seller") is not None:
@@ -252,13 +263,92 @@ def played_by(trick: dict[str, Any], place: int, seats: int) -> int:
 
 
 def declarer_side(view: dict[str, Any]) -> set[int]:
+    """The declarer and the friends everyone knows: the revealed friend, and with two
+    packs each revealed one (``friends``, docs/rules/mighty.md §10)."""
     shown = state(view)
     side: set[int] = set()
     if shown.get("declarer") is not None:
         side.add(int(shown["declarer"]))
     if shown.get("friend") is not None and shown.get("friend_known"):
         side.add(int(shown["friend"]))
+    side.update(int(seat) for seat in shown.get("friends") or ())
     return side
+
+
+def side_points(view: dict[str, Any]) -> tuple[int, int] | None:
+    """During play, the point cards the declarer's known side took (the view's
+    ``face_up_points``, docs/rules/mighty.md §5) and the contract they play for; None
+    where the view has no contract (the auction, Mitigati) or the hand is over."""
+    shown = state(view)
+    contract = shown.get("contract")
+    taken = shown.get("face_up_points")
+    if str(shown.get("phase") or view.get("phase")) != "play" or not isinstance(contract, list) \
+            or not contract or not isinstance(taken, list) or shown.get("declarer") is None:
+        return None
+    return sum(int(taken[s]) for s in declarer_side(view) if s < len(taken)), int(contract[0])
+
+
+LINE_WIDTH = 78  # an 80-column terminal, less the board's padding
+
+
+def auction_lines(view: dict[str, Any], names: list[str]) -> list[Text]:
+    """During the auction (docs/rules/mighty.md §3): the standing high bid and who holds
+    it, or that nobody bid yet; on the player's turn the lowest bid the view's ``legal``
+    offers; then the bids and passes said, the latest that fit one line."""
+    shown = state(view)
+    auction = shown.get("auction")
+    if not isinstance(auction, list) or shown.get("contract") is not None \
+            or str(shown.get("phase") or view.get("phase")) != "bidding":
+        return []
+    game = view.get("game")
+    said = [e for e in auction if isinstance(e, list) and len(e) == 3]
+    standing = next((e for e in reversed(said) if e[1]), None)
+    first = Text()
+    if standing is not None:
+        bid = f"{standing[1]} {suit_label(str(standing[2]), game).plain}"
+        first.append(t("terminal.auction.high", bid=bid, name=seat_name(names, standing[0])), style="bold")
+    else:
+        first.append(t("terminal.auction.none"), style="bold")
+    lowest = [c["points"] for c in view.get("legal") or () if c.get("type") == "bid" and isinstance(c.get("points"), int)]
+    if lowest:
+        first.append("  ·  ")
+        first.append(t("terminal.auction.minimum", points=min(lowest)), style="bold green")
+    lines = [first]
+    if said:
+        words = [t("terminal.auction.pass", name=seat_name(names, seat)) if not points
+                 else t("terminal.auction.bid", name=seat_name(names, seat),
+                        bid=f"{points} {suit_label(str(suit), game).plain}")
+                 for seat, points, suit in said]
+        lines.append(Text(latest_that_fit(t("terminal.auction.said"), words), style="dim"))
+    return lines
+
+
+def latest_that_fit(head: str, words: list[str], width: int = LINE_WIDTH) -> str:
+    """``head`` and the latest of ``words`` that fit in ``width`` columns, in order; ``…``
+    where earlier ones were left out."""
+    kept: list[str] = []
+    for word in reversed(words):
+        more = [word, *kept]
+        line = f"{head} {'… ' if len(more) < len(words) else ''}{', '.join(more)}"
+        if kept and Text(line).cell_len > width:
+            break
+        kept = more
+    return f"{head} {'… ' if len(kept) < len(words) else ''}{', '.join(kept)}"
+
+
+def bargain_amounts(view: dict[str, Any]) -> list[str]:
+    """On the player's turn in a bargaining session (docs/rules/mitigati.md,
+    "Bargaining"): the lowest offer and the highest ask the view's ``legal`` allows."""
+    amounts: dict[str, list[int]] = {}
+    for command in view.get("legal") or ():
+        if isinstance(command.get("amount"), int) and command.get("action") in ("pay", "sell"):
+            amounts.setdefault(str(command["action"]), []).append(int(command["amount"]))
+    said = []
+    if amounts.get("pay"):
+        said.append(t("terminal.bargain.pay_from", amount=min(amounts["pay"])))
+    if amounts.get("sell"):
+        said.append(t("terminal.bargain.sell_to", amount=max(amounts["sell"])))
+    return said
 
 
 def seat_rows(view: dict[str, Any], names: list[str]) -> list[tuple[Text, ...]]:

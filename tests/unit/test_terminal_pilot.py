@@ -23,12 +23,13 @@ from textual.widgets import OptionList, Static
 from clients.terminal import board, session
 from clients.terminal.api import Api
 from clients.terminal.app import PlayApp
-from clients.terminal.cards import register
+from clients.terminal.cards import register, suit_label
 from clients.terminal.catalog import use
 from clients.terminal.dialogs import Choose, Seats
 from clients.terminal.hand import HandBar
 from clients.terminal.lobby import LobbyScreen
 from clients.terminal.table import TableScreen
+from domain.mighty.state import Bidding, Playing
 from tests.unit.terminal_tables import DomainTable, FakeStream, catalogue
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "terminal"
@@ -163,7 +164,7 @@ def test_the_cursor_starts_on_a_card_that_can_be_played_when_the_turn_comes() ->
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE])
-@pytest.mark.parametrize("variant", ["mighty-5", "mighty-8", "mitigati"])
+@pytest.mark.parametrize("variant", ["mighty-5", "mighty-7", "mighty-8", "mitigati"])
 def test_every_column_every_seat_and_every_card_is_on_screen(size: tuple[int, int], variant: str) -> None:
     app, table = start(variant, 2)
 
@@ -344,16 +345,68 @@ async def walk_to(pilot: Any, app: App[Any], wanted: dict[str, Any]) -> set[str]
         await until(pilot, lambda listed=listed: app.screen is not listed, "the next list")  # type: ignore[misc]
 
 
+def side_points_of(table: DomainTable) -> tuple[int, int] | None:
+    """The point cards the declarer and the friends revealed so far took, and the
+    contract, read from the domain's own state (not from the view the client draws)."""
+    hand = table.state.hand
+    if not isinstance(hand, Playing):
+        return None
+    side = {hand.declarer, *hand.revealed, *((hand.friend,) if hand.friend_known and hand.friend is not None else ())}
+    return sum(hand.taken[s] for s in side), hand.points
+
+
+def progress_on_screen(screen: TableScreen, table: DomainTable) -> str | None:
+    """The hand's progress drawn in the status lines, each on one line of the 80
+    columns: in the auction the standing high bid (or none) and, on the player's turn,
+    the lowest legal bid; in a bargaining session the lowest offer and highest ask the
+    player may say; in play the declarer side's points against the contract. Which of
+    them was checked."""
+    view = screen.view
+    lines = [line.rstrip() for line in rendered(screen.query_one("#status"))]
+    legal = view.get("legal") or []
+    if view["phase"] == "bidding" and "auction" in view:
+        standing = [e for e in view["auction"] if e[1]]
+        if standing:
+            seat, points, trump = standing[-1]
+            high = f"Highest bid: {points} {suit_label(trump, view['game']).plain} by {table.names[seat]}"
+        else:
+            high = "No bid yet"
+        assert any(high in line for line in lines), (high, lines)
+        bids = [c["points"] for c in legal if c["type"] == "bid"]
+        if bids:
+            assert any(f"you may bid from {min(bids)}" in line for line in lines), (min(bids), lines)
+        return "auction"
+    if view["phase"] == "bargaining" and view.get("to_act") == view["seat"]:
+        pays = [c["amount"] for c in legal if c.get("action") == "pay"]
+        sells = [c["amount"] for c in legal if c.get("action") == "sell"]
+        if pays:
+            assert any(f"you may offer from {min(pays)}" in line for line in lines), (min(pays), lines)
+        if sells:
+            assert any(f"you may ask up to {max(sells)}" in line for line in lines), (max(sells), lines)
+        return "bargain" if pays or sells else None
+    side = side_points_of(table)
+    if side is not None:
+        taken, contract = side
+        said = f"Declarer's side: {taken} point{'' if taken == 1 else 's'} of {contract}"
+        assert any(said in line for line in lines), (said, lines)
+        return f"side {taken}"
+    return None
+
+
 async def play_a_hand(pilot: Any, app: Shown, screen: TableScreen, table: DomainTable,
-                      choose: Callable[[list[dict[str, Any]]], int]) -> set[str]:
+                      choose: Callable[[list[dict[str, Any]]], int],
+                      seen: list[str] | None = None) -> set[str]:
     """The client's seat from the keyboard until the hand is over: the discard selected
     with space, cards with the arrows and enter, the rest from the commands (``m``), the
-    entry ``choose`` picks. What was done, by the command's type."""
+    entry ``choose`` picks. What was done, by the command's type; ``seen``: the progress
+    checked on the screen at each turn (``progress_on_screen``)."""
     hand = screen.query_one(HandBar)
     done: set[str] = set()
     for _ in range(400):
         if table.to_act() != table.seat:
             return done
+        if seen is not None and (checked := progress_on_screen(screen, table)) is not None:
+            seen.append(checked)
         version, sent = screen.view["version"], len(screen.stream.sent)  # type: ignore[union-attr]
         step = screen.current_step()
         if step is not None:  # the kitty in the hand: select the count, then enter
@@ -407,21 +460,29 @@ def declaring(menu: list[dict[str, Any]]) -> int:
     return goes_on[0] if goes_on else 0
 
 
-@pytest.mark.parametrize(("variant", "seed", "expected"), [
-    ("mighty-5", 3, {"bid", "discard", "call_friend", "typed", "play"}),
-    ("mighty-3", 4, {"bid", "take", "play", "call_friend"}),
-    ("mighty-8", 5, {"bid", "discard", "call_friend", "play", "narrowed"}),
-    ("mitigati", 7, {"bargain", "declare", "play"}),
-    ("mitigati", 1, {"discard", "declare", "play"}),  # the client deals: the dealer's discard
+@pytest.mark.parametrize(("variant", "seed", "expected", "progress"), [
+    ("mighty-5", 3, {"bid", "discard", "call_friend", "typed", "play"}, {"auction", "side"}),
+    ("mighty-3", 4, {"bid", "take", "play", "call_friend"}, {"auction", "side"}),
+    ("mighty-7", 6, {"bid", "discard", "call_friend", "play", "narrowed"}, {"auction", "side"}),
+    ("mighty-8", 5, {"bid", "discard", "call_friend", "play", "narrowed"}, {"auction", "side"}),
+    ("mitigati", 7, {"bargain", "declare", "play"}, {"bargain"}),
+    ("mitigati", 1, {"discard", "declare", "play"}, set()),  # the client deals: the dealer's discard
 ])
-def test_every_phase_of_a_hand_from_the_keyboard_at_80_by_24(variant: str, seed: int, expected: set[str]) -> None:
+def test_every_phase_of_a_hand_from_the_keyboard_at_80_by_24(variant: str, seed: int, expected: set[str],
+                                                              progress: set[str]) -> None:
     app, table = start(variant, seed)
 
     async def drive() -> None:
         async with app.run_test(size=SMALL) as pilot:
             screen = await attach(pilot, app)
-            done = await play_a_hand(pilot, app, screen, table, declaring)
+            seen: list[str] = []
+            done = await play_a_hand(pilot, app, screen, table, declaring, seen)
             assert expected <= {d.split(",")[0] for d in done} | done, done
+            # the progress lines were on the screen with the right figures, and the declarer
+            # side's points moved as tricks were taken
+            assert {s.split()[0] for s in seen} == progress, seen
+            if "side" in progress:
+                assert len({s for s in seen if s.startswith("side")}) > 1, seen
             await pilot.pause()
             # the hand is over: its last trick and its result, both on the screen
             assert screen.view["phase"] in ("finished", "abandoned")
@@ -432,6 +493,32 @@ def test_every_phase_of_a_hand_from_the_keyboard_at_80_by_24(variant: str, seed:
                 assert name in result
             for widget in ("#trick", "#result"):
                 assert on_screen(app, screen.query_one(widget), SMALL), widget
+
+    asyncio.run(drive())
+
+
+def test_the_auction_shows_the_standing_bid_its_bidder_the_lowest_bid_and_the_passes() -> None:
+    """mighty-7, the others bidding as they like before the player's turn: the standing
+    bid and its bidder as the domain holds them, the lowest bid the player's commands
+    allow, and the bids and passes said, each on one line of the 80×24 screen."""
+    table = DomainTable("mighty-7", 8, prefer=())
+    table.others_play()
+    app = Shown(table)
+    bidding = table.state.hand
+    assert isinstance(bidding, Bidding) and bidding.standing is not None
+    seat, points, trump = bidding.standing
+
+    async def drive() -> None:
+        async with app.run_test(size=SMALL) as pilot:
+            screen = await attach(pilot, app)
+            lines = [line.rstrip() for line in rendered(screen.query_one("#status"))]
+            high = f"Highest bid: {points} {suit_label(trump, 'mighty-7').plain} by {table.names[seat]}"
+            lowest = min(c["points"] for c in screen.view["legal"] if c["type"] == "bid")
+            assert any(high in line and f"you may bid from {lowest}" in line for line in lines), lines
+            said = next(line for line in lines if line.startswith("Bids so far:"))
+            passed = [table.names[s] for s, bid, _ in screen.view["auction"] if not bid]
+            assert passed and all(f"{name} passes" in said for name in passed), (passed, said)
+            assert on_screen(app, screen.query_one("#status"), SMALL)
 
     asyncio.run(drive())
 

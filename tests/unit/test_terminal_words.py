@@ -49,7 +49,11 @@ def asked() -> set[str]:
 def test_every_word_the_client_asks_for_is_in_every_catalog(lang: str) -> None:
     keys = asked()
     assert len(keys) > 100
-    missing = sorted(k for k in keys if k not in catalog.texts(lang))
+    texts = catalog.texts(lang)
+    # a text with plural forms is there as its forms (``key#one`` … ``key#other``; that
+    # each language has each of its forms, tests/unit/test_i18n.py holds)
+    forms = {k.partition("#")[0] for k in texts if "#" in k}
+    missing = sorted(k for k in keys if k not in texts and k not in forms)
     assert not missing, missing
 
 
@@ -81,3 +85,12 @@ def test_the_table_screen_speaks_the_readers_language(lang: str, turn: str, colu
             assert t("terminal.key.commands") in footer and "terminal.key" not in footer
 
     asyncio.run(draw())
+
+
+def test_the_declarer_sides_points_take_each_languages_plural_form() -> None:
+    said = {lang: [(use(lang), t("terminal.status.side_points", count=n, contract=13))[1] for n in (1, 3, 5, 21)]
+            for lang in ("en", "ru")}
+    assert said["en"] == ["Declarer's side: 1 point of 13", "Declarer's side: 3 points of 13",
+                          "Declarer's side: 5 points of 13", "Declarer's side: 21 points of 13"]
+    assert said["ru"] == ["Сторона победителя торгов: 1 очко из 13", "Сторона победителя торгов: 3 очка из 13",
+                          "Сторона победителя торгов: 5 очков из 13", "Сторона победителя торгов: 21 очко из 13"]
