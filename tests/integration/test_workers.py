@@ -42,7 +42,7 @@ from tests.integration.workers.support import (
     assert_identical_to_a_rebuild,
     feed_length,
     in_process_worker,
-    pending,
+    read_not_applied,
     scored_hands,
     start_worker,
     store_of,
@@ -73,9 +73,9 @@ def test_a_worker_killed_mid_batch_is_replaced_and_the_result_equals_a_rebuild(r
         process.send_signal(signal.SIGKILL)
         process.wait()
         assert applied(redis_client, SPACE, kind) < total, "killed before the end"
-        if not pending(redis_client, SPACE, kind):  # the kill fell between two batches
+        if not read_not_applied(redis_client, SPACE, kind):  # the kill fell between two batches
             strand_a_batch(redis_client, SPACE, kind)
-        assert pending(redis_client, SPACE, kind), "some entries were read, not applied"
+        assert read_not_applied(redis_client, SPACE, kind), "some entries were read, not applied"
 
     with workers(redis_server.url):
         tables.play(hands=3)  # and the tables go on meanwhile
@@ -86,7 +86,7 @@ def test_a_worker_killed_mid_batch_is_replaced_and_the_result_equals_a_rebuild(r
         ledger = table_ledger(redis_client, SPACE, table_id)
         assert ledger is not None
         assert [line.scores for line in ledger.hands] == [h.scores for h in hands], "no hand twice, none missed"
-    assert all(pending(redis_client, SPACE, k) == 0 for k in KINDS)
+    assert all(read_not_applied(redis_client, SPACE, k) == 0 for k in KINDS)
 
 
 def test_workers_ride_out_a_redis_restart_and_converge_on_a_rebuild(
@@ -301,7 +301,7 @@ def test_entries_gone_from_the_feed_before_they_were_applied_come_back_from_the_
     worker.log = _Recorder(reported, worker.log)
     worker.maintain()  # takes the partitions: sees the hole, rebuilds, claims the dead consumer's entries
     assert any("gone from the feed" in event and kw.get("partition") == partition for event, kw in reported)
-    assert pending(redis_client, SPACE, "directory") == 0
+    assert read_not_applied(redis_client, SPACE, "directory") == 0
     assert store_of(redis_client, SPACE, "directory").checkpoint(partition).count == len(entries)
     assert_identical_to_a_rebuild(redis_client, SPACE, ("directory",))
     worker.shutdown()
