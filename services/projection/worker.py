@@ -277,7 +277,7 @@ class Worker:
                              stored=result.stored, first=batch.first)
             self.owned[partition] = owned = self._fresh(partition)
             self.store.rewind(partition, owned.checkpoint)
-        elif batch.applied:  # done or stale: what we folded is not what is stored: start over
+        else:  # done or stale: what we folded is not what is stored: start over
             if result.stored and id_key(result.stored) < id_key(batch.expected):
                 # The stored checkpoint is behind ours: the store went back (a rollback: Redis
                 # restarted on an AOF without its last second, a replica promoted without the
