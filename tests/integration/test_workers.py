@@ -260,9 +260,9 @@ def test_a_store_that_went_back_under_a_kept_connection_is_taken_again_from_what
     redis_client: Any,
 ) -> None:
     # Redis restarted on an AOF without its last second, and the worker's connection
-    # retried through it: no error reached the worker. The entries it had been delivered
-    # but whose batch the store lost are pending again; nothing new comes for a quiet
-    # partition, so only the stored checkpoint can tell the worker (docs/workers.md).
+    # retried through it: no error reached the worker. The group is past the entries
+    # whose batch the store lost; nothing new comes for a quiet partition, so only the
+    # stored checkpoint can tell the worker (docs/workers.md).
     tables = Tables(redis_client, SPACE, seed=5)
     tables.open(ids("b", 6))
     worker = in_process_worker(redis_client, "ledger", SPACE, linger_ms=0, block_ms=10)
@@ -292,14 +292,14 @@ def test_entries_gone_from_the_feed_before_they_were_applied_come_back_from_the_
     partition = SPACE.partition_of(table_ids[0])
     keys = ProjectionKeys(SPACE, "directory")
     redis_client.xgroup_create(keys.feed(partition), keys.group, id="0-0")
-    read = redis_client.xreadgroup(keys.group, "dead-worker", {keys.feed(partition): ">"})
+    read = redis_client.xreadgroup(keys.group, "dead-worker", {keys.feed(partition): ">"}, noack=True)
     entries = read[0][1]
     gone = entries[-1][0].decode()
-    redis_client.xdel(keys.feed(partition), gone)  # pending, unapplied, and deleted by hand
+    redis_client.xdel(keys.feed(partition), gone)  # read, unapplied, and deleted by hand
     worker = in_process_worker(redis_client, "directory", SPACE, linger_ms=0, block_ms=10)
     reported: list[Any] = []
     worker.log = _Recorder(reported, worker.log)
-    worker.maintain()  # takes the partitions: sees the hole, rebuilds, claims the dead consumer's entries
+    worker.maintain()  # takes the partitions: sees the hole, rebuilds, sets the group at the rebuilt checkpoint
     assert any("gone from the feed" in event and kw.get("partition") == partition for event, kw in reported)
     assert read_not_applied(redis_client, SPACE, "directory") == 0
     assert store_of(redis_client, SPACE, "directory").checkpoint(partition).count == len(entries)
