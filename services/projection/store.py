@@ -294,10 +294,12 @@ class ProjectionStore:
 
     def drop_idle_consumers(self, partition: int, keep: str, idle_ms: int) -> None:
         """Forget the consumers of workers gone (each worker reads as a consumer of its
-        own name; with ``NOACK`` none holds a pending entry)."""
+        own name). With ``NOACK`` a consumer holds no pending entry; one that does was a
+        worker of an earlier release, which acknowledged: the checkpoint says what was
+        applied, so its pending list goes with it."""
         for consumer in self.client.xinfo_consumers(self.keys.feed(partition), self.keys.group):
             name = consumer["name"].decode()
-            if name != keep and consumer["pending"] == 0 and consumer["idle"] > idle_ms:
+            if name != keep and consumer["idle"] > idle_ms:
                 self.client.xgroup_delconsumer(self.keys.feed(partition), self.keys.group, name)
 
     # ---------------------------------------------------------------- reading

@@ -4,6 +4,7 @@ worker that lost its lease reading once more, and an outage met mid-fold."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -148,6 +149,29 @@ def test_a_batch_that_does_not_start_right_after_the_checkpoint_is_refused_writi
         worker.step()
     assert worker.store.checkpoint(0).count == feed_length(redis_client, ONE), "every entry, once"
     assert_identical_to_a_rebuild(redis_client, ONE, ("directory",))
+    worker.shutdown()
+
+
+def test_a_consumer_an_earlier_release_left_holding_pending_entries_is_removed_when_a_worker_takes_the_partition(
+    redis_client: Any,
+) -> None:
+    tables = Tables(redis_client, ONE, seed=27)
+    tables.open(["c000", "c001"])
+    keys = store_of(redis_client, ONE, "ledger").keys
+    redis_client.xgroup_create(keys.feed(0), keys.group, id="0-0", mkstream=True)
+    # a worker of an earlier release read without NOACK and died before acknowledging
+    redis_client.xreadgroup(keys.group, "earlier-release", {keys.feed(0): ">"}, count=3)
+    assert int(redis_client.xpending(keys.feed(0), keys.group)["pending"]) == 3
+    time.sleep(0.3)  # idle longer than the lease below
+    worker = in_process_worker(redis_client, "ledger", ONE, lease_ms=200, linger_ms=0, block_ms=10)
+    worker.maintain()
+    names = [c["name"].decode() for c in redis_client.xinfo_consumers(keys.feed(0), keys.group)]
+    assert "earlier-release" not in names
+    assert int(redis_client.xpending(keys.feed(0), keys.group)["pending"]) == 0
+    for _ in range(5):
+        worker.step()
+    assert worker.store.checkpoint(0).count == feed_length(redis_client, ONE), "every entry, once"
+    assert_identical_to_a_rebuild(redis_client, ONE, ("ledger",))
     worker.shutdown()
 
 
