@@ -3,15 +3,15 @@
 --
 -- KEYS[1] checkpoint  mighty:{pNN}:ckpt:<kind>   hash: id = last applied feed id, n = count
 -- KEYS[2] lease       mighty:{pNN}:lease:<kind>  the owning worker's token
--- KEYS[3] feed        mighty:{pNN}:feed          (for XACK)
+-- KEYS[3] feed        mighty:{pNN}:feed          (read: the entry after the checkpoint)
 -- KEYS[4] dead letters  mighty:{pNN}:dead:<kind>        stream
 -- KEYS[5] quarantine    mighty:{pNN}:dead:<kind>:tables hash: table -> first dead feed id
 -- KEYS[6 ..]          the documents the ops write
--- ARGV[1] lease token, ARGV[2] group, ARGV[3] expected checkpoint (what the batch was
--- folded on), ARGV[4] new checkpoint (the batch's last feed id), ARGV[5] entries applied
--- (dead letters included: they are passed over for good),
--- ARGV[6] a = ids to acknowledge, ARGV[7 .. 6+a] the ids,
--- ARGV[7+a] d = dead letters, then d groups of 5: feed id, table, version, kind, reason,
+-- ARGV[1] lease token, ARGV[2] expected checkpoint (what the batch was folded on),
+-- ARGV[3] new checkpoint (the batch's last feed id), ARGV[4] entries applied (dead
+-- letters included: they are passed over for good), ARGV[5] the batch's first feed id
+-- past the expected checkpoint,
+-- ARGV[6] d = dead letters, then d groups of 5: feed id, table, version, kind, reason,
 -- then ops of 4 arguments: code, key index, field, value. Codes: s = SET, d = DEL,
 -- h = HSET, x = HDEL; S and H also publish the value (sharded Pub/Sub) on a channel
 -- named after the key (and ':' .. field for a hash field); T = HSET that publishes the
@@ -19,13 +19,14 @@
 --
 -- Replies: {'ok', seconds, microseconds}   written; the server's clock after the write
 --          {'done', stored}                 the checkpoint is already at or past this
---                                           batch (a redelivery): nothing written, acked
+--                                           batch (a redelivery): nothing written
 --          {'stale', stored}                the checkpoint moved since the batch was
 --                                           folded: nothing written, reload
 --          {'lease', holder}                this worker no longer owns the partition
---          {'gap', id}                      an entry between the checkpoint and this
---                                           batch's last id is pending outside the
---                                           batch: nothing written, claim and re-read
+--          {'gap', stored}                  the batch does not start at the entry right
+--                                           after the checkpoint (the group was moved
+--                                           past it): nothing written, set the group
+--                                           back to the checkpoint and read again
 --
 -- Every check precedes the first write, so a refusal writes nothing.
 
@@ -46,38 +47,22 @@ local holder = redis.call('GET', KEYS[2])
 if holder ~= ARGV[1] then return {'lease', holder or ''} end
 
 local stored = redis.call('HGET', KEYS[1], 'id') or '0-0'
-local expected, new = ARGV[3], ARGV[4]
-local acks = tonumber(ARGV[6])
-local deads = tonumber(ARGV[7 + acks])
-local first_op = 8 + acks + 5 * deads
+local expected, new, first = ARGV[2], ARGV[3], ARGV[5]
+local deads = tonumber(ARGV[6])
+local first_op = 7 + 5 * deads
 
-local function ack()
-  for i = 7, 6 + acks, 500 do
-    redis.call('XACK', KEYS[3], ARGV[2], unpack(ARGV, i, math.min(i + 499, 6 + acks)))
-  end
-end
-
-if compare(stored, new) >= 0 then
-  if acks > 0 then ack() end
-  return {'done', stored}
-end
+if compare(stored, new) >= 0 then return {'done', stored} end
 if stored ~= expected then return {'stale', stored} end
 
 -- Moving the checkpoint from expected to new passes over every entry between them, so
--- each one pending in the group must be one this batch holds. Another consumer's (a
--- worker that lost its lease and read once more after this one took the partition) or
--- one of ours left unacknowledged by a refused batch would be skipped for good.
-if acks > 0 then
-  local mine = {}
-  for i = 7, 6 + acks do mine[ARGV[i]] = true end
-  local between = redis.call('XPENDING', KEYS[3], ARGV[2], '(' .. expected, new, acks + 1)
-  for _, entry in ipairs(between) do
-    if not mine[entry[1]] then return {'gap', entry[1]} end
-  end
-end
+-- the batch must hold them all: it must start at the entry right after the checkpoint.
+-- The group is read with NOACK, and a worker that lost its lease and read once more
+-- after this one took the partition moved the group past entries no one applied.
+local after = redis.call('XRANGE', KEYS[3], '(' .. stored, '+', 'COUNT', 1)
+if #after == 0 or after[1][1] ~= first then return {'gap', stored} end
 
 -- Dead letters first: the first write of the script (an OOM refuses it whole).
-for i = 8 + acks, first_op - 1, 5 do
+for i = 7, first_op - 1, 5 do
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', 10000, '*',
     'id', ARGV[i], 't', ARGV[i + 1], 'v', ARGV[i + 2], 'kind', ARGV[i + 3], 'reason', ARGV[i + 4])
   if ARGV[i + 1] ~= '' then redis.call('HSETNX', KEYS[5], ARGV[i + 1], ARGV[i]) end
@@ -100,7 +85,6 @@ for i = first_op, #ARGV, 4 do
   end
 end
 redis.call('HSET', KEYS[1], 'id', new)
-redis.call('HINCRBY', KEYS[1], 'n', tonumber(ARGV[5]))
-if acks > 0 then ack() end
+redis.call('HINCRBY', KEYS[1], 'n', tonumber(ARGV[4]))
 local now = redis.call('TIME')
 return {'ok', now[1], now[2]}

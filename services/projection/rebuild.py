@@ -232,8 +232,8 @@ def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], ch
         pipe.execute()
     except redis.WatchError:
         raise RebuildInterrupted(partition) from None
-    if not store.ensure_group(partition, checkpoint.id):
-        store.client.xgroup_setid(keys.feed(partition), keys.group, checkpoint.id)
+    if not store.ensure_group(partition, checkpoint):
+        store.rewind(partition, checkpoint)
 
 
 def reset(store: ProjectionStore, partition: int) -> None:

@@ -80,17 +80,18 @@ class Batch:
     expected: str  # the checkpoint the batch was folded on
     new: str  # the batch's last feed id
     applied: int  # entries past the checkpoint
-    acks: list[str]  # every id read, past the checkpoint or not
+    first: str  # the batch's first entry past the checkpoint: must follow it in the feed
+    read: int  # entries read, past the checkpoint or not
     docs: Docs
     dead: list[DeadLetter] = field(default_factory=list)  # entries passed over, with why
 
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """What the apply script answered: ``ok``, ``done``, ``stale`` or ``lease``."""
+    """What the apply script answered: ``ok``, ``done``, ``stale``, ``gap`` or ``lease``."""
 
     status: str
-    stored: str = ""  # the stored checkpoint (done, stale) or lease holder (lease)
+    stored: str = ""  # the stored checkpoint (done, stale, gap) or lease holder (lease)
     server_ms: float = 0.0  # the server's clock right after an ``ok`` write
 
 
@@ -148,8 +149,7 @@ class ProjectionStore:
         p = batch.partition
         keys = [self.keys.checkpoint(p), self.keys.lease(p), self.keys.feed(p), self.keys.dead(p),
                 self.keys.quarantine(p)]
-        args: list[Any] = [token, self.keys.group, batch.expected, batch.new, batch.applied, len(batch.acks), *batch.acks]
-        args.append(len(batch.dead))
+        args: list[Any] = [token, batch.expected, batch.new, batch.applied, batch.first, len(batch.dead)]
         for dead in batch.dead:
             args.extend((dead.feed_id, dead.table_id, dead.version, dead.kind, dead.reason[:1000]))
         index: dict[str, int] = {}
@@ -234,12 +234,14 @@ class ProjectionStore:
 
     # ---------------------------------------------------------------- consumer group
 
-    def ensure_group(self, partition: int, at: str) -> bool:
+    def ensure_group(self, partition: int, at: Checkpoint) -> bool:
         """Create the kind's group on a partition's feed at ``at`` (the stored checkpoint,
-        never ``$``); False if it existed already."""
+        never ``$``; its count is the group's entries read, so ``XINFO GROUPS`` ``lag``
+        stays right); False if it existed already."""
         fresh = not self.client.exists(self.keys.feed(partition))
         try:
-            self.client.xgroup_create(self.keys.feed(partition), self.keys.group, id=at, mkstream=True)
+            self.client.xgroup_create(self.keys.feed(partition), self.keys.group, id=at.id, mkstream=True,
+                                      entries_read=at.count)
         except redis.ResponseError as error:
             if "BUSYGROUP" in str(error):
                 return False
@@ -248,35 +250,24 @@ class ProjectionStore:
             mark_complete(self.client, self.keys.space, partition)
         return True
 
-    def claim_all(self, partition: int, consumer: str) -> tuple[int, list[str]]:
-        """XAUTOCLAIM every entry pending in the group to ``consumer``; the count claimed
-        and the ids of entries that were deleted from the feed meanwhile."""
-        claimed, cursor = 0, START
-        deleted: list[str] = []
-        while True:
-            # Not JUSTID: redis-py then drops the cursor and the deleted ids from the reply.
-            reply = self.client.xautoclaim(self.keys.feed(partition), self.keys.group, consumer, 0, cursor, count=1000)
-            cursor = reply[0].decode()
-            claimed += len(reply[1])
-            if len(reply) > 2:  # Redis 7: ids in the pending list whose entries are gone
-                deleted.extend(i.decode() for i in reply[2])
-            if cursor == START:
-                return claimed, deleted
-
-    def read_pending(self, partition: int, consumer: str, after: str, count: int) -> list[FeedEntry]:
-        reply = self.client.xreadgroup(self.keys.group, consumer, {self.keys.feed(partition): after}, count=count)
-        return feed_entries(reply[0][1]) if reply else []
+    def rewind(self, partition: int, at: Checkpoint) -> None:
+        """Set the group's last delivered entry to ``at`` (the stored checkpoint): the next
+        read starts right after it. The group is read with ``NOACK``, so a read moves its
+        position for good; a worker that lost its lease and read once more may have moved
+        it past entries no one applied (docs/workers.md, "Delivery")."""
+        self.client.xgroup_setid(self.keys.feed(partition), self.keys.group, at.id, entries_read=at.count)
 
     def read_new(
         self, partitions: Sequence[int], consumer: str, count: int, block_ms: int
     ) -> list[tuple[int, list[FeedEntry]]]:
         """What is new in the partitions' feeds for this kind's group: one XREADGROUP
+        (``NOACK``: the checkpoint, not the group's pending list, says what was applied)
         blocking up to ``block_ms`` for them all; on a cluster, where one XREADGROUP reads
         one slot, a poll of each feed (``_poll_new``)."""
         if self.cluster:
             return self._poll_new(partitions, consumer, count, block_ms)
         streams = {self.keys.feed(p): ">" for p in partitions}
-        reply = self.client.xreadgroup(self.keys.group, consumer, streams, count=count, block=block_ms)
+        reply = self.client.xreadgroup(self.keys.group, consumer, streams, count=count, block=block_ms, noack=True)
         by_feed = {self.keys.feed(p): p for p in partitions}
         return [(by_feed[name.decode()], feed_entries(entries)) for name, entries in reply or []]
 
@@ -290,7 +281,7 @@ class ProjectionStore:
         busy one without pausing."""
         pipe = self.client.pipeline(transaction=False)
         for partition in partitions:
-            pipe.xreadgroup(self.keys.group, consumer, {self.keys.feed(partition): ">"}, count=count)
+            pipe.xreadgroup(self.keys.group, consumer, {self.keys.feed(partition): ">"}, count=count, noack=True)
         found = [(partition, feed_entries(reply[0][1]))
                  for partition, reply in zip(partitions, pipe.execute(), strict=True) if reply and reply[0][1]]
         least, most = CLUSTER_POLL_S
@@ -302,10 +293,13 @@ class ProjectionStore:
         return []
 
     def drop_idle_consumers(self, partition: int, keep: str, idle_ms: int) -> None:
-        """Forget consumers of dead workers once they hold nothing."""
+        """Forget the consumers of workers gone (each worker reads as a consumer of its
+        own name). With ``NOACK`` a consumer holds no pending entry; one that does was a
+        worker of an earlier release, which acknowledged: the checkpoint says what was
+        applied, so its pending list goes with it."""
         for consumer in self.client.xinfo_consumers(self.keys.feed(partition), self.keys.group):
             name = consumer["name"].decode()
-            if name != keep and consumer["pending"] == 0 and consumer["idle"] > idle_ms:
+            if name != keep and consumer["idle"] > idle_ms:
                 self.client.xgroup_delconsumer(self.keys.feed(partition), self.keys.group, name)
 
     # ---------------------------------------------------------------- reading

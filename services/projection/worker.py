@@ -2,11 +2,13 @@
 
 A worker of one kind (views, ledger, directory, ratings) owns some partitions, each through a
 lease; for each owned partition it is the one consumer of the kind's group that reads
-the partition's feed, so a table's events apply in order. Per batch it folds the events
-into the projection, renders the changed documents and hands them, with the new
-checkpoint and the acknowledgements, to one script call (``apply.lua``) that writes all
-of it or nothing. The script compares checkpoints, so a redelivered entry changes
-nothing, and checks the lease, so a worker that lost its partition writes nothing.
+the partition's feed (``NOACK``: the checkpoint is the one record of what was applied),
+so a table's events apply in order. Per batch it folds the events into the projection,
+renders the changed documents and hands them, with the new checkpoint, to one script
+call (``apply.lua``) that writes all of it or nothing. The script compares checkpoints,
+so a redelivered entry changes nothing, checks the batch starts right after the
+checkpoint, so no entry is skipped, and checks the lease, so a worker that lost its
+partition writes nothing.
 """
 
 from __future__ import annotations
@@ -67,12 +69,11 @@ class _Outage:
 
 @dataclass(frozen=True)
 class Taken:
-    """A partition a worker took: whether its consumer group was created, and how many
-    pending entries it claimed from a consumer that had gone."""
+    """A partition a worker took: whether its consumer group was created (else it was
+    set back to the checkpoint)."""
 
     partition: int
     group_created: bool
-    claimed: int
 
 
 @dataclass
@@ -233,7 +234,7 @@ class Worker:
         elapsed = time.perf_counter() - started
         for batch, result in zip(batches, results, strict=True):
             self._settle(batch, result)
-            self.log.debug("batch", partition=batch.partition, entries=len(batch.acks), applied=batch.applied,
+            self.log.debug("batch", partition=batch.partition, entries=batch.read, applied=batch.applied,
                           docs=len(batch.docs), outcome=result.status, latency_ms=round(elapsed * 1000, 3))
         self.stats.batches += len(batches)
         self.stats.busy_s += elapsed
@@ -244,11 +245,12 @@ class Worker:
             return None
         expected = owned.checkpoint.id
         fresh = [e for e in entries if id_key(e.id) > id_key(expected)]
-        dead = self._fold(owned, partition, fresh) if fresh else []
-        docs = owned.projection.flush() if fresh else {}
-        new = max((e.id for e in entries), key=id_key)
+        if not fresh:  # all applied already (the group was set back): nothing to store
+            return None
+        dead = self._fold(owned, partition, fresh)
+        docs = owned.projection.flush()
         self._fresh_entries[partition] = fresh
-        return Batch(partition, expected, new, len(fresh), [e.id for e in entries], docs, dead)
+        return Batch(partition, expected, fresh[-1].id, len(fresh), fresh[0].id, len(entries), docs, dead)
 
     def _settle(self, batch: Batch, result: Applied) -> None:
         partition = batch.partition
@@ -267,19 +269,21 @@ class Worker:
         elif result.status == "lease":
             self._drop(partition, "lease lost", holder=result.stored)
         elif result.status == "gap":
-            # Entries the batch would pass over are pending elsewhere (read by a worker
-            # that had lost its lease, or left by a refused batch of ours). Take the
-            # partition again (the lease is still ours): claim them and re-read in order.
-            self.log.warning("pending entries outside the batch", partition=partition, entry=result.stored)
-            self._drop(partition, "gap")
-            self._next_maintain = 0.0
-        elif batch.applied:  # done or stale: what we folded is not what is stored: start over
+            # The batch does not start right after the checkpoint: the group was moved
+            # past entries no one applied (a worker that had lost its lease read once
+            # more, or a batch of ours was refused). What was folded is not what is
+            # stored: start again from the stored checkpoint, the group set back to it.
+            self.log.warning("the batch does not follow the checkpoint", partition=partition,
+                             stored=result.stored, first=batch.first)
+            self.owned[partition] = owned = self._fresh(partition)
+            self.store.rewind(partition, owned.checkpoint)
+        else:  # done or stale: what we folded is not what is stored: start over
             if result.stored and id_key(result.stored) < id_key(batch.expected):
                 # The stored checkpoint is behind ours: the store went back (a rollback: Redis
                 # restarted on an AOF without its last second, a replica promoted without the
                 # last writes) under a connection the client's retries kept. What was
-                # folded is gone, and the entries the group had delivered since the stored
-                # checkpoint are pending: take the partition again, from what it holds.
+                # folded is gone, and the group is past the stored checkpoint: take the
+                # partition again, from what it holds (the group set back to it).
                 self.log.warning("store went back", partition=partition, stored=result.stored,
                                  expected=batch.expected)
             else:
@@ -357,9 +361,9 @@ class Worker:
                 # Only this worker moves a checkpoint it holds the lease of, so the store
                 # went back under a connection the client's retries kept (Redis restarted on
                 # an AOF without its last second, a replica promoted without the last
-                # writes). What was folded since is gone, and the entries delivered since
-                # the stored checkpoint are pending, where a quiet partition would leave
-                # them for good: take the partition again, from what it holds.
+                # writes). What was folded since is gone, and the group is past the stored
+                # checkpoint, where a quiet partition would leave the entries between
+                # for good: take the partition again, from what it holds.
                 held = self.owned[partition].checkpoint.id
                 went_back = id_key(stored) < id_key(held)
                 self.log.warning("store went back" if went_back else "checkpoint moved under us",
@@ -373,14 +377,14 @@ class Worker:
                  if (took := self.take(partition)) is not None]
         if taken:  # one line for every partition taken in this round
             self.log.info("partitions taken", partitions=sorted(t.partition for t in taken), owned=len(self.owned),
-                          claimed=sum(t.claimed for t in taken),
                           groups_created=sum(1 for t in taken if t.group_created))
         if self.trim and self.owned:
             self.store.trim(sorted(self.owned), KINDS)
 
     def take(self, partition: int) -> Taken | None:
-        """Own a partition: group at the checkpoint, claim what a dead consumer left
-        pending, apply our pending entries (oldest first), then go on with new ones."""
+        """Own a partition: the group at the stored checkpoint (created there, or set back
+        to it: a worker that had the partition may have read past it without applying),
+        then read on from there."""
         self.owned[partition] = owned = self._fresh(partition)
         if self.store.trimmed_past(partition, owned.checkpoint):
             self.log.warning("entries past the checkpoint are gone from the feed: rebuilding from the table streams",
@@ -390,25 +394,13 @@ class Worker:
                 self._drop(partition, "lease taken during the rebuild")
                 return None
             self.owned[partition] = owned = self._fresh(partition)
-        created = self.store.ensure_group(partition, owned.checkpoint.id)
-        claimed, deleted = self.store.claim_all(partition, self.id)
-        # Entries the checkpoint has passed may be trimmed while still pending (a worker
-        # died between its write and its XACK): nothing is lost. Only later ones matter.
-        deleted = [d for d in deleted if id_key(d) > id_key(owned.checkpoint.id)]
-        if deleted:
-            self.log.error("pending entries were deleted from the feed", partition=partition, ids=deleted[:20],
-                           count=len(deleted))
+        created = self.store.ensure_group(partition, owned.checkpoint)
+        if not created:
+            self.store.rewind(partition, owned.checkpoint)
         self.log.debug("partition taken", partition=partition, checkpoint=owned.checkpoint.id,
-                       group_created=created, claimed=claimed)
-        after = "0-0"
-        while partition in self.owned:
-            entries = self.store.read_pending(partition, self.id, after, self.batch)
-            if not entries:
-                break
-            self.process([(partition, entries)])
-            after = entries[-1].id
+                       group_created=created)
         self.store.drop_idle_consumers(partition, self.id, idle_ms=self.lease_ms)
-        return Taken(partition, created, claimed) if partition in self.owned else None
+        return Taken(partition, created)
 
     def _fresh(self, partition: int) -> _Partition:
         return _Partition(self.kind.new(self.store, partition), self.store.checkpoint(partition),
@@ -428,7 +420,7 @@ class Worker:
         """A lost group comes back at the stored checkpoint, never at ``$``."""
         for partition, owned in list(self.owned.items()):
             stored = self.store.checkpoint(partition)
-            if self.store.ensure_group(partition, stored.id):
+            if self.store.ensure_group(partition, stored):
                 self.log.warning("consumer group recreated", partition=partition, at=stored.id)
                 self.owned[partition] = self._fresh(partition)
             elif stored != owned.checkpoint:

@@ -42,7 +42,7 @@ from tests.integration.workers.support import (
     assert_identical_to_a_rebuild,
     feed_length,
     in_process_worker,
-    pending,
+    read_not_applied,
     scored_hands,
     start_worker,
     store_of,
@@ -73,9 +73,9 @@ def test_a_worker_killed_mid_batch_is_replaced_and_the_result_equals_a_rebuild(r
         process.send_signal(signal.SIGKILL)
         process.wait()
         assert applied(redis_client, SPACE, kind) < total, "killed before the end"
-        if not pending(redis_client, SPACE, kind):  # the kill fell between two batches
+        if not read_not_applied(redis_client, SPACE, kind):  # the kill fell between two batches
             strand_a_batch(redis_client, SPACE, kind)
-        assert pending(redis_client, SPACE, kind), "some entries were read, not applied"
+        assert read_not_applied(redis_client, SPACE, kind), "some entries were read, not applied"
 
     with workers(redis_server.url):
         tables.play(hands=3)  # and the tables go on meanwhile
@@ -86,7 +86,7 @@ def test_a_worker_killed_mid_batch_is_replaced_and_the_result_equals_a_rebuild(r
         ledger = table_ledger(redis_client, SPACE, table_id)
         assert ledger is not None
         assert [line.scores for line in ledger.hands] == [h.scores for h in hands], "no hand twice, none missed"
-    assert all(pending(redis_client, SPACE, k) == 0 for k in KINDS)
+    assert all(read_not_applied(redis_client, SPACE, k) == 0 for k in KINDS)
 
 
 def test_workers_ride_out_a_redis_restart_and_converge_on_a_rebuild(
@@ -260,9 +260,9 @@ def test_a_store_that_went_back_under_a_kept_connection_is_taken_again_from_what
     redis_client: Any,
 ) -> None:
     # Redis restarted on an AOF without its last second, and the worker's connection
-    # retried through it: no error reached the worker. The entries it had been delivered
-    # but whose batch the store lost are pending again; nothing new comes for a quiet
-    # partition, so only the stored checkpoint can tell the worker (docs/workers.md).
+    # retried through it: no error reached the worker. The group is past the entries
+    # whose batch the store lost; nothing new comes for a quiet partition, so only the
+    # stored checkpoint can tell the worker (docs/workers.md).
     tables = Tables(redis_client, SPACE, seed=5)
     tables.open(ids("b", 6))
     worker = in_process_worker(redis_client, "ledger", SPACE, linger_ms=0, block_ms=10)
@@ -292,16 +292,16 @@ def test_entries_gone_from_the_feed_before_they_were_applied_come_back_from_the_
     partition = SPACE.partition_of(table_ids[0])
     keys = ProjectionKeys(SPACE, "directory")
     redis_client.xgroup_create(keys.feed(partition), keys.group, id="0-0")
-    read = redis_client.xreadgroup(keys.group, "dead-worker", {keys.feed(partition): ">"})
+    read = redis_client.xreadgroup(keys.group, "dead-worker", {keys.feed(partition): ">"}, noack=True)
     entries = read[0][1]
     gone = entries[-1][0].decode()
-    redis_client.xdel(keys.feed(partition), gone)  # pending, unapplied, and deleted by hand
+    redis_client.xdel(keys.feed(partition), gone)  # read, unapplied, and deleted by hand
     worker = in_process_worker(redis_client, "directory", SPACE, linger_ms=0, block_ms=10)
     reported: list[Any] = []
     worker.log = _Recorder(reported, worker.log)
-    worker.maintain()  # takes the partitions: sees the hole, rebuilds, claims the dead consumer's entries
+    worker.maintain()  # takes the partitions: sees the hole, rebuilds, sets the group at the rebuilt checkpoint
     assert any("gone from the feed" in event and kw.get("partition") == partition for event, kw in reported)
-    assert pending(redis_client, SPACE, "directory") == 0
+    assert read_not_applied(redis_client, SPACE, "directory") == 0
     assert store_of(redis_client, SPACE, "directory").checkpoint(partition).count == len(entries)
     assert_identical_to_a_rebuild(redis_client, SPACE, ("directory",))
     worker.shutdown()

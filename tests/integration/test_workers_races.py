@@ -4,12 +4,14 @@ worker that lost its lease reading once more, and an outage met mid-fold."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
 
 from services.projection.read import wait_until
 from services.projection.rebuild import rebuild
+from services.projection.store import Applied
 from services.projection.worker import Worker
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
@@ -19,7 +21,7 @@ from tests.integration.workers.support import (
     assert_identical_to_a_rebuild,
     feed_length,
     in_process_worker,
-    pending,
+    read_not_applied,
     store_of,
     wait_for,
 )
@@ -50,14 +52,132 @@ def test_entries_read_by_a_worker_that_lost_its_lease_are_not_skipped_by_the_new
     assert 0 in second.owned and 0 in first.owned
     tables.open(["s001"])
     first.step()  # still thinks it owns the partition: reads s001's entries, is fenced
-    assert 0 not in first.owned and pending(redis_client, ONE, "directory") > 0
+    assert 0 not in first.owned and read_not_applied(redis_client, ONE, "directory") > 0
     tables.open(["s002"])
     for _ in range(5):
         second.step()
     assert applied(redis_client, ONE, "directory") == feed_length(redis_client, ONE), "every entry, once"
-    assert pending(redis_client, ONE, "directory") == 0
+    assert read_not_applied(redis_client, ONE, "directory") == 0
     assert_identical_to_a_rebuild(redis_client, ONE, ("directory",))
     second.shutdown()
+
+
+def _entries_read(client: Any, space: KeySpace, kind: str, partition: int) -> int:
+    keys = store_of(client, space, kind).keys
+    return int(next(g for g in client.xinfo_groups(keys.feed(partition)) if g["name"].decode() == keys.group)
+               ["entries-read"])
+
+
+def test_a_worker_reads_the_feed_leaving_nothing_pending_in_the_group(redis_client: Any) -> None:
+    # NOACK: the checkpoint is the one record of what was applied (docs/workers.md,
+    # "Delivery"); Redis logs no XCLAIM per entry read and no XACK per entry applied.
+    tables = Tables(redis_client, ONE, seed=24)
+    tables.open(["n000", "n001"])
+    worker = _worker(redis_client, "ledger")
+    worker.maintain()
+    read = worker.store.read_new(sorted(worker.owned), worker.id, 10_000, 10)
+    assert sum(len(entries) for _, entries in read) == feed_length(redis_client, ONE)
+    keys = worker.store.keys
+    assert int(redis_client.xpending(keys.feed(0), keys.group)["pending"]) == 0
+    worker.process(read)
+    assert applied(redis_client, ONE, "ledger") == feed_length(redis_client, ONE)
+    assert _entries_read(redis_client, ONE, "ledger", 0) == worker.store.checkpoint(0).count
+    worker.shutdown()
+
+
+def test_a_worker_taking_over_after_another_read_entries_without_applying_them_applies_each_once(
+    redis_client: Any,
+) -> None:
+    tables = Tables(redis_client, ONE, seed=25)
+    tables.open(["t000", "t001"])
+    first = _worker(redis_client, "directory")
+    while applied(redis_client, ONE, "directory") < feed_length(redis_client, ONE):
+        first.step()
+    tables.open(["t002", "t003"])
+    # The first worker reads the new entries, then dies before it applies them: the group
+    # has moved past entries no one applied.
+    stranded = first.store.read_new(sorted(first.owned), first.id, 10_000, 10)
+    assert sum(len(entries) for _, entries in stranded) > 0
+    first.shutdown()  # its lease is free at once (a SIGKILL would wait for it to expire)
+    assert read_not_applied(redis_client, ONE, "directory") > 0
+    second = _worker(redis_client, "directory")
+    second.maintain()  # takes the partition: the group set back to the checkpoint
+    assert 0 in second.owned and read_not_applied(redis_client, ONE, "directory") == 0
+    assert _entries_read(redis_client, ONE, "directory", 0) == second.store.checkpoint(0).count
+    for _ in range(5):
+        second.step()
+    store = store_of(redis_client, ONE, "directory")
+    assert store.checkpoint(0).count == feed_length(redis_client, ONE), "every entry, once"
+    assert_identical_to_a_rebuild(redis_client, ONE, ("directory",))
+    second.shutdown()
+
+
+def test_a_batch_that_does_not_start_right_after_the_checkpoint_is_refused_writing_nothing_and_the_worker_recovers(
+    redis_client: Any,
+) -> None:
+    tables = Tables(redis_client, ONE, seed=26)
+    tables.open(["g000"])
+    worker = _worker(redis_client, "directory")
+    while applied(redis_client, ONE, "directory") < feed_length(redis_client, ONE):
+        worker.step()
+    tables.open(["g001", "g002"])
+    keys = worker.store.keys
+    # Another reader moves the group past the first new entries (as a worker fenced
+    # after this one took the partition does): the next read starts after them.
+    skipped = redis_client.xreadgroup(keys.group, "fenced", {keys.feed(0): ">"}, count=2, noack=True)
+    assert len(skipped[0][1]) == 2
+    read = worker.store.read_new([0], worker.id, 10_000, 10)
+    assert read and read[0][1][0].id != skipped[0][1][0][0].decode()
+    answers: list[Applied] = []
+    after_refusal: list[dict[bytes, bytes]] = []
+    store_apply = worker.store.apply
+
+    def apply_and_look(*args: Any, **kwargs: Any) -> list[Applied]:
+        found = store_apply(*args, **kwargs)
+        answers.extend(found)
+        after_refusal.append(_dumps(redis_client))
+        return found
+
+    before = _dumps(redis_client)
+    worker.store.apply = apply_and_look  # type: ignore[method-assign]
+    worker.process(read)
+    worker.store.apply = store_apply  # type: ignore[method-assign]
+    assert [a.status for a in answers] == ["gap"]
+    assert after_refusal == [before], "a refused batch writes nothing"
+    assert 0 in worker.owned, "the lease is still the worker's: it reads again from the checkpoint"
+    for _ in range(5):
+        worker.step()
+    assert worker.store.checkpoint(0).count == feed_length(redis_client, ONE), "every entry, once"
+    assert_identical_to_a_rebuild(redis_client, ONE, ("directory",))
+    worker.shutdown()
+
+
+def test_a_consumer_an_earlier_release_left_holding_pending_entries_is_removed_when_a_worker_takes_the_partition(
+    redis_client: Any,
+) -> None:
+    tables = Tables(redis_client, ONE, seed=27)
+    tables.open(["c000", "c001"])
+    keys = store_of(redis_client, ONE, "ledger").keys
+    redis_client.xgroup_create(keys.feed(0), keys.group, id="0-0", mkstream=True)
+    # a worker of an earlier release read without NOACK and died before acknowledging
+    redis_client.xreadgroup(keys.group, "earlier-release", {keys.feed(0): ">"}, count=3)
+    assert int(redis_client.xpending(keys.feed(0), keys.group)["pending"]) == 3
+    time.sleep(0.3)  # idle longer than the lease below
+    worker = in_process_worker(redis_client, "ledger", ONE, lease_ms=200, linger_ms=0, block_ms=10)
+    worker.maintain()
+    names = [c["name"].decode() for c in redis_client.xinfo_consumers(keys.feed(0), keys.group)]
+    assert "earlier-release" not in names
+    assert int(redis_client.xpending(keys.feed(0), keys.group)["pending"]) == 0
+    for _ in range(5):
+        worker.step()
+    assert worker.store.checkpoint(0).count == feed_length(redis_client, ONE), "every entry, once"
+    assert_identical_to_a_rebuild(redis_client, ONE, ("ledger",))
+    worker.shutdown()
+
+
+def _dumps(client: Any) -> dict[bytes, bytes]:
+    """Every key's value (DUMP: a stream's groups included)."""
+    return {key: client.dump(key) for key in client.scan_iter(count=1000)}
 
 
 def test_a_views_worker_rides_out_an_outage_met_while_reading_a_table_stream(redis_client: Any) -> None:

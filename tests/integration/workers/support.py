@@ -149,14 +149,16 @@ def scored_hands(client: Any, space: KeySpace, table_ids: list[str]) -> dict[str
 
 
 def strand_a_batch(client: Any, space: KeySpace, kind: str, count: int = 5) -> int:
-    """Read up to `count` new entries as a consumer that then dies before applying them:
-    the state a SIGKILL between a worker's read and its apply leaves. (A real kill can land
-    between two batches, leaving nothing pending; this makes the take-over path certain.)"""
+    """Read up to `count` new entries as a consumer that then dies before applying them
+    (``NOACK``, as a worker reads): the state a SIGKILL between a worker's read and its
+    apply leaves, the group moved past entries no one applied. (A real kill can land
+    between two batches; this makes the take-over path certain.)"""
     keys = ProjectionKeys(space, kind)
     stranded = 0
     for partition in range(space.partitions):
         try:
-            reply = client.xreadgroup(keys.group, "killed-mid-batch", {keys.feed(partition): ">"}, count=count)
+            reply = client.xreadgroup(keys.group, "killed-mid-batch", {keys.feed(partition): ">"}, count=count,
+                                      noack=True)
         except Exception:  # no group on this partition yet
             continue
         stranded += sum(len(entries) for _, entries in reply or [])
@@ -165,12 +167,21 @@ def strand_a_batch(client: Any, space: KeySpace, kind: str, count: int = 5) -> i
     return stranded
 
 
-def pending(client: Any, space: KeySpace, kind: str) -> int:
+def read_not_applied(client: Any, space: KeySpace, kind: str) -> int:
+    """Entries the kind's group has delivered past the stored checkpoint: read (by a
+    worker since killed, or fenced) and not applied."""
     keys = ProjectionKeys(space, kind)
+    store = store_of(client, space, kind)
     total = 0
     for partition in range(space.partitions):
         try:
-            total += int(client.xpending(keys.feed(partition), keys.group)["pending"])
-        except Exception:  # no group on this partition yet
+            groups = client.xinfo_groups(keys.feed(partition))
+        except Exception:  # no feed yet
             continue
+        delivered = next((g["last-delivered-id"] for g in groups if g["name"].decode() == keys.group), None)
+        if delivered is None:
+            continue
+        checkpoint = store.checkpoint(partition).id
+        start = "-" if checkpoint == "0-0" else f"({checkpoint}"
+        total += len(client.xrange(keys.feed(partition), start, delivered.decode()))
     return total
