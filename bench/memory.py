@@ -58,10 +58,12 @@ _CATEGORIES = [
     ("views", re.compile(r":view:")),
     ("ledger", re.compile(r":ledger:")),
     ("directory", re.compile(r":dir$")),
-    ("dead letters", re.compile(r":dead")),
+    ("turn deadlines", re.compile(r":\{timers\}")),
+    ("dead letters", re.compile(r":dead:")),
     ("archive index", re.compile(r":archived$")),
     ("gateway command ids", re.compile(r":gateway:\{gw:[^}]+\}:command:")),
     ("players", re.compile(r":player:")),
+    ("ratings", re.compile(r"ratings")),
 ]
 
 

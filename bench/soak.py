@@ -1,12 +1,17 @@
-"""`mighty bench soak`: the gateway's memory and sockets over a long run (docs/reliability.md, *Soak*).
+"""`mighty bench soak`: every process's memory, Redis's per finished hand, and the gateway's
+sockets over a long run (docs/reliability.md, *Soak*).
 
 Runs the service as ``mighty serve`` does (a private redis-server and every part: views,
-ledger, directory, bots, timers, one gateway), then for ``--minutes`` drives it as its
-clients would:
+ledger, directory, ratings, bots, timers, the archive worker, one gateway), with the
+archive on ``MIGHTY_ARCHIVE_URL`` or a private PostgreSQL (``services/archive/runtime.py``)
+and a short archive delay (``--archive-after-s``, a pass every ``--archive-interval-s``),
+so that the tables closed during the run are archived within it. Then for ``--minutes``
+it drives it as its clients would:
 
 - **players** (``--players``): each creates a mighty-5 table with four bots (30 s turns),
   follows it over WebSocket and plays its seat there until the table is closed (its
-  ``--hands`` played), then creates another;
+  ``--hands`` played), then creates another; when the run is over, it leaves its seat
+  (a bot plays it to the match's end);
 - **spectators** (``--spectators``): each connects to a table and leaves in one of the
   ways a client leaves, in turn: a close after a view or two, a vanished connection (no
   close frame), the review's ping-pong-close past the last version, a frame over 16 KiB,
@@ -16,14 +21,22 @@ clients would:
 The service runs with quotas far above what the run asks for (``GENEROUS``), so that
 no request of the bench is refused 429 by them: it measures the gateway, not its quotas.
 
-Every ``--sample-s`` it samples the gateway's RSS (``/proc/<pid>/status``), its
-``mighty_open_sockets``, the ESTABLISHED TCP connections to its port
-(``/proc/net/tcp``) and the live tables (open or playing, from the lobby). Prints one
-JSON object: the RSS after warm-up (``--warmup-minutes``) at its start and at the end,
-the slope of a least-squares line through the samples after warm-up (MB per minute), the
-largest |gauge - connections| and |gauge - the bench's own open sockets| over the
-samples, the live tables, and after the clients have stopped: the gauge and the
-connections (both should be 0).
+Every ``--sample-s`` it samples every process's RSS (``/proc/<pid>/status``), the
+gateway's ``mighty_open_sockets``, the ESTABLISHED TCP connections to its port
+(``/proc/net/tcp``), the live tables (open or playing, from the lobby), Redis's
+``used_memory``, the finished hands (the directory's ``hands_played`` of the tables in
+Redis, the archive's hands of those in PostgreSQL) and the archived tables. Prints one
+JSON object: the gateway's RSS after warm-up (``--warmup-minutes``) at its start and at
+the end, the slope of a least-squares line through the samples after warm-up (MB per
+minute), the same for every process (``processes``), the largest |gauge - connections|
+and |gauge - the bench's own open sockets| over the samples, the live tables, and after
+the clients have stopped: the gauge and the connections (both should be 0). Then, once
+the archive worker has taken every table (at most ``--archive-wait-s``):
+``redis_bytes_per_finished_hand_after_archive`` (``used_memory`` grown from the start,
+over the finished hands) and ``index_entry_bytes_per_table`` (``MEMORY USAGE`` of the
+archive's index hashes over the archived tables: what Redis keeps of one), and in
+``redis`` the keys' bytes per finished hand by what they hold (``bench/memory.py``'s
+grouping), all of them and those with no TTL (``lasting``).
 """
 
 from __future__ import annotations
@@ -56,6 +69,7 @@ from services.archive.keys import ArchiveKeys
 from services.archive.postgres import PostgresArchive
 from services.archive.runtime import archive_url_for_run
 from services.archive.summary import CUT_SHORT, REDEALT
+from services.bots.timers import timers_key
 from services.projection.keys import ProjectionKeys
 from services.redis_runtime import free_port, start_private_redis
 from services.serve import parts
@@ -190,12 +204,14 @@ class Store:
     def sample(self) -> dict[str, int]:
         """``used_memory``, the finished hands (those of the tables in Redis, then those
         PostgreSQL holds: a table counted once), the archived tables, the tables live and
-        closed in Redis."""
+        closed in Redis, and the turns with a deadline still set (a closed table's last
+        one stays until it is due: ``services/bots/timers.py``)."""
         in_redis, live, closed = self.tables()
         hands = {**in_redis, **self.archived_hands()}
         return {"used_memory": int(self.client.info("memory")["used_memory"]),
                 "finished_hands": sum(hands.values()), "archived_tables": self.archived_tables(),
-                "live_in_redis": live, "closed_in_redis": closed}
+                "live_in_redis": live, "closed_in_redis": closed,
+                "deadlines_set": int(self.client.zcard(timers_key(self.space)))}
 
 
 def per_finished_hand(start: dict[str, int], end: dict[str, int]) -> float | None:
@@ -445,13 +461,14 @@ async def sampler(run: Run, http: httpx.AsyncClient, service: Running, every_s: 
 
 
 async def archived_all(store: Store, wait_s: float) -> tuple[dict[str, int], float]:
-    """Wait (at most ``wait_s``) until no table is left in Redis, live or closed: the
-    archive worker has taken every one. The last sample and the seconds waited."""
+    """Wait (at most ``wait_s``) until no table is left in Redis, live or closed (the
+    archive worker has taken every one) and no turn deadline is left (the timers are at
+    rest). The last sample and the seconds waited."""
     started = time.monotonic()
     while True:
         found = await asyncio.to_thread(store.sample)
         waited = time.monotonic() - started
-        if (found["live_in_redis"] == 0 and found["closed_in_redis"] == 0) or waited > wait_s:
+        if not (found["live_in_redis"] or found["closed_in_redis"] or found["deadlines_set"]) or waited > wait_s:
             return found, round(waited, 1)
         await asyncio.sleep(2)
 
