@@ -58,7 +58,7 @@ _CATEGORIES = [
     ("views", re.compile(r":view:")),
     ("ledger", re.compile(r":ledger:")),
     ("directory", re.compile(r":dir$")),
-    ("turn deadlines", re.compile(r":\{timers\}")),
+    ("timers", re.compile(r":\{timers\}")),  # turn deadlines, the idle and seen records
     ("dead letters", re.compile(r":dead:")),
     ("archive index", re.compile(r":archived$")),
     ("gateway command ids", re.compile(r":gateway:\{gw:[^}]+\}:command:")),

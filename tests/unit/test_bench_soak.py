@@ -45,10 +45,10 @@ def test_redis_bytes_per_finished_hand_is_the_growth_over_the_hands() -> None:
     assert per_finished_hand(start, {"used_memory": 1_250_000, "finished_hands": 0}) is None
 
 
-def test_the_archive_index_gateway_command_ids_players_deadlines_and_ratings_have_their_own_category() -> None:
+def test_the_archive_index_gateway_command_ids_players_timers_and_ratings_have_their_own_category() -> None:
     assert category("soak-1:{p03}:archived") == "archive index"
     assert category("soak-1:gateway:{gw:Pabc}:command:t1:c17") == "gateway command ids"
     assert category("soak-1:player:Pabc") == "players"
-    assert category("soak-1:{timers}:deadline:t1") == "turn deadlines"
+    assert category("soak-1:{timers}:deadline:t1") == "timers"
     assert category("soak-1:{p03}:ratings:hands:499006") == "ratings"
     assert category("soak-1:{p03}:ledger:t:t1") == "ledger"
