@@ -35,12 +35,13 @@ from typing import Any
 
 from domain.table import CloseTable, CreateTable, Submission, TableState, evolve, initial_state
 from projections import KINDS
-from services.archive.runtime import start_private_postgres
+from services.archive.keys import ArchiveKeys
+from services.archive.runtime import archive_url_for_run
 from services.bootstrap import Wiring, wire
 from services.players import next_submission, seating
 from services.projection.read import caught_up, feed_positions
 from services.redis_runtime import redis_url_for_run
-from services.settings import Settings, settings_from
+from services.settings import Settings
 from services.store.redis_store import connect
 
 PLAYERS = [f"p{i:03d}" for i in range(1, 41)]
@@ -59,12 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging()
     with contextlib.ExitStack() as stack:
         url = redis_url_for_run(stack)
-        archive_url = settings_from().archive_url
-        if archive_url is None:
-            server = start_private_postgres()
-            stack.callback(server.remove)
-            stack.callback(server.stop, "immediate")
-            archive_url = server.url()
+        archive_url = archive_url_for_run(stack)
         settings = Settings(redis_url=url, archive_url=archive_url, partitions=args.partitions,
                             namespace=f"bench-{secrets.token_hex(4)}", archive_after_s=0.0)
         client = connect(url)
@@ -94,8 +90,7 @@ def run(wiring: Wiring, args: argparse.Namespace) -> dict[str, Any]:
 
     after = {t: _table_bytes(wiring, t) for t in ids}
     used_after = int(client.info("memory")["used_memory"])
-    index = [wiring.store.archive_keys.index(p) for p in range(wiring.space.partitions)]
-    index_bytes = sum(int(client.memory_usage(key) or 0) for key in index)
+    index_bytes = index_entry_bytes(client, wiring.store.archive_keys, wiring.space.partitions)
     entry_json = [len(client.hget(wiring.store.archive_keys.index_of(t), t) or b"") for t in ids]
     n = len(ids)
     return {
@@ -174,6 +169,15 @@ def _table_bytes(wiring: Wiring, table_id: str) -> dict[str, int]:
              "ledger": usage(f"{prefix}ledger:t:{table_id}")}
     found["total"] = sum(found.values())
     return found
+
+
+def index_entry_bytes(client: Any, keys: ArchiveKeys, partitions: int) -> int:
+    """What Redis keeps of every archived table: ``MEMORY USAGE`` of each partition's
+    index hash (``services/archive/keys.py``), summed."""
+    pipe = client.pipeline(transaction=False)
+    for partition in range(partitions):
+        pipe.memory_usage(keys.index(partition), samples=0)
+    return sum(int(used or 0) for used in pipe.execute())
 
 
 def _delete_namespace(client: Any, namespace: str) -> None:

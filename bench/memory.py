@@ -58,7 +58,12 @@ _CATEGORIES = [
     ("views", re.compile(r":view:")),
     ("ledger", re.compile(r":ledger:")),
     ("directory", re.compile(r":dir$")),
-    ("dead letters", re.compile(r":dead")),
+    ("timers", re.compile(r":\{timers\}")),  # turn deadlines, the idle and seen records
+    ("dead letters", re.compile(r":dead:")),
+    ("archive index", re.compile(r":archived$")),
+    ("gateway command ids", re.compile(r":gateway:\{gw:[^}]+\}:command:")),
+    ("players", re.compile(r":player:")),
+    ("ratings", re.compile(r"ratings")),
 ]
 
 
@@ -158,20 +163,25 @@ def category(name: str) -> str:
 
 
 def measure(client: Any, space: KeySpace) -> dict[str, Any]:
-    """Bytes per category (MEMORY USAGE, exact), the key count, and INFO's used_memory."""
+    """Bytes per category (MEMORY USAGE, exact), the key count, the bytes of the keys
+    that expire (a TTL: they go by themselves), and INFO's used_memory."""
     names = [key for key in client.scan_iter(match=f"{space.namespace}:*", count=1000)]
     pipe = client.pipeline(transaction=False)
     for key in names:
         pipe.memory_usage(key, samples=0)
+        pipe.pttl(key)
+    found = pipe.execute()
     by_category: dict[str, int] = defaultdict(int)
-    keys = 0
-    for key, used in zip(names, pipe.execute(), strict=True):
+    keys = expiring = 0
+    for key, used, ttl in zip(names, found[0::2], found[1::2], strict=True):
         if used is None:  # expired between SCAN and MEMORY USAGE
             continue
         keys += 1
         by_category[category(key.decode())] += int(used)
+        if int(ttl) >= 0:
+            expiring += int(used)
     return {"bytes": sum(by_category.values()), "keys": keys, "by_category": dict(by_category),
-            "used_memory": int(client.info("memory")["used_memory"])}
+            "expiring_bytes": expiring, "used_memory": int(client.info("memory")["used_memory"])}
 
 
 def _per(after: dict[str, int], before: dict[str, int], n: int) -> dict[str, int]:

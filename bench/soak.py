@@ -1,12 +1,17 @@
-"""`mighty bench soak`: the gateway's memory and sockets over a long run (docs/reliability.md, *Soak*).
+"""`mighty bench soak`: every process's memory, Redis's per finished hand, and the gateway's
+sockets over a long run (docs/reliability.md, *Soak*).
 
 Runs the service as ``mighty serve`` does (a private redis-server and every part: views,
-ledger, directory, bots, timers, one gateway), then for ``--minutes`` drives it as its
-clients would:
+ledger, directory, ratings, bots, timers, the archive worker, one gateway), with the
+archive on ``MIGHTY_ARCHIVE_URL`` or a private PostgreSQL (``services/archive/runtime.py``)
+and a short archive delay (``--archive-after-s``, a pass every ``--archive-interval-s``),
+so that the tables closed during the run are archived within it. Then for ``--minutes``
+it drives it as its clients would:
 
 - **players** (``--players``): each creates a mighty-5 table with four bots (30 s turns),
   follows it over WebSocket and plays its seat there until the table is closed (its
-  ``--hands`` played), then creates another;
+  ``--hands`` played), then creates another; when the run is over, it leaves its seat
+  (a bot plays it to the match's end);
 - **spectators** (``--spectators``): each connects to a table and leaves in one of the
   ways a client leaves, in turn: a close after a view or two, a vanished connection (no
   close frame), the review's ping-pong-close past the last version, a frame over 16 KiB,
@@ -16,14 +21,22 @@ clients would:
 The service runs with quotas far above what the run asks for (``GENEROUS``), so that
 no request of the bench is refused 429 by them: it measures the gateway, not its quotas.
 
-Every ``--sample-s`` it samples the gateway's RSS (``/proc/<pid>/status``), its
-``mighty_open_sockets``, the ESTABLISHED TCP connections to its port
-(``/proc/net/tcp``) and the live tables (open or playing, from the lobby). Prints one
-JSON object: the RSS after warm-up (``--warmup-minutes``) at its start and at the end,
-the slope of a least-squares line through the samples after warm-up (MB per minute), the
-largest |gauge - connections| and |gauge - the bench's own open sockets| over the
-samples, the live tables, and after the clients have stopped: the gauge and the
-connections (both should be 0).
+Every ``--sample-s`` it samples every process's RSS (``/proc/<pid>/status``), the
+gateway's ``mighty_open_sockets``, the ESTABLISHED TCP connections to its port
+(``/proc/net/tcp``), the live tables (open or playing, from the lobby), Redis's
+``used_memory``, the finished hands (the directory's ``hands_played`` of the tables in
+Redis, the archive's hands of those in PostgreSQL) and the archived tables. Prints one
+JSON object: the gateway's RSS after warm-up (``--warmup-minutes``) at its start and at
+the end, the slope of a least-squares line through the samples after warm-up (MB per
+minute), the same for every process (``processes``), the largest |gauge - connections|
+and |gauge - the bench's own open sockets| over the samples, the live tables, and after
+the clients have stopped: the gauge and the connections (both should be 0). Then, once
+the archive worker has taken every table (at most ``--archive-wait-s``):
+``redis_bytes_per_finished_hand_after_archive`` (``used_memory`` grown from the start,
+over the finished hands) and ``index_entry_bytes_per_table`` (``MEMORY USAGE`` of the
+archive's index hashes over the archived tables: what Redis keeps of one), and in
+``redis`` the keys' bytes per finished hand by what they hold (``bench/memory.py``'s
+grouping), all of them and those with no TTL (``lasting``).
 """
 
 from __future__ import annotations
@@ -41,6 +54,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +62,22 @@ import httpx
 import msgspec
 import websockets
 
+from bench.archive import index_entry_bytes
+from bench.memory import _per, measure
+from projections.directory import CLOSED_DOC, DIRECTORY_DOC, decode_entry
+from services.archive.keys import ArchiveKeys
+from services.archive.postgres import PostgresArchive
+from services.archive.runtime import archive_url_for_run
+from services.archive.summary import CUT_SHORT, REDEALT
+from services.bots.timers import timers_key
+from services.projection.keys import ProjectionKeys
 from services.redis_runtime import free_port, start_private_redis
 from services.serve import parts
 from services.settings import QUOTAS, Settings
+from services.store.keys import KeySpace
+from services.store.redis_store import connect
 
-PARTS = ("views", "ledger", "directory", "ratings", "bots", "timers", "gateway")
+PARTS = ("views", "ledger", "directory", "ratings", "bots", "timers", "archive", "gateway")
 TURN_SECONDS = 30  # a player's turn: a table a player left still ends (the timer worker plays it)
 # Every quota (per address, per player) far above what a run asks for: the bench's clients
 # all come from one address, and a player makes a table after another for the whole run.
@@ -116,32 +141,126 @@ def slope_per_minute(points: list[tuple[float, float]]) -> float:
     return sum((t - mean_t) * (v - mean_v) for t, v in points) / var * 60
 
 
+def process_rss(samples: list[dict[str, Any]], warmup_s: float) -> dict[str, dict[str, float | None]]:
+    """Each process's RSS (the samples' ``rss`` maps, MB by part): after warm-up (the
+    first sample at or after ``warmup_s``), at the end, the largest, and the
+    least-squares slope after warm-up (MB per minute)."""
+    warm = [s for s in samples if s["t"] >= warmup_s] or samples
+    names = sorted({name for s in samples for name in s.get("rss", {})})
+    table: dict[str, dict[str, float | None]] = {}
+    for name in names:
+        points = [(float(s["t"]), float(s["rss"][name])) for s in warm if name in s.get("rss", {})]
+        table[name] = {
+            "after_warmup_mb": points[0][1] if points else None,
+            "end_mb": points[-1][1] if points else None,
+            "max_mb": max((float(s["rss"][name]) for s in samples if name in s.get("rss", {})), default=None),
+            "slope_mb_per_min": round(slope_per_minute(points), 3),
+        }
+    return table
+
+
+# what the archive counts as a finished hand: every hand row but one cut short by the
+# close or redealt (the directory's ``hands_played``: the game's ``ends_hand`` events)
+_ARCHIVED_HANDS = ("SELECT t.table_id, count(h.hand_no) FILTER (WHERE h.status NOT IN (%s, %s)) "
+                   "FROM archive_tables t LEFT JOIN archive_hands h USING (namespace, table_id) "
+                   "WHERE t.namespace = %s GROUP BY t.table_id")
+
+
+@dataclass
+class Store:
+    """What the bench reads of Redis and PostgreSQL beside the service."""
+
+    client: Any
+    space: KeySpace
+    archive: PostgresArchive
+
+    def tables(self) -> tuple[dict[str, int], int, int]:
+        """Each table the directory holds (open, playing or closed and not archived yet)
+        with its hands played; how many are live (not closed) and how many closed."""
+        keys = ProjectionKeys(self.space, "directory")
+        pipe = self.client.pipeline(transaction=False)
+        for partition in range(self.space.partitions):
+            pipe.hvals(keys.doc(partition, DIRECTORY_DOC))
+            pipe.hvals(keys.doc(partition, CLOSED_DOC))
+        found = pipe.execute()
+        live = [decode_entry(data) for values in found[0::2] for data in values]
+        closed = [decode_entry(data) for values in found[1::2] for data in values]
+        return {e.table_id: e.hands_played for e in live + closed}, len(live), len(closed)
+
+    def archived_hands(self) -> dict[str, int]:
+        """Each table PostgreSQL holds with its finished hands."""
+        with self.archive.connection() as conn:
+            rows = conn.execute(_ARCHIVED_HANDS, (CUT_SHORT, REDEALT, self.space.namespace)).fetchall()
+        return {str(table): int(hands) for table, hands in rows}
+
+    def archived_tables(self) -> int:
+        """The archived tables' index entries (``services/archive/keys.py``)."""
+        keys = ArchiveKeys(self.space)
+        pipe = self.client.pipeline(transaction=False)
+        for partition in range(self.space.partitions):
+            pipe.hlen(keys.index(partition))
+        return sum(int(n) for n in pipe.execute())
+
+    def sample(self) -> dict[str, int]:
+        """``used_memory``, the finished hands (those of the tables in Redis, then those
+        PostgreSQL holds: a table counted once), the archived tables, the tables live and
+        closed in Redis, and the turns with a deadline still set (a closed table's last
+        one stays until it is due: ``services/bots/timers.py``)."""
+        in_redis, live, closed = self.tables()
+        hands = {**in_redis, **self.archived_hands()}
+        return {"used_memory": int(self.client.info("memory")["used_memory"]),
+                "finished_hands": sum(hands.values()), "archived_tables": self.archived_tables(),
+                "live_in_redis": live, "closed_in_redis": closed,
+                "deadlines_set": int(self.client.zcard(timers_key(self.space)))}
+
+
+def per_finished_hand(start: dict[str, int], end: dict[str, int]) -> float | None:
+    """Redis bytes (``used_memory`` grown from ``start`` to ``end``) per finished hand."""
+    if not end["finished_hands"]:
+        return None
+    return round((end["used_memory"] - start["used_memory"]) / end["finished_hands"], 1)
+
+
 # ---------------------------------------------------------------- the service
 
 
+@dataclass(frozen=True)
+class Running:
+    """The service as the bench started it."""
+
+    base: str  # the gateway's base URL
+    port: int  # the gateway's port
+    pids: dict[str, int]  # each part's process id, by its name
+    store: Store
+
+
 @contextlib.contextmanager
-def service(root: Path, settings_changes: dict[str, Any]) -> Iterator[tuple[str, int, int]]:
-    """Every part of the service on a private redis-server; yields the gateway's base
-    URL, port and process id."""
+def service(root: Path, settings_changes: dict[str, Any], archive_url: str,
+            archive_interval_s: float) -> Iterator[Running]:
+    """Every part of the service on a private redis-server, the archive worker on
+    ``archive_url`` (a pass every ``archive_interval_s``)."""
     redis = start_private_redis(root / "redis", appendonly=False)
     port = free_port()
     settings = msgspec.structs.replace(
         Settings(redis_url=redis.url, namespace=f"soak-{secrets.token_hex(3)}", namespace_chosen=True,
                  log_format="json", log_level="warning", port=port, rate_commands=100_000,
-                 sockets_per_address=10_000, **GENEROUS),
+                 sockets_per_address=10_000, archive_url=archive_url, **GENEROUS),
         **settings_changes)
     env = {**os.environ, **settings.as_env()}
+    archive = PostgresArchive(archive_url, namespace=settings.namespace)
+    archive.migrate()  # before the first sample reads it (the worker would, as it starts)
+    client = connect(redis.url)
     processes: list[subprocess.Popen[bytes]] = []
-    gateway_pid = 0
+    pids: dict[str, int] = {}
     try:
         for part in parts(settings):
             if part.name not in PARTS:
                 continue
+            argv = [*part.argv, "--interval-s", str(archive_interval_s)] if part.name == "archive" else part.argv
             with open(root / f"{part.name}.log", "ab") as log:
-                process = subprocess.Popen(part.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
+                process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
             processes.append(process)
-            if part.name == "gateway":
-                gateway_pid = process.pid
+            pids[part.name] = process.pid
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while True:
@@ -151,7 +270,7 @@ def service(root: Path, settings_changes: dict[str, Any]) -> Iterator[tuple[str,
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the gateway never became ready (logs in {root})")
             time.sleep(0.2)
-        yield base, port, gateway_pid
+        yield Running(base, port, pids, Store(client, KeySpace(settings.partitions, settings.namespace), archive))
     finally:
         for process in reversed(processes):
             process.terminate()
@@ -161,6 +280,8 @@ def service(root: Path, settings_changes: dict[str, Any]) -> Iterator[tuple[str,
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        archive.close()
+        client.close()
         redis.stop()
 
 
@@ -222,13 +343,22 @@ async def player(run: Run, http: httpx.AsyncClient, number: int, hands: int) -> 
         table = made.json()["table"]
         run.tables.append(table)
         run.tables[:] = run.tables[-20:]
-        await play(run, table, token)
-        run.counts["tables_played"] += 1
+        if await play(run, table, token):
+            run.counts["tables_played"] += 1
+        else:
+            await leave(run, http, table, bearer)
 
 
-async def play(run: Run, table: str, token: str) -> None:
+async def leave(run: Run, http: httpx.AsyncClient, table: str, bearer: dict[str, str]) -> None:
+    """The run is over: the player leaves its seat (a bot plays it: the match ends and
+    the table closes, so the archive can take every table the run made)."""
+    done = await http.post(f"/api/v1/tables/{table}/leave", headers=bearer)
+    run.counts["seats_left_at_stop" if done.status_code == 204 else f"leave_at_stop_{done.status_code}"] += 1
+
+
+async def play(run: Run, table: str, token: str) -> bool:
     """Play seat 0 of ``table`` until the table is closed (every hand of its match
-    played), or the run is over."""
+    played: True), or the run is over (False)."""
     after = 0
     while run.going():
         try:
@@ -240,16 +370,17 @@ async def play(run: Run, table: str, token: str) -> None:
                     view = frame["view"]
                     after = frame["version"]
                     if view.get("status") == "closed":
-                        return
+                        return True
                     if view.get("to_act") == 0 and view.get("legal"):
                         await ws.send(json.dumps({"type": "command", "id": f"c{after}",
                                                   "command": choose(view, run.rng)}))
                         run.counts["commands"] += 1
                     if not run.going():
-                        return
+                        return False
         except (websockets.ConnectionClosed, OSError, TimeoutError):
             run.counts["player_reconnects"] += 1
             await asyncio.sleep(0.2)
+    return False
 
 
 async def spectator(run: Run) -> None:
@@ -317,25 +448,43 @@ async def live_tables(http: httpx.AsyncClient) -> int:
     return count
 
 
-async def sampler(run: Run, http: httpx.AsyncClient, port: int, pid: int, every_s: float, started: float,
-                  samples: list[dict[str, float]]) -> None:
+async def sampler(run: Run, http: httpx.AsyncClient, service: Running, every_s: float, started: float,
+                  samples: list[dict[str, Any]]) -> None:
     while run.going():
         await asyncio.sleep(every_s)
         gauge = await asyncio.to_thread(open_sockets_gauge, run.base)
-        samples.append({"t": round(time.monotonic() - started, 1), "rss_mb": round(rss_mb(pid), 2),
-                        "gauge": gauge, "connections": established_connections(port),
-                        "client_sockets": run.open_sockets, "live_tables": await live_tables(http)})
+        rss = {name: round(rss_mb(pid), 2) for name, pid in service.pids.items()}
+        samples.append({"t": round(time.monotonic() - started, 1), "rss_mb": rss["gateway"],
+                        "gauge": gauge, "connections": established_connections(service.port),
+                        "client_sockets": run.open_sockets, "live_tables": await live_tables(http),
+                        "rss": rss, **await asyncio.to_thread(service.store.sample)})
 
 
-async def drive(base: str, port: int, pid: int, args: argparse.Namespace) -> dict[str, Any]:
+async def archived_all(store: Store, wait_s: float) -> tuple[dict[str, int], float]:
+    """Wait (at most ``wait_s``) until no table is left in Redis, live or closed (the
+    archive worker has taken every one) and no turn deadline is left (the timers are at
+    rest). The last sample and the seconds waited."""
+    started = time.monotonic()
+    while True:
+        found = await asyncio.to_thread(store.sample)
+        waited = time.monotonic() - started
+        if not (found["live_in_redis"] or found["closed_in_redis"] or found["deadlines_set"]) or waited > wait_s:
+            return found, round(waited, 1)
+        await asyncio.sleep(2)
+
+
+async def drive(service: Running, args: argparse.Namespace) -> dict[str, Any]:
+    base, port = service.base, service.port
+    before = await asyncio.to_thread(measure, service.store.client, service.store.space)
+    start = await asyncio.to_thread(service.store.sample)
     started = time.monotonic()
     run = Run(base, started + args.minutes * 60, args.seed)
-    samples: list[dict[str, float]] = []
+    samples: list[dict[str, Any]] = []
     async with httpx.AsyncClient(base_url=base, timeout=15) as http:
         tasks = [asyncio.create_task(player(run, http, i, args.hands)) for i in range(args.players)]
         tasks += [asyncio.create_task(spectator(run)) for _ in range(args.spectators)]
         tasks += [asyncio.create_task(reader(run, http)) for _ in range(args.readers)]
-        tasks.append(asyncio.create_task(sampler(run, http, port, pid, args.sample_s, started, samples)))
+        tasks.append(asyncio.create_task(sampler(run, http, service, args.sample_s, started, samples)))
         await asyncio.sleep(args.minutes * 60)
         done, pending = await asyncio.wait(tasks, timeout=30)
         for task in pending:
@@ -346,12 +495,44 @@ async def drive(base: str, port: int, pid: int, args: argparse.Namespace) -> dic
     metrics = await asyncio.to_thread(gateway_metrics, base)
     settled = {"gauge": metrics["mighty_open_sockets"], "connections": established_connections(port),
                **{name: metrics.get(name) for name in MEMORY_METRICS}}
-    return summary(samples, settled, args.warmup_minutes, run.counts, failures)
+    end, waited = await archived_all(service.store, args.archive_wait_s)
+    after = await asyncio.to_thread(measure, service.store.client, service.store.space)
+    end = {**end, "used_memory": after["used_memory"]}
+    index_bytes = index_entry_bytes(service.store.client, ArchiveKeys(service.store.space),
+                                    service.store.space.partitions)
+    redis = redis_summary(start, end, before, after, index_bytes, waited)
+    return summary(samples, settled, args.warmup_minutes, run.counts, failures, redis)
 
 
-def summary(samples: list[dict[str, float]], settled: dict[str, float | None], warmup_minutes: float,
-            counts: Counter[str], failures: list[str]) -> dict[str, Any]:
+def redis_summary(start: dict[str, int], end: dict[str, int], before: dict[str, Any], after: dict[str, Any],
+                  index_bytes: int, waited_s: float) -> dict[str, Any]:
+    """Redis at the start and once every table is archived: ``used_memory`` per finished
+    hand, against what the archive keeps per table (its index entry)."""
+    hands = end["finished_hands"]
+    archived = end["archived_tables"]
+    return {
+        "redis_bytes_per_finished_hand_after_archive": per_finished_hand(start, end),
+        "index_entry_bytes_per_table": round(index_bytes / archived) if archived else None,
+        "start": start,
+        "end": end,
+        "archive_waited_s": waited_s,
+        "keys_bytes_per_finished_hand": round((after["bytes"] - before["bytes"]) / hands, 1) if hands else None,
+        # the keys with no TTL: what stays once the expiring ones (the gateway's command ids
+        # of the last 15 minutes, ...) have gone
+        "lasting_keys_bytes_per_finished_hand": round(
+            (after["bytes"] - after["expiring_bytes"] - before["bytes"] + before["expiring_bytes"]) / hands, 1)
+        if hands else None,
+        "keys_bytes_per_finished_hand_by_category": _per(after["by_category"], before["by_category"], hands)
+        if hands else {},
+        "keys_start": before["keys"],
+        "keys_end": after["keys"],
+    }
+
+
+def summary(samples: list[dict[str, Any]], settled: dict[str, float | None], warmup_minutes: float,
+            counts: Counter[str], failures: list[str], redis: dict[str, Any] | None = None) -> dict[str, Any]:
     warm = [s for s in samples if s["t"] >= warmup_minutes * 60] or samples
+    redis = redis or {}
     return {
         "samples": len(samples),
         "rss_mb_first": samples[0]["rss_mb"] if samples else None,
@@ -366,6 +547,10 @@ def summary(samples: list[dict[str, float]], settled: dict[str, float | None], w
         "live_tables_end": samples[-1]["live_tables"] if samples else None,
         "live_tables_max": max((s["live_tables"] for s in samples), default=None),
         "settled": settled,
+        "processes": process_rss(samples, warmup_minutes * 60),
+        "redis_bytes_per_finished_hand_after_archive": redis.get("redis_bytes_per_finished_hand_after_archive"),
+        "index_entry_bytes_per_table": redis.get("index_entry_bytes_per_table"),
+        "redis": redis,
         "counts": dict(sorted(counts.items())),
         "failures": failures,
         "series": samples,
@@ -389,6 +574,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="the gateway's MIGHTY_DEBUG_TRACEMALLOC_S: log its allocations' growth this often "
                              "(to gateway.log, kept in --logs)")
     parser.add_argument("--logs", default=None, help="keep the service's logs in this directory")
+    parser.add_argument("--archive-after-s", type=float, default=10.0,
+                        help="MIGHTY_ARCHIVE_AFTER_S: a closed table is archived this long after it closed")
+    parser.add_argument("--archive-interval-s", type=float, default=5.0, help="the archive worker's pass interval")
+    parser.add_argument("--archive-wait-s", type=float, default=180.0,
+                        help="at the end, wait at most this long for the archive worker to take every table")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not (0 < args.minutes <= 240 and 0 <= args.players <= 200 and 0 <= args.spectators <= 500):
@@ -399,16 +589,17 @@ def main(argv: list[str] | None = None) -> int:
     from services.logs import configure_logging
 
     configure_logging()  # to stderr: standard output is the JSON alone
-    changes: dict[str, Any] = {"debug_tracemalloc_s": args.trace_s}
+    changes: dict[str, Any] = {"debug_tracemalloc_s": args.trace_s, "archive_after_s": args.archive_after_s}
     if args.gc_every_s is not None:
         changes["gc_every_s"] = args.gc_every_s
     if args.trace_s > 0:
         changes["log_level"] = "info"  # the memory_growth lines
-    with tempfile.TemporaryDirectory(prefix="mighty-bench-soak-") as directory:
+    with tempfile.TemporaryDirectory(prefix="mighty-bench-soak-") as directory, contextlib.ExitStack() as stack:
         root = Path(args.logs) if args.logs else Path(directory)
         root.mkdir(parents=True, exist_ok=True)
-        with service(root, changes) as (base, port, pid):
-            result = asyncio.run(drive(base, port, pid, args))
+        archive_url = archive_url_for_run(stack)
+        with service(root, changes, archive_url, args.archive_interval_s) as running:
+            result = asyncio.run(drive(running, args))
     print(json.dumps(result if args.json else {k: v for k, v in result.items() if k != "series"}, indent=None))
     return 0 if not result["failures"] else 1
 

@@ -14,6 +14,7 @@ dir (not under a root-only pytest dir the user could not enter) and handed to it
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from services.redis_runtime import free_port
+from services.settings import settings_from
 
 _SUPERUSER = "mighty"
 
@@ -123,3 +125,15 @@ def start_private_postgres(port: int | None = None) -> PrivatePostgres:
         server.remove()
         raise
     return server
+
+
+def archive_url_for_run(stack: contextlib.ExitStack) -> str:
+    """``MIGHTY_ARCHIVE_URL`` when set; else a private server (``start_private_postgres``),
+    stopped and removed when ``stack`` closes (the benchmarks use this)."""
+    url = settings_from().archive_url
+    if url is not None:
+        return url
+    server = start_private_postgres()
+    stack.callback(server.remove)
+    stack.callback(server.stop, "immediate")
+    return server.url()
