@@ -29,10 +29,11 @@ from tests.e2e.test_web_client import log_in
 pytestmark = pytest.mark.e2e
 
 DESKTOP = {"width": 1280, "height": 800}
+NARROW = {"width": 1024, "height": 768}
 PHONE = {"width": 390, "height": 844}
 # the phases shot at the person's first turn in them (at 1280 wide), beside the friend
 # picker and the result on a phone
-SHOTS = {"mighty-5": ("bidding", "play"), "mighty-3": ("exchange",), "mitigati": ("bargaining", "play")}
+SHOTS = {"mighty-5": ("bidding", "play"), "mighty-3": ("exchange",), "mighty-7": ("play",), "mitigati": ("bargaining", "play")}
 PANELS = (".felt-wrap", ".contract-strip", ".status-line", ".actions-panel", ".hand", ".result-wrap", ".chat")
 
 
@@ -101,6 +102,46 @@ def assert_laid_out(page: Page) -> None:
         assert felt["y"] - 1 <= a["y"] and a["y"] + a["h"] <= felt["y"] + felt["h"] + 1, ("a nameplate leaves the felt", a, felt)
         for b in plates[i + 1:]:
             assert not overlap(a, b), ("nameplates", a, b)
+    # what a seat shows besides its nameplate (its badges, backs and face-up cards) never
+    # covers another seat's nameplate
+    seats = page.locator(".felt .seat").evaluate_all(
+        """els => els.map((seat) => ({
+          seat: seat.dataset.seat,
+          plate: seat.querySelector('.nameplate')?.getBoundingClientRect().toJSON(),
+          parts: [...seat.querySelectorAll('.badges > *, .backs .card, .face-up .card')]
+            .map((e) => e.getBoundingClientRect().toJSON()).filter((r) => r.width && r.height),
+        }))""")
+    for mine in seats:
+        for other in seats:
+            if other["seat"] == mine["seat"] or not other["plate"]:
+                continue
+            for part in mine["parts"]:
+                assert not overlap(rect(part), rect(other["plate"])), (
+                    f"seat {mine['seat']}'s cards cover seat {other['seat']}'s nameplate", part, other["plate"])
+    # a card of the trick never covers a seat's nameplate, nor more than a corner of its
+    # badges (a fifth of a badge at most: it stays readable; a badge growing for its moment
+    # of emphasis aside)
+    played = page.locator(".felt .trick .played").evaluate_all("els => els.map((e) => e.getBoundingClientRect().toJSON())")
+    plates = page.locator(".felt .seat .nameplate").evaluate_all("els => els.map((e) => e.getBoundingClientRect().toJSON())")
+    badges = page.locator(".felt .seat .badges > :not(.revealed)").evaluate_all(
+        "els => els.map((e) => e.getBoundingClientRect().toJSON()).filter((r) => r.width && r.height)")
+    for card in played:
+        for plate in plates:
+            assert not overlap(rect(card), rect(plate)), ("a card of the trick covers a nameplate", card, plate)
+        for badge in badges:
+            assert covered(rect(badge), rect(card)) <= 0.2, ("a card of the trick covers a seat's badge", card, badge)
+
+
+def covered(a: dict[str, float], b: dict[str, float]) -> float:
+    """The share of ``a``'s area that ``b`` covers."""
+    w = min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"])
+    h = min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"])
+    return max(w, 0) * max(h, 0) / (a["w"] * a["h"])
+
+
+def rect(r: dict[str, float]) -> dict[str, float]:
+    """A DOMRect's JSON as ``overlap`` reads it."""
+    return {"x": r["x"], "y": r["y"], "w": r["width"], "h": r["height"]}
 
 
 def version(page: Page) -> str:
@@ -262,6 +303,8 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
     shot: set[str] = set()
     deadline = time.monotonic() + 200  # a loaded CI machine: bots and the browser share two cores
     while time.monotonic() < deadline:
+        if page.locator(".badge.friend.revealed").count():
+            seen.add("friend_revealed")  # the moment of emphasis (on the last trick too)
         if page.locator("[data-result]").count():
             break
         phase = page.locator(".table-page").get_attribute("data-phase") or ""
@@ -273,8 +316,6 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
                 seen.add("high_bid")
         if page.locator(".side-points").count():
             seen.add("side_points")
-        if page.locator(".badge.friend.revealed").count():
-            seen.add("friend_revealed")
         # the person acts in time, every turn: never sent away (a bot playing the seat)
         assert not page.locator("[data-action=back]").count(), f"the person's turns ran out; seen {sorted(seen)}"
         if not my_turn(page):
@@ -288,6 +329,12 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
             shot.add(phase)
         if phase == "play" and moves % 3 == 0:
             assert_laid_out(page)
+        if phase == "play" and "narrow" not in seen and moves >= 4:
+            page.set_viewport_size(NARROW)  # a smaller desktop (1024 x 768), mid-trick
+            seen.add("narrow")
+            page.wait_for_timeout(250)
+            assert_laid_out(page)
+            shoot(page, shots, game, "play")
         if phase == "play" and "switched" not in seen and moves >= 8:
             page.set_viewport_size(PHONE)  # halfway: the phone's layout, mid-trick
             seen.add("switched")
@@ -319,11 +366,17 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
     return seen
 
 
-def mighty_result(page: Page) -> dict[str, Any]:
+def mighty_result(page: Page, seen: set[str]) -> dict[str, Any]:
+    """The result's breakdown; where the declarer had a friend, the friend was revealed
+    during the play with a moment of emphasis, and stays marked on the felt."""
     result = page.locator("[data-result]").first
     expect(result.locator("[data-breakdown=contract]")).to_be_visible()
     expect(result.locator("[data-breakdown=points]")).to_be_visible()
     expect(result.locator("[data-breakdown=friend]")).to_be_visible()
+    friends = int(result.locator("[data-breakdown=friend]").get_attribute("data-friends") or "0")
+    if friends:
+        assert "friend_revealed" in seen, f"a friend was never shown revealed; seen {sorted(seen)}"
+        expect(page.locator(".felt .badge.friend")).to_have_count(friends)
     return {"contract": result.locator("[data-breakdown=contract]").inner_text(),
             "friend": result.locator("[data-breakdown=friend]").inner_text()}
 
@@ -331,21 +384,21 @@ def mighty_result(page: Page) -> dict[str, Any]:
 def test_a_person_plays_a_whole_mighty_5_hand_with_bots_by_clicks_and_keys(page: Page, service: str, shots: Path) -> None:
     seen = play_one_hand(page, service, shots, "mighty-5", 5)
     assert {"auction", "minimum", "bid", "high_bid", "discard", "friend_call", "play", "clock", "side_points", "switched"} <= seen, seen
-    shown = mighty_result(page)
+    shown = mighty_result(page, seen)
     assert "Ana" in shown["contract"]
 
 
 def test_a_person_plays_a_whole_mighty_3_hand_keeping_kitty_cards(page: Page, service: str, shots: Path) -> None:
     seen = play_one_hand(page, service, shots, "mighty-3", 3)
     assert {"auction", "bid", "high_bid", "kitty_kept", "discard", "play", "clock", "switched"} <= seen, seen
-    mighty_result(page)
+    mighty_result(page, seen)
 
 
 def test_a_person_plays_a_whole_hand_of_the_seven_player_rules_calling_two_friends(
         page: Page, service: str, shots: Path) -> None:
     seen = play_one_hand(page, service, shots, "mighty-7", 7)
     assert {"auction", "bid", "high_bid", "discard", "friend_call", "second_friend", "play", "clock", "switched"} <= seen, seen
-    mighty_result(page)
+    mighty_result(page, seen)
 
 
 def test_a_person_plays_a_whole_mitigati_hand_bargaining_with_the_stepper(page: Page, service: str, shots: Path) -> None:

@@ -63,6 +63,13 @@ export function declarerSide(doc) {
   return side;
 }
 
+/** A seat by the felt's left or right edge (" west", " east"), else "": where many seats
+ * sit round the felt, a side seat's cards keep out of its neighbour's way (style.css). */
+function edgeOf(angle) {
+  const cos = Math.cos(angle);
+  return cos < -0.5 ? " west" : cos > 0.5 ? " east" : "";
+}
+
 /**
  * Draw the felt. `ctx`: {game, players, me (seat or null), names: [..], totals: [..]}.
  */
@@ -98,10 +105,11 @@ export function drawFelt(doc, ctx) {
       ? h("div", { class: "face-up", title: t("web.felt.face_up"), "data-points": seat }, won.points[seat].map((c) => cardElement(c, game, { small: true })))
       : null;
     const total = ctx.totals?.[seat];
-    // the nameplate sits on the seat's point; what the seat shows besides (badges, backs,
-    // face-up cards) grows from it towards the centre, so a seat never runs into the next
+    // the nameplate sits on the seat's point; what the seat shows besides (badges, then its
+    // cards: the backs and the face-up cards side by side, one row) grows from it towards
+    // the centre, so a seat's cards never reach the next seat's nameplate
     felt.append(h("div", {
-      class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}${Math.sin(pos.angle) > 0.01 ? " lower" : ""}`,
+      class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}${Math.sin(pos.angle) > 0.01 ? " lower" : ""}${edgeOf(pos.angle)}`,
       style: { left: `${pos.x}%`, top: `${pos.y}%` },
       "data-seat": seat,
     },
@@ -111,7 +119,7 @@ export function drawFelt(doc, ctx) {
       ctx.away?.includes(seat) ? h("span", { class: "away", title: t("web.seat.away_title") }, t("web.seat.away")) : null,
       total !== undefined ? h("span", { class: "total", title: t("web.felt.match_total") }, fmtNumber(total, { signed: true })) : null),
     h("div", { class: "badges" }, badges, info, bubble),
-    backs, faceUp));
+    h("div", { class: "held" }, backs, faceUp)));
   }
 
   const center = h("div", { class: "center" });
@@ -228,7 +236,7 @@ export function drawResult(doc, ctx) {
       breakdown.push(h("li", { "data-breakdown": "points" }, t("web.result.side_took", { count: doc.declarer_side_points, contract: fmtNumber(points) })));
     }
     const friends = [...side].filter((seat) => seat !== doc.declarer);
-    breakdown.push(h("li", { "data-breakdown": "friend" }, friends.length
+    breakdown.push(h("li", { "data-breakdown": "friend", "data-friends": friends.length }, friends.length
       ? t("web.result.friend_was", { names: friends.map(name).join(", ") }) : t("web.result.alone")));
   }
   const last = doc.tricks?.length ? doc.tricks[doc.tricks.length - 1] : null;
