@@ -21,16 +21,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Error, Page, expect
+from playwright.sync_api import Browser, Error, Page, ViewportSize, expect
 
 from tests.e2e.stack import running_stack
 from tests.e2e.test_web_client import log_in
 
 pytestmark = pytest.mark.e2e
 
-DESKTOP = {"width": 1280, "height": 800}
-NARROW = {"width": 1024, "height": 768}
-PHONE = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+NARROW: ViewportSize = {"width": 1024, "height": 768}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 # the phases shot at the person's first turn in them (at 1280 wide), beside the friend
 # picker and the result on a phone
 SHOTS = {"mighty-5": ("bidding", "play"), "mighty-3": ("exchange",), "mighty-7": ("play",), "mitigati": ("bargaining", "play")}
