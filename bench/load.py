@@ -60,6 +60,8 @@ SEATS = 5
 
 
 # many players and tables from one address (127.0.0.1): quotas out of the way
+TRY_AGAIN_LATER = 1013  # the stream's close code: reconnect (docs/api.md)
+RECONNECT_S = (0.25, 5.0)  # the first pause before reconnecting, and the longest
 LOOSE_QUOTAS = {"MIGHTY_PLAYERS_PER_ADDRESS": "1000000", "MIGHTY_TABLES_PER_ADDRESS": "1000000",
                 "MIGHTY_TABLES_PER_PLAYER": "1000000", "MIGHTY_QUICKPLAYS_PER_ADDRESS": "1000000",
                 "MIGHTY_QUICKPLAYS_PER_PLAYER": "1000000", "MIGHTY_SEATS_PER_PLAYER": "1000000",
@@ -75,10 +77,17 @@ class Stats:
     elapsed_s: float = 0.0  # of the play
     cpu_s: float = 0.0  # this client process's, during the play
     waited_s: float = 0.0  # runnable but waiting for a CPU, during the play
+    # what the guests did as a real client does, by reason: a stream the gateway closed with
+    # 1013 (try again later: "too_slow", "unavailable") opened again after the last version
+    # seen; a command refused "unavailable" sent again with the same id
+    recovered: dict[str, int] = field(default_factory=dict)
 
     def error(self, why: str) -> None:
         self.errors += 1
         self.why[why] = self.why.get(why, 0) + 1
+
+    def recover(self, why: str) -> None:
+        self.recovered[why] = self.recovered.get(why, 0) + 1
 
     def add(self, other: Stats) -> None:
         self.latencies_ms += other.latencies_ms
@@ -86,6 +95,8 @@ class Stats:
         self.commands += other.commands
         for why, n in other.why.items():
             self.why[why] = self.why.get(why, 0) + n
+        for why, n in other.recovered.items():
+            self.recovered[why] = self.recovered.get(why, 0) + n
         self.elapsed_s = max(self.elapsed_s, other.elapsed_s)
         self.cpu_s += other.cpu_s
         self.waited_s += other.waited_s
@@ -104,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cluster", action="store_true",
                         help="without REDIS_URL, a local Redis Cluster (3 primaries, 3 replicas)")
     args = parser.parse_args(argv)
-    if not (1 <= args.tables <= 1000 and 1 <= args.gateways <= 16 and 1 <= args.clients <= 16
+    if not (1 <= args.tables <= 2000 and 1 <= args.gateways <= 16 and 1 <= args.clients <= 16
             and 0 < args.seconds <= 600):
-        parser.error("--tables 1..1000, --gateways 1..16, --clients 1..16, --seconds up to 600")
+        parser.error("--tables 1..2000, --gateways 1..16, --clients 1..16, --seconds up to 600")
     clients = min(args.clients, args.tables)
     with contextlib.ExitStack() as stack:
         url = redis_url_for_run(stack, cluster=args.cluster)
@@ -123,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 2) if ordered else None,
         "errors": stats.errors,
         "errors_by": stats.why,
+        "recovered": stats.recovered,
         "tables": args.tables,
         "gateways": args.gateways,
         "clients": clients,
@@ -387,30 +399,55 @@ _encode = msgspec.json.Encoder().encode
 
 async def _guest(port: int, table: str, token: str, seat: int, stats: Stats, stop_at: float,
                  rng: random.Random, deflate: bool) -> None:
-    url = f"ws://127.0.0.1:{port}/api/v1/tables/{table}/stream?after=0&token={token}"
-    try:
-        async with websockets.connect(url, max_size=2**20, open_timeout=30,
-                                      compression="deflate" if deflate else None) as ws:
-            try:
-                async with asyncio.timeout_at(asyncio.get_running_loop().time() + stop_at - time.monotonic()):
-                    await _act(ws, seat, stats, rng)  # one timer for the play, not one a frame
-            except TimeoutError:
+    """One seat's player, as a real client plays (docs/api.md, "Playing"): a stream the
+    gateway closes with 1013 (try again later) is opened again, after a short pause, from
+    the last version seen, after a pause that doubles from 0.25 s up to 5 s while no
+    newer view comes (as the web client waits, clients/web/js/api.js); any other failure
+    is an error and ends the seat's play."""
+    seen = [0]  # the last version seen, kept across the seat's connections
+    delay = RECONNECT_S[0]
+    while (left := stop_at - time.monotonic()) > 0:
+        before = seen[0]
+        url = f"ws://127.0.0.1:{port}/api/v1/tables/{table}/stream?after={seen[0]}&token={token}"
+        try:
+            async with websockets.connect(url, max_size=2**20, open_timeout=30,
+                                          compression="deflate" if deflate else None) as ws:
+                try:
+                    async with asyncio.timeout(left):
+                        await _act(ws, seat, stats, rng, seen)  # one timer for the play, not one a frame
+                        return  # the table closed
+                except TimeoutError:
+                    return
+        except websockets.ConnectionClosed as closed:
+            if closed.rcvd is None or closed.rcvd.code != TRY_AGAIN_LATER:
+                stats.error(type(closed).__name__)
                 return
-    except (OSError, websockets.WebSocketException) as failure:
-        stats.error(type(failure).__name__)
+            stats.recover(f"reopened after {closed.rcvd.reason or closed.rcvd.code}")
+            delay = RECONNECT_S[0] if seen[0] > before else min(delay * 2, RECONNECT_S[1])
+            await asyncio.sleep(rng.uniform(delay / 2, delay))
+        except (OSError, websockets.WebSocketException) as failure:
+            stats.error(type(failure).__name__)
+            return
 
 
-async def _act(ws: Any, seat: int, stats: Stats, rng: random.Random) -> None:
+async def _act(ws: Any, seat: int, stats: Stats, rng: random.Random, seen: list[int]) -> None:
     pending: tuple[float, int] | None = None  # sent at, the version acted on
+    sent: bytes = b""
     while True:
         frame = _decode_frame(await ws.recv(decode=False))
         if frame.type == "refused":
+            if frame.code == "unavailable" and pending is not None:  # sent again with the same id
+                stats.recover("command sent again after unavailable")
+                await asyncio.sleep(rng.uniform(0.05, 0.5))
+                await ws.send(sent, text=True)
+                continue
             stats.error(frame.code or "refused")
             pending = None
             continue
         view = frame.view
         if frame.type != "view" or view is None:
             continue
+        seen[0] = max(seen[0], frame.version)
         if pending is not None and frame.version > pending[1]:
             stats.latencies_ms.append((time.perf_counter() - pending[0]) * 1000)
             stats.commands += 1
@@ -420,8 +457,8 @@ async def _act(ws: Any, seat: int, stats: Stats, rng: random.Random) -> None:
         if pending is None and view.to_act == seat and (legal := _decode_legal(view.legal)):
             command = _choose(legal, rng)
             pending = (time.perf_counter(), frame.version)
-            await ws.send(_encode({"type": "command", "id": f"c{frame.version}", "command": command}),
-                          text=True)
+            sent = _encode({"type": "command", "id": f"c{frame.version}", "command": command})
+            await ws.send(sent, text=True)
 
 
 def _choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
