@@ -61,17 +61,19 @@ def run(client: Any, url: str, space: KeySpace, logs: Path, data_dir: Path,
         handler, states = _seat(client, space, args.tables)
         _settle(client, space)
         before = _aof_size(client)
-        offsets = {path: path.stat().st_size for path in _incr_files(data_dir)}
+        offsets = {path: path.stat().st_size for path in incr_files(data_dir)}
         commands, hands = play_hands(handler, states, args.hands)
         _settle(client, space)
         after = _aof_size(client)
-    by_category, by_command = _breakdown(data_dir, offsets)
+    by_category, by_command, by_both = _breakdown(data_dir, offsets)
     grown = after - before
     return {
         "aof_bytes_per_command": round(grown / commands),
         "aof_bytes_per_hand": round(grown / hands),
         "per_command_by_category": {k: round(v / commands) for k, v in sorted(by_category.items())},
         "per_command_by_redis_command": {k: round(v / commands) for k, v in sorted(by_command.items())},
+        "per_command_by_category_and_command": {k: round(v / commands) for k, v in sorted(by_both.items())
+                                                if v >= commands},
         "commands": commands,
         "hands": hands,
         "tables": args.tables,
@@ -85,26 +87,29 @@ def _aof_size(client: Any) -> int:
     return int(client.info("persistence")["aof_current_size"])
 
 
-def _incr_files(data_dir: Path) -> list[Path]:
+def incr_files(data_dir: Path) -> list[Path]:
     return sorted(data_dir.rglob("*.incr.aof"))
 
 
-def _breakdown(data_dir: Path, offsets: dict[Path, int]) -> tuple[dict[str, int], dict[str, int]]:
+def _breakdown(data_dir: Path, offsets: dict[Path, int]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
     """The bytes of each command written to the AOF's incremental files since ``offsets``,
-    by the group of its first key and by its name."""
+    by the group of its first key, by its name, and by both (``feed XGROUP``)."""
     by_category: dict[str, int] = defaultdict(int)
     by_command: dict[str, int] = defaultdict(int)
-    for path in _incr_files(data_dir):
+    by_both: dict[str, int] = defaultdict(int)
+    for path in incr_files(data_dir):
         data = path.read_bytes()[offsets.get(path, 0):]
-        for size, parts in _commands(data):
+        for size, parts in aof_commands(data):
             name = parts[0].decode().upper()
             key = parts[1].decode(errors="replace") if len(parts) > 1 and name not in ("MULTI", "EXEC", "SELECT") else ""
             by_command[name] += size
-            by_category[category(key) if key else "framing (MULTI, EXEC, SELECT)"] += size
-    return dict(by_category), dict(by_command)
+            group = category(key) if key else "framing (MULTI, EXEC, SELECT)"
+            by_category[group] += size
+            by_both[f"{group} {name}" if key else group] += size
+    return dict(by_category), dict(by_command), dict(by_both)
 
 
-def _commands(data: bytes) -> list[tuple[int, list[bytes]]]:
+def aof_commands(data: bytes) -> list[tuple[int, list[bytes]]]:
     """The RESP arrays of an AOF part, each with its size in bytes."""
     out: list[tuple[int, list[bytes]]] = []
     at = 0

@@ -11,7 +11,9 @@
 -- ARGV[3] new checkpoint (the batch's last feed id), ARGV[4] entries applied (dead
 -- letters included: they are passed over for good), ARGV[5] the batch's first feed id
 -- past the expected checkpoint,
--- ARGV[6] d = dead letters, then d groups of 5: feed id, table, version, kind, reason,
+-- ARGV[6] kept: '1' = the documents and the checkpoint go to the AOF and the replicas,
+-- '0' = to the replicas only (a cache of the streams: docs/workers.md, "Kept off the AOF"),
+-- ARGV[7] d = dead letters, then d groups of 5: feed id, table, version, kind, reason,
 -- then ops of 4 arguments: code, key index, field, value. Codes: s = SET, d = DEL,
 -- h = HSET, x = HDEL; S and H also publish the value (sharded Pub/Sub) on a channel
 -- named after the key (and ':' .. field for a hash field); T = HSET that publishes the
@@ -46,10 +48,11 @@ end
 local holder = redis.call('GET', KEYS[2])
 if holder ~= ARGV[1] then return {'lease', holder or ''} end
 
-local stored = redis.call('HGET', KEYS[1], 'id') or '0-0'
+local checkpoint = redis.call('HMGET', KEYS[1], 'id', 'n')
+local stored, count = checkpoint[1] or '0-0', tonumber(checkpoint[2] or '0')
 local expected, new, first = ARGV[2], ARGV[3], ARGV[5]
-local deads = tonumber(ARGV[6])
-local first_op = 7 + 5 * deads
+local deads = tonumber(ARGV[7])
+local first_op = 8 + 5 * deads
 
 if compare(stored, new) >= 0 then return {'done', stored} end
 if stored ~= expected then return {'stale', stored} end
@@ -62,11 +65,17 @@ local after = redis.call('XRANGE', KEYS[3], '(' .. stored, '+', 'COUNT', 1)
 if #after == 0 or after[1][1] ~= first then return {'gap', stored} end
 
 -- Dead letters first: the first write of the script (an OOM refuses it whole).
-for i = 7, first_op - 1, 5 do
+for i = 8, first_op - 1, 5 do
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', 10000, '*',
     'id', ARGV[i], 't', ARGV[i + 1], 'v', ARGV[i + 2], 'kind', ARGV[i + 3], 'reason', ARGV[i + 4])
   if ARGV[i + 1] ~= '' then redis.call('HSETNX', KEYS[5], ARGV[i + 1], ARGV[i]) end
 end
+-- A cache of the streams (the views) is written to the replicas but not to the AOF: a
+-- Redis restarted from its AOF has them as of its last rewrite, or not at all, with the
+-- checkpoint they were folded to, and the workers fold on from there or rebuild from the
+-- table streams (the feed past that checkpoint was trimmed). Dead letters stay on disk.
+-- (fakeredis, the embedded default, keeps nothing on disk and has no set_repl.)
+if ARGV[6] == '0' and redis.set_repl then redis.set_repl(redis.REPL_REPLICA) end
 for i = first_op, #ARGV, 4 do
   local code, key, field, value = ARGV[i], KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3]
   if code == 's' or code == 'S' then
@@ -84,7 +93,7 @@ for i = first_op, #ARGV, 4 do
     redis.call('HDEL', key, field)
   end
 end
-redis.call('HSET', KEYS[1], 'id', new)
-redis.call('HINCRBY', KEYS[1], 'n', tonumber(ARGV[4]))
+-- one write for both fields: the AOF holds one line a batch, not two
+redis.call('HSET', KEYS[1], 'id', new, 'n', count + tonumber(ARGV[4]))
 local now = redis.call('TIME')
 return {'ok', now[1], now[2]}

@@ -40,6 +40,9 @@ _decode_version = msgspec.json.Decoder(_Version).decode
 
 class Kind(Protocol):
     name: str
+    # written to the AOF with the checkpoint (False: a cache of the streams, written to
+    # the replicas only, folded again after a restart; docs/workers.md, "Kept off the AOF")
+    kept: bool
 
     def new(self, store: ProjectionStore, partition: int) -> AnyProjection: ...
 
@@ -51,6 +54,7 @@ class Kind(Protocol):
 
 class ViewsKind:
     name = "views"
+    kept = False  # every seat's view, rewritten by each command: a cache of the streams
 
     def __init__(self, store: ProjectionStore, events: EventStore) -> None:
         self.store = store
@@ -86,6 +90,7 @@ class ViewsKind:
 
 class LedgerKind:
     name = "ledger"
+    kept = True
 
     def __init__(self, store: ProjectionStore) -> None:
         self.store = store
@@ -109,6 +114,7 @@ class LedgerKind:
 
 class DirectoryKind:
     name = "directory"
+    kept = True
 
     def __init__(self, store: ProjectionStore) -> None:
         self.store = store
@@ -131,6 +137,7 @@ class RatingsKind:
     """The hands the ratings read (docs/ratings.md): a table's stored state is its document."""
 
     name = "ratings"
+    kept = True
 
     def __init__(self, store: ProjectionStore) -> None:
         self.store = store

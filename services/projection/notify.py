@@ -71,8 +71,10 @@ async def follow_async(
                         cursor = version
                         yield bytes(data)
                 data = await inbox.get()
-                reread = data is None
-                if reread:  # re-read: what the hub could not hand over is stored
+                # re-read: what the hub could not hand over is stored; an empty message
+                # is a rebuild's "read it again" (services/projection/rebuild.py)
+                reread = not data
+                if reread:
                     data = await raw.get(channel)
     finally:
         if own:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import redis
@@ -44,7 +44,8 @@ from projections import new_projection, replay
 from projections.docs import DocKey
 from services.archive.reads import KINDS_KEPT_ARCHIVED, ArchivedEventStore
 from services.audit.feed import FeedFinding, check_partition_feed, partition_feed
-from services.projection.store import Checkpoint, ProjectionStore
+from services.projection.keys import ProjectionKeys
+from services.projection.store import ANNOUNCED_HASHES, Checkpoint, ProjectionStore
 from services.store.base import StoredEvent
 from services.store.redis_store import RedisEventStore
 from services.store.table_index import indexed_tables
@@ -228,12 +229,25 @@ def _write(store: ProjectionStore, partition: int, docs: dict[DocKey, bytes], ch
             pipe.hset(keys.key_of(partition, doc), doc.field, data)
     pipe.hset(keys.checkpoint(partition), mapping={"id": checkpoint.id, "n": checkpoint.count})
     pipe.delete(keys.dead(partition), keys.quarantine(partition))
+    for channel in _followed(keys, partition, docs.keys() | stale):
+        # an empty message: "read it again" (notify.py). A follower whose view went back
+        # with the rebuild (the views are kept off the AOF: a Redis restarted from it
+        # has them as of its last rewrite, or none) reads it and is given the view as it
+        # is now; one whose view is the same is given nothing.
+        pipe.execute_command("SPUBLISH", channel, b"")
     try:
         pipe.execute()
     except redis.WatchError:
         raise RebuildInterrupted(partition) from None
     if not store.ensure_group(partition, checkpoint):
         store.rewind(partition, checkpoint)
+
+
+def _followed(keys: ProjectionKeys, partition: int, docs: Iterable[DocKey]) -> list[str]:
+    """The channels the apply script announces these documents on (store.py ``_op``),
+    less the announced hashes' (the turns: their subscribers want the value)."""
+    return sorted({keys.key_of(partition, doc) if doc.field is None else f"{keys.key_of(partition, doc)}:{doc.field}"
+                   for doc in docs if doc.name not in ANNOUNCED_HASHES})
 
 
 def reset(store: ProjectionStore, partition: int) -> None:

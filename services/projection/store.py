@@ -139,17 +139,19 @@ class ProjectionStore:
             return Checkpoint()
         return Checkpoint(found.decode(), int(count or 0))
 
-    def apply(self, batches: Sequence[Batch], token: str, publish: bool) -> list[Applied]:
+    def apply(self, batches: Sequence[Batch], token: str, publish: bool, kept: bool = True) -> list[Applied]:
         """Run the apply script for each batch (each atomic on its own, its keys in one
-        slot), all in one round trip (on a cluster: one per node, at once)."""
-        calls = [self._script_call(batch, token, publish) for batch in batches]
+        slot), all in one round trip (on a cluster: one per node, at once). ``kept``: the
+        documents and the checkpoint are written to the AOF too; else to the replicas only
+        (docs/workers.md, "Kept off the AOF")."""
+        calls = [self._script_call(batch, token, publish, kept) for batch in batches]
         return [_applied(reply) for reply in evalsha_many(self.client, APPLY_SCRIPT, self._apply.sha, calls)]
 
-    def _script_call(self, batch: Batch, token: str, publish: bool) -> tuple[list[str], list[Any]]:
+    def _script_call(self, batch: Batch, token: str, publish: bool, kept: bool = True) -> tuple[list[str], list[Any]]:
         p = batch.partition
         keys = [self.keys.checkpoint(p), self.keys.lease(p), self.keys.feed(p), self.keys.dead(p),
                 self.keys.quarantine(p)]
-        args: list[Any] = [token, batch.expected, batch.new, batch.applied, batch.first, len(batch.dead)]
+        args: list[Any] = [token, batch.expected, batch.new, batch.applied, batch.first, int(kept), len(batch.dead)]
         for dead in batch.dead:
             args.extend((dead.feed_id, dead.table_id, dead.version, dead.kind, dead.reason[:1000]))
         index: dict[str, int] = {}

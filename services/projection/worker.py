@@ -230,7 +230,7 @@ class Worker:
         batches = [b for partition, entries in reads if (b := self._prepare(partition, entries))]
         if not batches:
             return
-        results = self.store.apply(batches, self.id, self.publish)
+        results = self.store.apply(batches, self.id, self.publish, self.kind.kept)
         elapsed = time.perf_counter() - started
         for batch, result in zip(batches, results, strict=True):
             self._settle(batch, result)

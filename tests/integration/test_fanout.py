@@ -166,6 +166,34 @@ def test_a_slow_follower_of_a_view_skips_to_the_newest_and_gives_each_version_on
     assert len(seen) < 29, "it skipped to the newest rather than replaying every message"
 
 
+def test_an_empty_message_makes_a_follower_read_the_stored_view_again(
+    redis_server: Any, redis_client: Any
+) -> None:
+    """A rebuild's "read it again" (services/projection/rebuild.py): a view that went
+    back with the rebuild is given, one that is the same is not."""
+    channel = channel_of(SPACE, "t001", "2")
+
+    async def scenario(client: Any) -> list[int]:
+        hub = FanoutHub.on(client)
+        try:
+            redis_client.set(channel, _doc(7))
+            stream = follow_async(client, SPACE, "t001", "2", cursor=0, hub=hub)
+            seen = [msgspec.json.decode(await anext(stream))["version"]]
+            redis_client.execute_command("SPUBLISH", channel, b"")  # the same view stored: nothing to give
+            redis_client.set(channel, _doc(4))  # the view went back (a Redis restarted on an earlier AOF)
+            redis_client.execute_command("SPUBLISH", channel, b"")
+            seen.append(msgspec.json.decode(await asyncio.wait_for(anext(stream), 5))["version"])
+            redis_client.set(channel, _doc(5))
+            redis_client.execute_command("SPUBLISH", channel, _doc(5))
+            seen.append(msgspec.json.decode(await asyncio.wait_for(anext(stream), 5))["version"])
+            await stream.aclose()
+            return seen
+        finally:
+            await hub.aclose()
+
+    assert _run(scenario, redis_server.url) == [7, 4, 5]
+
+
 def test_after_the_connection_is_killed_every_follower_re_reads_and_follows_on(
     redis_server: Any, redis_client: Any
 ) -> None:

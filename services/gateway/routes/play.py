@@ -75,6 +75,13 @@ async def reader_of(backend: BackendDep, table_id: str, player: str | None) -> t
     return state, version, "spectator"
 
 
+def rendered(state: TableState, version: int, reader: str) -> bytes:
+    """The reader's view as the views worker stores it, rendered here: for a table the
+    worker has not folded this far yet (behind by a moment, or folding its views again
+    after a Redis restart: they are kept off the AOF, docs/workers.md)."""
+    return msgspec.json.encode(render(ViewState(table=state, version=version, name=""), reader))
+
+
 async def _document(backend: BackendDep, table_id: str, stored: bytes, timed: bool = True,
                     lang: str = DEFAULT) -> dict[str, Any]:
     """The API's view document of a stored view, labelled in ``lang``; a closed table's
@@ -148,8 +155,7 @@ class PlayController(Controller):
         state, version, reader = await reader_of(backend, table_id, caller)
         stored = await backend.view(table_id, reader)
         if stored is None or api_view(stored).version < version:
-            # the views worker has not caught up with this table yet: the same view, rendered here
-            stored = msgspec.json.encode(render(ViewState(table=state, version=version, name=""), reader))
+            stored = rendered(state, version, reader)
         # the View fields over the game's own view of the hand: more than the schema names
         document: Any = await _document(backend, table_id, stored, lang=language.of(request))
         return Response(document)
@@ -220,7 +226,7 @@ async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, toke
                 await _back(backend, table_id, player, state)
             try:
                 await _follow(socket, table_id, reader, player, seen if behind else after, behind,
-                              settings.ws_send_timeout_s, release, chat_cursor, lang)
+                              settings.ws_send_timeout_s, release, chat_cursor, lang, (state, version))
             finally:
                 presence.unwatch(watcher)
                 release()
@@ -245,10 +251,14 @@ async def _back(backend: BackendDep, table_id: str, player: str, state: TableSta
 
 async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, player: str | None,
                   after: int, behind: bool, send_timeout_s: float, release: Callable[[], None],
-                  chat_after: str | None = None, lang: str = DEFAULT) -> None:
+                  chat_after: str | None = None, lang: str = DEFAULT,
+                  table: tuple[TableState, int] | None = None) -> None:
     """The stream proper: a pusher task sends each newer view while this one answers the
     client's frames (``behind``: the reader's cursor is past the table, so its current
-    view goes first, marked ``rollback``). Each send waits at most ``send_timeout_s`` for
+    view goes first, marked ``rollback``). ``table``: the table and its version when the
+    stream opened; a stored view older than that is not sent, the view is rendered here
+    (the views worker folds them again after a Redis restart: docs/workers.md, "Kept off
+    the AOF"). Each send waits at most ``send_timeout_s`` for
     a client that does not read; past it the socket is closed with 1013 (the client
     reconnects with ``after=``). Once the connection is over its quota slot is
     ``release``d, then the pusher stopped."""
@@ -264,11 +274,25 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
         # deadline to read (one lookup for the stream, not a GET per push)
         entry = await backend.entry(table_id)
         timed = entry is None or entry.turn_seconds > 0
-        last = after
-        async for stored in backend.follow(table_id, reader, 0 if behind else after):
+        last, cursor = after, 0 if behind else after
+        if table is not None:
+            state, version = table
+            stored = await backend.view(table_id, reader)
+            if (stored is None or api_view(stored).version < version) and (behind or version > last):
+                document = await _document(backend, table_id, rendered(state, version, reader), timed, lang)
+                await send(view_frame(document, rollback=behind))
+                last = cursor = version
+        async for stored in backend.follow(table_id, reader, cursor):
             document = await _document(backend, table_id, stored, timed, lang)
-            # not newer than what the reader had: the store went back (follow gives that
-            # only when a view read again is older than the last one given)
+            if document["version"] <= last:
+                # not newer than what the reader had (follow gives that only when a view
+                # read again is older than the last one given): the store went back, or
+                # the views are being folded again after a restart and the table is ahead
+                state, now = await backend.state(table_id)
+                if now == last:
+                    continue  # the reader has the table as it is
+                if now > document["version"]:
+                    document = await _document(backend, table_id, rendered(state, now, reader), timed, lang)
             rollback = document["version"] <= last
             last = document["version"]
             await send(view_frame(document, rollback=rollback))
