@@ -24,7 +24,7 @@ from services.store.table_index import mark_complete
 
 APPLY_SCRIPT: Final = resources.files("services.projection").joinpath("apply.lua").read_text()
 START: Final = "0-0"
-# On a cluster a worker's partitions are on several nodes and a blocking XREADGROUP reads
+# On a cluster a worker's partitions are on several nodes and a blocking XREAD reads
 # one slot: it polls instead, each partition's feed without blocking (one pipeline),
 # pausing after an empty round from the first figure, doubling up to the second
 # (docs/workers.md).
@@ -253,39 +253,53 @@ class ProjectionStore:
         return True
 
     def rewind(self, partition: int, at: Checkpoint) -> None:
-        """Set the group's last delivered entry to ``at`` (the stored checkpoint): the next
-        read starts right after it. The group is read with ``NOACK``, so a read moves its
-        position for good; a worker that lost its lease and read once more may have moved
-        it past entries no one applied (docs/workers.md, "Delivery")."""
+        """Set the group's last delivered entry to ``at`` (the stored checkpoint), with its
+        count as the entries read: what ``XINFO GROUPS`` shows operators. The workers do
+        not read through the group (``read_new``); it trails their checkpoints."""
         self.client.xgroup_setid(self.keys.feed(partition), self.keys.group, at.id, entries_read=at.count)
 
+    def show_read(self, positions: dict[int, Checkpoint]) -> list[int]:
+        """Set each partition's group to its checkpoint (one round trip; on a cluster one
+        per node); answers the partitions that have no group (deleted by hand)."""
+        pipe = self.client.pipeline(transaction=False)
+        for partition, at in positions.items():
+            pipe.xgroup_setid(self.keys.feed(partition), self.keys.group, at.id, entries_read=at.count)
+        lost = []
+        for partition, reply in zip(positions, pipe.execute(raise_on_error=False), strict=True):
+            if isinstance(reply, redis.ResponseError):
+                if "NOGROUP" not in str(reply):
+                    raise reply
+                lost.append(partition)
+        return lost
+
     def read_new(
-        self, partitions: Sequence[int], consumer: str, count: int, block_ms: int
+        self, positions: dict[int, str], count: int, block_ms: int
     ) -> list[tuple[int, list[FeedEntry]]]:
-        """What is new in the partitions' feeds for this kind's group: one XREADGROUP
-        (``NOACK``: the checkpoint, not the group's pending list, says what was applied)
-        blocking up to ``block_ms`` for them all; on a cluster, where one XREADGROUP reads
-        one slot, a poll of each feed (``_poll_new``)."""
+        """What is in the partitions' feeds after each one's position (the worker's
+        checkpoint): one XREAD blocking up to ``block_ms`` for them all, which Redis
+        writes nowhere (no AOF line, nothing sent to the replicas: docs/workers.md,
+        "Delivery"); on a cluster, where one XREAD reads one slot, a poll of each feed
+        (``_poll_new``)."""
         if self.cluster:
-            return self._poll_new(partitions, consumer, count, block_ms)
-        streams = {self.keys.feed(p): ">" for p in partitions}
-        reply = self.client.xreadgroup(self.keys.group, consumer, streams, count=count, block=block_ms, noack=True)
-        by_feed = {self.keys.feed(p): p for p in partitions}
+            return self._poll_new(positions, count, block_ms)
+        streams = {self.keys.feed(p): at for p, at in positions.items()}
+        reply = self.client.xread(streams, count=count, block=block_ms)
+        by_feed = {self.keys.feed(p): p for p in positions}
         return [(by_feed[name.decode()], feed_entries(entries)) for name, entries in reply or []]
 
     def _poll_new(
-        self, partitions: Sequence[int], consumer: str, count: int, block_ms: int
+        self, positions: dict[int, str], count: int, block_ms: int
     ) -> list[tuple[int, list[FeedEntry]]]:
-        """Non-blocking XREADGROUPs of every partition in one pipeline (one round trip per
+        """Non-blocking XREADs of every partition in one pipeline (one round trip per
         node); when nothing came, a pause before answering, which doubles while the
         feeds stay quiet (from 2 ms to ``block_ms``, at most 50 ms) and is back at its
         least once entries come: a quiet worker asks each node some 20 times a second, a
         busy one without pausing."""
         pipe = self.client.pipeline(transaction=False)
-        for partition in partitions:
-            pipe.xreadgroup(self.keys.group, consumer, {self.keys.feed(partition): ">"}, count=count, noack=True)
+        for partition, at in positions.items():
+            pipe.xread({self.keys.feed(partition): at}, count=count)
         found = [(partition, feed_entries(reply[0][1]))
-                 for partition, reply in zip(partitions, pipe.execute(), strict=True) if reply and reply[0][1]]
+                 for partition, reply in zip(positions, pipe.execute(), strict=True) if reply and reply[0][1]]
         least, most = CLUSTER_POLL_S
         if found:
             self._quiet_s = least

@@ -1,9 +1,10 @@
 """The projection worker loop (docs/workers.md).
 
 A worker of one kind (views, ledger, directory, ratings) owns some partitions, each through a
-lease; for each owned partition it is the one consumer of the kind's group that reads
-the partition's feed (``NOACK``: the checkpoint is the one record of what was applied),
-so a table's events apply in order. Per batch it folds the events into the projection,
+lease; for each owned partition it is the one reader of the partition's feed for its
+kind, from the checkpoint it holds (``XREAD``: the stored checkpoint is the one record of
+what was applied; the kind's consumer group only shows operators how far it is), so a
+table's events apply in order. Per batch it folds the events into the projection,
 renders the changed documents and hands them, with the new checkpoint, to one script
 call (``apply.lua``) that writes all of it or nothing. The script compares checkpoints,
 so a redelivered entry changes nothing, checks the batch starts right after the
@@ -17,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 import msgspec
 import redis
@@ -43,6 +45,9 @@ from services.store.cluster import CLUSTER_UNAVAILABLE
 from services.store.errors import StoreUnavailable, is_transient
 
 log = structlog.get_logger("mighty.workers")
+# How often a worker sets the consumer groups of its partitions to their checkpoints
+# (``Worker._show_read``): what XINFO GROUPS shows trails the workers by this much.
+GROUP_EVERY_S: Final = 5.0
 
 # What a Redis that is down, restarting or loading its data raises (BusyLoadingError is
 # a ConnectionError) once the client's own retries are spent; StoreUnavailable is the same
@@ -123,6 +128,7 @@ class Worker:
         linger_ms: int = 10,
         trim: bool = True,
         summary_s: float = SUMMARY_S,
+        group_every_s: float = GROUP_EVERY_S,
         after_step: Callable[[], None] | None = None,
     ) -> None:
         kind = store.keys.kind
@@ -137,6 +143,8 @@ class Worker:
         self._fresh_entries: dict[int, list[FeedEntry]] = {}
         self.stats = Stats(self.id, kind)
         self._next_maintain = 0.0
+        self._next_group, self.group_every_s = 0.0, group_every_s
+        self._shown: dict[int, Checkpoint] = {}  # the checkpoint each partition's group was last set to
         self._next_report = 0.0
         self._lag_log = LagLog()
         self._applied = Summary(summary_s)
@@ -196,13 +204,7 @@ class Worker:
             if stop is not None:
                 stop.wait(self.lease_ms / 3000 if self.after_step is None else 0.25)
             return 0
-        try:
-            batches = self.store.read_new(sorted(self.owned), self.id, self.batch, self.block_ms)
-        except redis.ResponseError as error:
-            if "NOGROUP" not in str(error):
-                raise
-            self._recreate_groups()
-            return 0
+        batches = self.read()
         self.process(batches)
         self.report()
         read = sum(len(entries) for _, entries in batches)
@@ -211,6 +213,13 @@ class Worker:
             # table, a script call per partition) serves several events, not one.
             time.sleep(self.linger_s)
         return read
+
+    def read(self) -> list[tuple[int, list[FeedEntry]]]:
+        """What is new in the owned partitions' feeds, each read from the checkpoint the
+        worker holds: a refused batch or a partition taken again starts over from what is
+        stored (docs/workers.md, "Delivery")."""
+        positions = {p: self.owned[p].checkpoint.id for p in sorted(self.owned)}
+        return self.store.read_new(positions, self.batch, self.block_ms)
 
     def shutdown(self) -> None:
         released = sorted(self.owned)
@@ -245,7 +254,7 @@ class Worker:
             return None
         expected = owned.checkpoint.id
         fresh = [e for e in entries if id_key(e.id) > id_key(expected)]
-        if not fresh:  # all applied already (the group was set back): nothing to store
+        if not fresh:  # all applied already: nothing to store
             return None
         dead = self._fold(owned, partition, fresh)
         docs = owned.projection.flush()
@@ -269,21 +278,18 @@ class Worker:
         elif result.status == "lease":
             self._drop(partition, "lease lost", holder=result.stored)
         elif result.status == "gap":
-            # The batch does not start right after the checkpoint: the group was moved
-            # past entries no one applied (a worker that had lost its lease read once
-            # more, or a batch of ours was refused). What was folded is not what is
-            # stored: start again from the stored checkpoint, the group set back to it.
+            # The batch does not start right after the checkpoint: the feed lost entries
+            # past it (trimmed or deleted by hand after the read began). What was folded
+            # is not what is stored: start again from the stored checkpoint.
             self.log.warning("the batch does not follow the checkpoint", partition=partition,
                              stored=result.stored, first=batch.first)
-            self.owned[partition] = owned = self._fresh(partition)
-            self.store.rewind(partition, owned.checkpoint)
+            self.owned[partition] = self._fresh(partition)
         else:  # done or stale: what we folded is not what is stored: start over
             if result.stored and id_key(result.stored) < id_key(batch.expected):
                 # The stored checkpoint is behind ours: the store went back (a rollback: Redis
                 # restarted on an AOF without its last second, a replica promoted without the
                 # last writes) under a connection the client's retries kept. What was
-                # folded is gone, and the group is past the stored checkpoint: take the
-                # partition again, from what it holds (the group set back to it).
+                # folded is gone: take the partition again, from what it holds.
                 self.log.warning("store went back", partition=partition, stored=result.stored,
                                  expected=batch.expected)
             else:
@@ -361,9 +367,9 @@ class Worker:
                 # Only this worker moves a checkpoint it holds the lease of, so the store
                 # went back under a connection the client's retries kept (Redis restarted on
                 # an AOF without its last second, a replica promoted without the last
-                # writes). What was folded since is gone, and the group is past the stored
-                # checkpoint, where a quiet partition would leave the entries between
-                # for good: take the partition again, from what it holds.
+                # writes). What was folded since is gone, and the worker would read on
+                # past the stored checkpoint, where a quiet partition would leave the
+                # entries between for good: take the partition again, from what it holds.
                 held = self.owned[partition].checkpoint.id
                 went_back = id_key(stored) < id_key(held)
                 self.log.warning("store went back" if went_back else "checkpoint moved under us",
@@ -380,11 +386,27 @@ class Worker:
                           groups_created=sum(1 for t in taken if t.group_created))
         if self.trim and self.owned:
             self.store.trim(sorted(self.owned), KINDS)
+        self._show_read(now)
+
+    def _show_read(self, now: float) -> None:
+        """Every ``group_every_s`` (``GROUP_EVERY_S``), each owned partition's consumer group is set to the
+        checkpoint when it moved: ``XINFO GROUPS`` (what an operator looks at) trails the
+        workers by that much, and Redis logs one ``XGROUP SETID`` a partition then, not
+        one a read. A group deleted by hand comes back at the stored checkpoint."""
+        if now < self._next_group:
+            return
+        self._next_group = now + self.group_every_s
+        moved = {p: owned.checkpoint for p, owned in self.owned.items() if self._shown.get(p) != owned.checkpoint}
+        if not moved:
+            return
+        lost = self.store.show_read(moved)
+        self._shown.update(moved)
+        if lost:
+            self._recreate_groups(lost)
 
     def take(self, partition: int) -> Taken | None:
-        """Own a partition: the group at the stored checkpoint (created there, or set back
-        to it: a worker that had the partition may have read past it without applying),
-        then read on from there."""
+        """Own a partition: read from the stored checkpoint, its group set there (created,
+        or set back: what operators see, docs/workers.md, "Delivery")."""
         self.owned[partition] = owned = self._fresh(partition)
         if self.store.trimmed_past(partition, owned.checkpoint):
             self.log.warning("entries past the checkpoint are gone from the feed: rebuilding from the table streams",
@@ -416,9 +438,12 @@ class Worker:
             self.log.info("partitions dropped", partitions=sorted(self.owned), reason=reason)
             self.owned.clear()
 
-    def _recreate_groups(self) -> None:
+    def _recreate_groups(self, partitions: Sequence[int]) -> None:
         """A lost group comes back at the stored checkpoint, never at ``$``."""
-        for partition, owned in list(self.owned.items()):
+        for partition in partitions:
+            owned = self.owned.get(partition)
+            if owned is None:
+                continue
             stored = self.store.checkpoint(partition)
             if self.store.ensure_group(partition, stored):
                 self.log.warning("consumer group recreated", partition=partition, at=stored.id)

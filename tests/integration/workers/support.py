@@ -148,28 +148,9 @@ def scored_hands(client: Any, space: KeySpace, table_ids: list[str]) -> dict[str
     }
 
 
-def strand_a_batch(client: Any, space: KeySpace, kind: str, count: int = 5) -> int:
-    """Read up to `count` new entries as a consumer that then dies before applying them
-    (``NOACK``, as a worker reads): the state a SIGKILL between a worker's read and its
-    apply leaves, the group moved past entries no one applied. (A real kill can land
-    between two batches; this makes the take-over path certain.)"""
-    keys = ProjectionKeys(space, kind)
-    stranded = 0
-    for partition in range(space.partitions):
-        try:
-            reply = client.xreadgroup(keys.group, "killed-mid-batch", {keys.feed(partition): ">"}, count=count,
-                                      noack=True)
-        except Exception:  # no group on this partition yet
-            continue
-        stranded += sum(len(entries) for _, entries in reply or [])
-        if stranded:
-            return stranded
-    return stranded
-
-
 def read_not_applied(client: Any, space: KeySpace, kind: str) -> int:
-    """Entries the kind's group has delivered past the stored checkpoint: read (by a
-    worker since killed, or fenced) and not applied."""
+    """Entries the kind's group says were delivered past the stored checkpoint: none
+    ever (the workers read with XREAD, and set the group to their checkpoint only)."""
     keys = ProjectionKeys(space, kind)
     store = store_of(client, space, kind)
     total = 0
