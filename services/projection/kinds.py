@@ -114,7 +114,7 @@ class LedgerKind:
 
 class DirectoryKind:
     name = "directory"
-    kept = True
+    kept = False  # the lobby's entries of the tables still in Redis: a cache of their streams
 
     def __init__(self, store: ProjectionStore) -> None:
         self.store = store
