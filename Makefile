@@ -39,12 +39,18 @@ system-deps: redis-server postgres
 run: $(BIN)/.installed
 	$(BIN)/mighty serve $(if $(PORT),--port $(PORT)) $(if $(HOST),--host $(HOST))
 
+# Every tier that starts whole processes (drills, the browser and terminal clients, the
+# hostile clients, the integration tier) one test at a time: each bounds what its
+# processes take, and a neighbour's would eat into it on two cores. The unit tier, in
+# one process each, runs on every core (pytest-xdist).
 test: $(BIN)/.installed system-deps
-	$(BIN)/pytest
+	$(BIN)/pytest tests/drills tests/e2e tests/hostile tests/integration
+	$(BIN)/pytest -n auto tests/unit
 
 # The integration tier (the store contract suite with it) on a local Redis Cluster: three
 # primaries and three replicas the fixtures start once (MIGHTY_TEST_CLUSTER=1,
 # tests/integration/conftest.py; services/redis_cluster.py). docs/store.md, "Redis Cluster".
+# A test that meets no cluster is not run again here (tests/integration/conftest.py).
 test-cluster: $(BIN)/.installed system-deps
 	MIGHTY_TEST_CLUSTER=1 $(BIN)/pytest tests/integration
 

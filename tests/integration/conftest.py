@@ -159,3 +159,21 @@ def redis_factory(tmp_path: Path) -> Iterator[Callable[..., PrivateRedis]]:
         for server in started:
             server.stop()
 
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On the cluster tier (``MIGHTY_TEST_CLUSTER=1``), a test that meets no cluster (no
+    ``redis_server`` nor ``local_cluster`` among its fixtures, or marked ``single_node``)
+    would run exactly as it did in ``make test``: it is left out of that tier, not run twice."""
+    if not CLUSTER:
+        return
+    kept: list[pytest.Item] = []
+    again: list[pytest.Item] = []
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        on_cluster = (("redis_server" in names and item.get_closest_marker("single_node") is None)
+                      or "local_cluster" in names)
+        (kept if on_cluster else again).append(item)
+    if again:
+        config.hook.pytest_deselected(items=again)
+        items[:] = kept
