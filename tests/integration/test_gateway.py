@@ -146,8 +146,9 @@ def test_a_whole_hand_over_http_and_a_websocket_that_drops_and_resumes_missing_n
         """Play until the match is over (True) or ``frames_before_drop`` frames came (False)."""
         nonlocal floor, sent
         seen = 0
+        early: list[dict[str, Any]] = []  # views pushed before a command's answer, handled after it
         while True:
-            frame = json.loads(ws.recv(timeout=20))
+            frame = early.pop(0) if early else json.loads(ws.recv(timeout=20))
             if frame["type"] == "ack":
                 floor = max(floor, frame["version"])
                 continue
@@ -165,8 +166,8 @@ def test_a_whole_hand_over_http_and_a_websocket_that_drops_and_resumes_missing_n
                 ws.send(json.dumps({"type": "command", "id": f"me{sent}", "command": a_legal_command(view, rng)}))
                 sent += 1
                 answer = json.loads(ws.recv(timeout=20))
-                while answer["type"] == "view":  # a frame pushed before the answer
-                    versions.append(answer["version"])
+                while answer["type"] == "view":  # pushed before the answer: the next to handle
+                    early.append(answer)
                     answer = json.loads(ws.recv(timeout=20))
                 assert answer["type"] == "ack", answer
                 floor = answer["version"]

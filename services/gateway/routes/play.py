@@ -225,8 +225,8 @@ async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, toke
             if player is not None:  # a player whose seat went away is back (docs/bots.md, "Away seats")
                 await _back(backend, table_id, player, state)
             try:
-                await _follow(socket, table_id, reader, player, seen if behind else after, behind,
-                              settings.ws_send_timeout_s, release, chat_cursor, lang, (state, version))
+                await _follow(socket, table_id, reader, player, seen if behind else after, behind, (state, version),
+                              settings.ws_send_timeout_s, release, chat_cursor, lang)
             finally:
                 presence.unwatch(watcher)
                 release()
@@ -250,9 +250,8 @@ async def _back(backend: BackendDep, table_id: str, player: str, state: TableSta
 
 
 async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, player: str | None,
-                  after: int, behind: bool, send_timeout_s: float, release: Callable[[], None],
-                  chat_after: str | None = None, lang: str = DEFAULT,
-                  table: tuple[TableState, int] | None = None) -> None:
+                  after: int, behind: bool, table: tuple[TableState, int], send_timeout_s: float,
+                  release: Callable[[], None], chat_after: str | None = None, lang: str = DEFAULT) -> None:
     """The stream proper: a pusher task sends each newer view while this one answers the
     client's frames (``behind``: the reader's cursor is past the table, so its current
     view goes first, marked ``rollback``). ``table``: the table and its version when the
@@ -275,13 +274,12 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
         entry = await backend.entry(table_id)
         timed = entry is None or entry.turn_seconds > 0
         last, cursor = after, 0 if behind else after
-        if table is not None:
-            state, version = table
-            stored = await backend.view(table_id, reader)
-            if (stored is None or api_view(stored).version < version) and (behind or version > last):
-                document = await _document(backend, table_id, rendered(state, version, reader), timed, lang)
-                await send(view_frame(document, rollback=behind))
-                last = cursor = version
+        state, version = table
+        stored = await backend.view(table_id, reader)
+        if (stored is None or api_view(stored).version < version) and (behind or version > last):
+            document = await _document(backend, table_id, rendered(state, version, reader), timed, lang)
+            await send(view_frame(document, rollback=behind))
+            last = cursor = version
         async for stored in backend.follow(table_id, reader, cursor):
             document = await _document(backend, table_id, stored, timed, lang)
             if document["version"] <= last:
