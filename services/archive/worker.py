@@ -55,6 +55,7 @@ from services.projection.keys import ProjectionKeys
 from services.projection.store import id_key
 from services.store.base import EMPTY_HEAD, Head, StoredEvent, verify_chain
 from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient
+from services.store.compact import as_read
 from services.store.errors import StoreCorrupt, StoreUnavailable, is_transient
 from services.store.redis_store import RedisEventStore
 from services.store.table_index import indexed_tables
@@ -166,10 +167,13 @@ class ArchiveWorker:
             closed: dict[str, int] = {}
             for i, table_id in enumerate(chunk):
                 last, stamp = replies[2 * i], replies[2 * i + 1]
-                if not last or _CLOSED_MARK not in last[0][1].get(b"e", b""):
-                    continue  # the cheap test first; decoding settles it
+                if not last:
+                    continue
                 fields = last[0][1]
-                if not isinstance(decode_event(fields[b"e"]), TableClosed):
+                event = as_read(fields.get(b"e", b""))
+                if _CLOSED_MARK not in event:
+                    continue  # the cheap test first; decoding settles it
+                if not isinstance(decode_event(event), TableClosed):
                     continue
                 closed[table_id] = _stamp_ms(stamp, fields.get(b"c", b"").decode()) or now
             if closed:

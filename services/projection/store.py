@@ -20,6 +20,7 @@ from services.projection.keys import ProjectionKeys
 from services.projection.leases import Leases
 from services.store.base import FeedEntry, appended_at
 from services.store.cluster import SyncClient, evalsha_many, is_cluster, scan_partition
+from services.store.compact import as_read
 from services.store.table_index import mark_complete
 
 APPLY_SCRIPT: Final = resources.files("services.projection").joinpath("apply.lua").read_text()
@@ -112,7 +113,7 @@ def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
     """One feed entry; one the store could not have written (a field missing, a version
     that is not a number) comes back as a ``BadFeedEntry`` instead of stopping the read."""
     try:
-        return FeedEntry(entry_id.decode(), fields[b"t"].decode(), int(fields[b"v"]), bytes(fields[b"e"]),
+        return FeedEntry(entry_id.decode(), fields[b"t"].decode(), int(fields[b"v"]), as_read(bytes(fields[b"e"])),
                          fields[b"h"].decode(), appended_at(fields))
     except (KeyError, ValueError) as error:
         table = fields.get(b"t", b"").decode(errors="replace")

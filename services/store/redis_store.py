@@ -46,6 +46,7 @@ from services.store.cluster import (
     connect_cluster,
     is_cluster_url,
 )
+from services.store.compact import as_read, pack
 from services.store.errors import (
     BadAppend,
     ChainMismatch,
@@ -434,7 +435,7 @@ def append_args(
     args: list[Any] = [table_id, expected.version, command_id, outcome, prev, len(events)]
     for data in events:
         prev = event_hash(prev, data, command_id)
-        args.append(data)
+        args.append(pack(data))  # hashed as it is, stored packed (compact.py)
         args.append(prev)
     if window_ms:
         args.append(window_ms)
@@ -584,7 +585,7 @@ def stored_event(fields: dict[bytes, bytes], prev_hash: str) -> StoredEvent:
         link = fields.get(b"p")
         return StoredEvent(
             version=int(fields[b"v"]),
-            data=bytes(fields[b"e"]),
+            data=as_read(bytes(fields[b"e"])),
             hash=fields[b"h"].decode(),
             prev_hash=prev_hash if link is None else link.decode(),
             command_id=fields[b"c"].decode(),
@@ -608,7 +609,7 @@ def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
             id=entry_id.decode(),
             table_id=fields[b"t"].decode(),
             version=int(fields[b"v"]),
-            data=bytes(fields[b"e"]),
+            data=as_read(bytes(fields[b"e"])),
             hash=fields[b"h"].decode(),
             at_ms=appended_at(fields),
         )

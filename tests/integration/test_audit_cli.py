@@ -17,6 +17,7 @@ from domain.table import CreateTable, Submission
 from services.commands.tables import table_handler
 from services.players import next_submission, seating
 from services.redis_runtime import PrivateRedis
+from services.store.compact import pack, unpack
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
 
@@ -67,7 +68,7 @@ def test_verify_names_an_edited_event(redis_server: PrivateRedis, redis_client: 
     key, entries = played
     k = 25
     fields = dict(entries[k][1])
-    fields[b"e"] = fields[b"e"][:-1] + b" }"  # same JSON, other bytes
+    fields[b"e"] = pack(unpack(fields[b"e"])[:-1] + b" }")  # same JSON, other bytes, stored packed
     rewrite_stream(redis_client, key, entries[:k] + [(entries[k][0], fields)] + entries[k + 1:])
     done = mighty(redis_server, "verify", "audit1")
     assert done.returncode == 1
@@ -125,7 +126,7 @@ def test_exported_hand_replays_to_the_same_result(redis_server: PrivateRedis, pl
     replayed = mighty(redis_server, "replay", str(out))
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     result = json.loads(replayed.stdout)
-    stored = [json.loads(f[b"e"]) for _, f in played[1]]
+    stored = [json.loads(unpack(f[b"e"])) for _, f in played[1]]
     scored = next(e for e in stored if e["type"] in ("hand_scored", "hand_passed_out", "misdeal_claimed"))
     assert result["result"].get("scores") == scored.get("scores")
 

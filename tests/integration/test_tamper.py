@@ -21,6 +21,7 @@ from services.commands.tables import table_handler
 from services.players import next_submission
 from services.redis_runtime import PrivateRedis
 from services.store.base import HASH_V1, stored_hash
+from services.store.compact import PACKED_WITH, pack, unpack
 from services.store.errors import StoreCorrupt
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, stored_event
@@ -76,17 +77,25 @@ def set_meta_to_stream(client: redis.Redis, entries: Entries) -> None:
 
 
 def same_json_other_bytes(fields: dict[bytes, bytes]) -> dict[bytes, bytes]:
-    return {**fields, b"e": fields[b"e"][:-1] + b" }"}
+    """The event edited as its JSON (and stored packed again, as the store would)."""
+    return {**fields, b"e": pack(unpack(fields[b"e"])[:-1] + b" }")}
+
+
+def packed_bytes_edited(fields: dict[bytes, bytes]) -> dict[bytes, bytes]:
+    """One byte of the packed event changed where it is stored."""
+    stored = fields[b"e"]
+    assert stored[0] == PACKED_WITH, "the drill needs a packed event"
+    return {**fields, b"e": stored[:-1] + bytes((stored[-1] ^ 0x5A,))}
 
 
 def forged_score(fields: dict[bytes, bytes]) -> dict[bytes, bytes]:
-    event = msgspec.json.decode(fields[b"e"])
+    event = msgspec.json.decode(unpack(fields[b"e"]))
     event["scores"] = [*event["scores"][1:], event["scores"][0]]
-    return {**fields, b"e": msgspec.json.encode(event)}
+    return {**fields, b"e": pack(msgspec.json.encode(event))}
 
 
 def scored_index(entries: Entries) -> int:
-    return next(i for i, (_, f) in enumerate(entries) if b'"type":"hand_scored"' in f[b"e"])
+    return next(i for i, (_, f) in enumerate(entries) if b'"type":"hand_scored"' in unpack(f[b"e"]))
 
 
 # ------------------------------------------------------------ a faithful table
@@ -129,6 +138,13 @@ def edit_bytes(client: redis.Redis, entries: Entries) -> int:
     k = 25
     rewrite_stream(client, SPACE.table(TABLE).events,
                    entries[:k] + [(entries[k][0], same_json_other_bytes(entries[k][1]))] + entries[k + 1:])
+    return k + 1
+
+
+def edit_packed_bytes(client: redis.Redis, entries: Entries) -> int:
+    k = 25
+    rewrite_stream(client, SPACE.table(TABLE).events,
+                   entries[:k] + [(entries[k][0], packed_bytes_edited(entries[k][1]))] + entries[k + 1:])
     return k + 1
 
 
@@ -202,7 +218,7 @@ def reorder(client: redis.Redis, entries: Entries) -> int:
 
 def reorder_and_rechain(client: redis.Redis, entries: Entries) -> int:
     k = next(i for i in range(40, len(entries) - 1) if entries[i][1][b"c"] != entries[i + 1][1][b"c"]
-             and b"card_played" in entries[i][1][b"e"] and b"card_played" in entries[i + 1][1][b"e"])
+             and b"card_played" in unpack(entries[i][1][b"e"]) and b"card_played" in unpack(entries[i + 1][1][b"e"]))
     swapped = entries[:k] + [entries[k + 1], entries[k]] + entries[k + 2:]
     edited = rechained(swapped, k)
     rewrite_stream(client, SPACE.table(TABLE).events, edited)
@@ -276,6 +292,7 @@ def forge_feed_copy(client: redis.Redis, entries: Entries) -> int:
 
 DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
     "edited bytes": edit_bytes,
+    "packed bytes edited": edit_packed_bytes,
     "edited, chain recomputed": edit_and_rechain,
     "edited, chain and meta recomputed": edit_rechain_and_meta,
     "edited, chain recomputed, feed trimmed": edit_rechain_feed_trimmed,
@@ -320,7 +337,7 @@ def test_the_handler_refuses_a_table_whose_meta_and_stream_disagree_and_writes_n
     handler = table_handler(RedisEventStore(redis_client))  # a process started after the edit
     state = handler.core.decider.initial_state(TABLE)
     for _, fields in redis_client.xrange(keys.events):  # what the stream says the table is at
-        state = handler.core.decider.evolve(state, handler.core.decider.decode_event(fields[b"e"]))
+        state = handler.core.decider.evolve(state, handler.core.decider.decode_event(unpack(fields[b"e"])))
     for attempt in range(2):  # refused each time, by name; never a version_conflict loop
         submission = next_submission(state, random.Random(attempt))
         assert submission is not None
