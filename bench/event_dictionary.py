@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mighty bench event_dictionary")
     parser.add_argument("--bytes", type=int, default=8192, help="at most this long (the window is 8 KiB)")
     parser.add_argument("--out", type=Path, default=None, help="write the dictionary here")
+    parser.add_argument("--json", action="store_true", help="one JSON line (what it prints anyway)")
     args = parser.parse_args(argv)
     events = fixture_events()
     dictionary = build(events, args.bytes)
