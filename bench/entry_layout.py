@@ -7,7 +7,7 @@ stream entry (docs/store.md, "The stored entry"), with synthetic hashes (64 hex 
 or 32 raw bytes), and measured with ``MEMORY USAGE <key> SAMPLES 0``. Prints one JSON
 object: the bytes per hand of each layout and its difference from the layout stored
 today, at each ``--node-bytes`` (the server's ``stream-node-max-bytes``; the deployment
-keeps Redis's default, 4096). Layouts other than today's were measured and not taken.
+sets 2048 since 2026-12-05, Redis's default is 4096). Layouts other than today's were measured and not taken.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``start_private_redis`` launches ``redis-server`` from the PATH on a free port of
 127.0.0.1 in a directory of the caller's, with deploy/redis.conf's guarantees (AOF on
-as asked, no RDB snapshots, ``maxmemory-policy noeviction``). It never touches the
+as asked, no RDB snapshots, ``maxmemory-policy noeviction``, 2 KB stream nodes). It never touches the
 machine's shared Redis.
 """
 
@@ -35,6 +35,9 @@ FSYNC_POLICIES: Final = ("always", "everysec", "no")
 # (deploy/redis-always.conf) loses none, at an fsync per event-loop turn.
 DURABILITY_PROFILES: Final = ("everysec", "always")
 DEFAULT_DURABILITY: Final = "everysec"
+# deploy/redis.conf's stream node size: a node is allocated whole when it is begun, so a
+# live table's stream costs this, not Redis's 4 KB (docs/capacity.md)
+STREAM_NODE_MAX_BYTES: Final = 2048
 
 
 def profile_config(durability: str) -> Path:
@@ -107,6 +110,7 @@ class PrivateRedis:
             "--appendonly", "yes" if self.appendonly else "no",
             "--appendfsync", self.appendfsync,
             "--maxmemory-policy", "noeviction",
+            "--stream-node-max-bytes", str(STREAM_NODE_MAX_BYTES),
             "--logfile", str(self.dir / "redis.log"),
             *self.extra_args,
         ]  # fmt: skip

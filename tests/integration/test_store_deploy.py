@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from services.redis_runtime import PrivateRedis
+from services.redis_runtime import STREAM_NODE_MAX_BYTES, PrivateRedis
 from services.store import connect
 
 pytestmark = pytest.mark.integration
@@ -30,6 +30,7 @@ def test_the_two_profiles_differ_only_in_appendfsync() -> None:
     everysec, always = settings(DEPLOY / "redis.conf"), settings(DEPLOY / "redis-always.conf")
     assert (everysec.pop("appendfsync"), always.pop("appendfsync")) == ("everysec", "always")
     assert everysec == always
+    assert everysec["stream-node-max-bytes"] == str(STREAM_NODE_MAX_BYTES)  # as the private servers
 
 
 @pytest.mark.parametrize(
@@ -48,3 +49,22 @@ def test_redis_server_takes_the_deploy_config(
     assert config["no-appendfsync-on-rewrite"] == "no"
     assert config["save"] == ""
     assert int(config["maxmemory"]) == 1024**3
+    assert int(config["stream-node-max-bytes"]) == STREAM_NODE_MAX_BYTES
+
+
+def test_a_live_tables_stream_costs_a_node_of_2_kb_not_4(redis_factory: Callable[..., PrivateRedis]) -> None:
+    """Redis allocates a stream's newest node whole when it begins it: a table of a few
+    events costs the node size (docs/capacity.md)."""
+    from services.store.base import EMPTY_HEAD
+    from services.store.keys import KeySpace
+    from services.store.redis_store import RedisEventStore
+
+    server = redis_factory(config_file=DEPLOY / "redis.conf", appendfsync="everysec")
+    client = connect(server.url)
+    store = RedisEventStore(client, keys=KeySpace(namespace="node"))
+    head = EMPTY_HEAD
+    for n in range(8):
+        head = store.append("t1", [b'{"type":"player_joined","seat":%d}' % n], expected=head,
+                            command_id=f"c{n}", outcome=b"{}").head
+    used = client.memory_usage(store.keys.table("t1").events, samples=0)
+    assert used is not None and 2048 <= used < 3000, used
