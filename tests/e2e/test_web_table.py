@@ -102,9 +102,12 @@ def assert_laid_out(page: Page) -> None:
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             assert not overlap(found[a], found[b]), (a, found[a], b, found[b])
-    plates = page.locator(".felt .nameplate").evaluate_all(
-        "els => els.map((e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; })")
-    felt = page.locator(".felt").evaluate("e => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; }")
+    # the felt and its nameplates read in one go: a bot's move between two reads draws the
+    # felt again (CI once read a felt of no size beside the nameplates of the one before)
+    felt, plates = page.locator(".felt").evaluate("""felt => {
+      const box = (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; };
+      return [box(felt), [...felt.querySelectorAll('.nameplate')].map(box)];
+    }""")
     for i, a in enumerate(plates):
         # on the felt whole, not cut by its edge
         assert felt["x"] - 1 <= a["x"] and a["x"] + a["w"] <= felt["x"] + felt["w"] + 1, ("a nameplate leaves the felt", a, felt)
