@@ -449,7 +449,8 @@ class RedisScriptContract:
         append(store, "t1", b"c", at=head, cid="c2")
         entries: Any = client.xrange(store.keys.table("t1").events)
         assert [list(fields) for _, fields in entries] == [[b"hv", b"v", b"e", b"h", b"c", b"a"]] * 3
-        assert [e.prev_hash for e in store.read("t1")] == [GENESIS] + [f[b"h"].decode() for _, f in entries[:2]]
+        assert [e.prev_hash for e in store.read("t1")] == [GENESIS] + [f[b"h"].hex() for _, f in entries[:2]]
+        assert all(len(f[b"h"]) == 32 for _, f in entries)  # each hash stored as its 32 bytes
 
     def test_each_event_is_read_with_its_append_time_in_its_stream_and_in_the_feed(
         self, store: AnyRedisStore, client: redis.Redis

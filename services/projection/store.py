@@ -18,7 +18,7 @@ from projections.docs import DocKey, Docs
 from projections.turns import TURNS_DOC
 from services.projection.keys import ProjectionKeys
 from services.projection.leases import Leases
-from services.store.base import FeedEntry, appended_at
+from services.store.base import FeedEntry, appended_at, hash_hex
 from services.store.cluster import SyncClient, evalsha_many, is_cluster, scan_partition
 from services.store.compact import as_read
 from services.store.table_index import mark_complete
@@ -114,7 +114,7 @@ def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
     that is not a number) comes back as a ``BadFeedEntry`` instead of stopping the read."""
     try:
         return FeedEntry(entry_id.decode(), fields[b"t"].decode(), int(fields[b"v"]), as_read(bytes(fields[b"e"])),
-                         fields[b"h"].decode(), appended_at(fields))
+                         hash_hex(fields[b"h"]), appended_at(fields))
     except (KeyError, ValueError) as error:
         table = fields.get(b"t", b"").decode(errors="replace")
         return BadFeedEntry(entry_id.decode(), table, 0, b"", "",

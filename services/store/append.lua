@@ -11,7 +11,10 @@
 -- ARGV[1] table id, ARGV[2] expected version, ARGV[3] command id, ARGV[4] outcome,
 -- ARGV[5] prev hash (the head hash the caller built on), ARGV[6] event count n,
 -- ARGV[7 ..] n pairs: event bytes, event hash (hash version 2, from the caller:
---   sha256(prev hash hex .. command id .. '\n' .. event); each stream entry records 'hv' 2)
+--   sha256(prev hash hex .. command id .. '\n' .. event); each stream entry records 'hv' 2),
+--   the hash as its 32 bytes (what every append of this release sends, and what the
+--   entries then store) or as 64 hex digits (stored as sent); the meta and the replies
+--   hold it as hex either way
 --
 -- Each event is one stream entry, fields hv v e h c a (hash version, version, event bytes,
 -- hash, command id, the append's time: the server's clock in ms), the same six in every
@@ -60,6 +63,16 @@ local function is_hash(text)
   return type(text) == 'string' and #text == 64 and string.match(text, '^[0-9a-f]+$') ~= nil
 end
 
+local function is_event_hash(text)
+  return type(text) == 'string' and (#text == 32 or is_hash(text))
+end
+
+-- the head hash as the meta and the replies hold it: 64 lowercase hex digits
+local function as_hex(hash)
+  if #hash == 64 then return hash end
+  return string.format(string.rep('%02x', 32), string.byte(hash, 1, 32))
+end
+
 local function key_type(key)
   local reply = redis.call('TYPE', key)
   if type(reply) == 'table' then return reply['ok'] end
@@ -90,7 +103,7 @@ for i = 1, n do
   local data, hash = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
   if #data > MAX_EVENT_BYTES then return bad('event too large') end
   total = total + #data
-  if not is_hash(hash) then return bad('event hash') end
+  if not is_event_hash(hash) then return bad('event hash') end
 end
 if total > MAX_APPEND_BYTES then return bad('append too large') end
 
@@ -151,6 +164,7 @@ for i = 1, n do
   v = v + 1
   redis.call('XADD', KEYS[4], '*', 't', table_id, 'v', v, 'e', ARGV[5 + 2 * i], 'h', ARGV[6 + 2 * i], 'a', now)
 end
+prev = as_hex(prev)
 redis.call('HSET', KEYS[2], 'v', v, 'h', prev)
 redis.call('HSET', KEYS[3], command_id, outcome)
 if index then redis.call('SADD', index, table_id) end

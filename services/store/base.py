@@ -234,6 +234,16 @@ def _check_sizes(events: Sequence[bytes], outcome: bytes) -> None:
         raise PayloadTooLarge(f"an outcome is bytes, at most {MAX_OUTCOME_BYTES}")
 
 
+def hash_hex(stored: bytes) -> str:
+    """A stored hash as 64 hex digits: entries store its 32 bytes; entries stored before
+    2026-12-05, and hashes sent as hex, hold the hex digits (docs/store.md, "The stored entry")."""
+    if len(stored) == 32:
+        return stored.hex()
+    if len(stored) == 64:
+        return stored.decode("ascii")
+    raise ValueError(f"a stored hash is 32 bytes or 64 hex digits, not {len(stored)} bytes")
+
+
 def appended_at(fields: dict[bytes, bytes]) -> int | None:
     """An entry's append time (``a``, ms), None for an entry stored before it was kept."""
     at = fields.get(b"a")

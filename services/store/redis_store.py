@@ -39,6 +39,7 @@ from services.store.base import (
     appended_at,
     check_append,
     event_hash,
+    hash_hex,
 )
 from services.store.cluster import (
     CLUSTER_UNAVAILABLE,
@@ -436,7 +437,7 @@ def append_args(
     for data in events:
         prev = event_hash(prev, data, command_id)
         args.append(pack(data))  # hashed as it is, stored packed (compact.py)
-        args.append(prev)
+        args.append(bytes.fromhex(prev))  # stored as its 32 bytes (docs/store.md, "The stored entry")
     if window_ms:
         args.append(window_ms)
     return args
@@ -586,7 +587,7 @@ def stored_event(fields: dict[bytes, bytes], prev_hash: str) -> StoredEvent:
         return StoredEvent(
             version=int(fields[b"v"]),
             data=as_read(bytes(fields[b"e"])),
-            hash=fields[b"h"].decode(),
+            hash=hash_hex(fields[b"h"]),
             prev_hash=prev_hash if link is None else link.decode(),
             command_id=fields[b"c"].decode(),
             hash_version=int(fields.get(b"hv", b"1")),  # entries before hash v2 have none
@@ -598,7 +599,7 @@ def stored_event(fields: dict[bytes, bytes], prev_hash: str) -> StoredEvent:
 
 def _hash_of(fields: dict[bytes, bytes]) -> str:
     try:
-        return fields[b"h"].decode()
+        return hash_hex(fields[b"h"])
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
 
@@ -610,7 +611,7 @@ def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
             table_id=fields[b"t"].decode(),
             version=int(fields[b"v"]),
             data=as_read(bytes(fields[b"e"])),
-            hash=fields[b"h"].decode(),
+            hash=hash_hex(fields[b"h"]),
             at_ms=appended_at(fields),
         )
     except (KeyError, ValueError) as error:

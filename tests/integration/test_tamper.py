@@ -20,7 +20,7 @@ from projections import KINDS
 from services.commands.tables import table_handler
 from services.players import next_submission
 from services.redis_runtime import PrivateRedis
-from services.store.base import HASH_V1, stored_hash
+from services.store.base import HASH_V1, hash_hex, stored_hash
 from services.store.compact import PACKED_WITH, pack, unpack
 from services.store.errors import StoreCorrupt
 from services.store.keys import KeySpace
@@ -58,7 +58,7 @@ def rechained(entries: Entries, start: int = 0) -> Entries:
     """The entries with versions, hashes (and the links of entries that store one) recomputed
     from ``start`` on, as a forger with write access would (each by the hash version it names)."""
     out = list(entries[:start])
-    prev = out[-1][1][b"h"].decode() if out else "0" * 64
+    prev = hash_hex(out[-1][1][b"h"]) if out else "0" * 64
     for version, (_, fields) in enumerate(entries[start:], start=start + 1):
         renumbered = {**fields, b"v": str(version).encode()}
         if b"p" in fields:
@@ -73,7 +73,7 @@ def rechained(entries: Entries, start: int = 0) -> Entries:
 def set_meta_to_stream(client: redis.Redis, entries: Entries) -> None:
     """The forger also rewrites the table's meta to the rewritten stream's end."""
     last = entries[-1][1]
-    client.hset(SPACE.table(TABLE).meta, mapping={"v": last[b"v"], "h": last[b"h"]})
+    client.hset(SPACE.table(TABLE).meta, mapping={"v": last[b"v"], "h": hash_hex(last[b"h"])})
 
 
 def same_json_other_bytes(fields: dict[bytes, bytes]) -> dict[bytes, bytes]:
@@ -119,7 +119,7 @@ def with_links(entries: Entries) -> Entries:
     out: Entries = []
     for entry_id, fields in entries:
         out.append((entry_id, {**fields, b"p": prev.encode()}))
-        prev = fields[b"h"].decode()
+        prev = hash_hex(fields[b"h"])
     return out
 
 
@@ -259,7 +259,7 @@ def forge_stored_link(client: redis.Redis, entries: Entries) -> int:
     entry names another event, every hash left as it was."""
     k = 30
     linked = with_links(entries)
-    linked[k] = (linked[k][0], {**linked[k][1], b"p": entries[k - 2][1][b"h"]})
+    linked[k] = (linked[k][0], {**linked[k][1], b"p": hash_hex(entries[k - 2][1][b"h"]).encode()})
     rewrite_stream(client, SPACE.table(TABLE).events, linked)
     return k + 1
 
@@ -270,7 +270,7 @@ def delete_the_stream(client: redis.Redis, entries: Entries) -> int:
 
 
 def meta_behind(client: redis.Redis, entries: Entries) -> int:
-    client.hset(SPACE.table(TABLE).meta, mapping={"v": len(entries) - 2, "h": entries[-3][1][b"h"]})
+    client.hset(SPACE.table(TABLE).meta, mapping={"v": len(entries) - 2, "h": hash_hex(entries[-3][1][b"h"])})
     return len(entries) - 1
 
 
