@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 import redis
@@ -249,6 +249,10 @@ async def _back(backend: BackendDep, table_id: str, player: str, state: TableSta
         log.debug("back_refused", table=table_id, code=refused.code)
 
 
+_STORED_VIEW_WAITS: Final = 5
+_STORED_VIEW_WAIT_S: Final = 0.1
+
+
 async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, player: str | None,
                   after: int, behind: bool, table: tuple[TableState, int], send_timeout_s: float,
                   release: Callable[[], None], chat_after: str | None = None, lang: str = DEFAULT) -> None:
@@ -276,6 +280,14 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
         last, cursor = after, 0 if behind else after
         state, version = table
         stored = await backend.view(table_id, reader)
+        # a stored view a step behind the table is most often the views worker at work: it
+        # is waited for a moment, since a view rendered here lacks what only the worker
+        # folds (the turn's deadline, from the append times)
+        for _ in range(_STORED_VIEW_WAITS if behind or version > last else 0):
+            if stored is not None and api_view(stored).version >= version:
+                break
+            await asyncio.sleep(_STORED_VIEW_WAIT_S)
+            stored = await backend.view(table_id, reader)
         if (stored is None or api_view(stored).version < version) and (behind or version > last):
             document = await _document(backend, table_id, rendered(state, version, reader), timed, lang)
             await send(view_frame(document, rollback=behind))
