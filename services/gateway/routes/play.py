@@ -279,19 +279,18 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
         timed = entry is None or entry.turn_seconds > 0
         last, cursor = after, 0 if behind else after
         state, version = table
-        stored = await backend.view(table_id, reader)
-        # a stored view a step behind the table is most often the views worker at work: it
-        # is waited for a moment, since a view rendered here lacks what only the worker
-        # folds (the turn's deadline, from the append times)
-        for _ in range(_STORED_VIEW_WAITS if behind or version > last else 0):
-            if stored is not None and api_view(stored).version >= version:
-                break
-            await asyncio.sleep(_STORED_VIEW_WAIT_S)
-            stored = await backend.view(table_id, reader)
-        if (stored is None or api_view(stored).version < version) and (behind or version > last):
-            document = await _document(backend, table_id, rendered(state, version, reader), timed, lang)
-            await send(view_frame(document, rollback=behind))
-            last = cursor = version
+        if behind or version > last:  # the reader is owed the table as it is now
+            # a stored view a step behind the table is most often the views worker at work:
+            # it is waited for a moment, since a view rendered here lacks what only the
+            # worker folds (the turn's deadline, from the append times)
+            stored, waits = await backend.view(table_id, reader), 0
+            while (stored is None or api_view(stored).version < version) and waits < _STORED_VIEW_WAITS:
+                await asyncio.sleep(_STORED_VIEW_WAIT_S)
+                stored, waits = await backend.view(table_id, reader), waits + 1
+            if stored is None or api_view(stored).version < version:
+                document = await _document(backend, table_id, rendered(state, version, reader), timed, lang)
+                await send(view_frame(document, rollback=behind))
+                last = cursor = version
         async for stored in backend.follow(table_id, reader, cursor):
             document = await _document(backend, table_id, stored, timed, lang)
             if document["version"] <= last:
