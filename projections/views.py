@@ -7,8 +7,10 @@ rest, ``domain/games.py``), which already hide what a reader may not see: no rul
 - ``view:<t>:<seat>`` for each seat, ``view:<t>:spectator``: the current hand as that
   reader sees it, with the table around it, at the table's version (the client's cursor);
   once the table is closed, the seat views hold the table without the hand (compacted);
-- ``view:<t>:audit:<hand_no>``: everything about a hand, written once the deal is
-  revealed (§2, §8), with the card order, salt and commitment that prove the deal;
+- (no audit document: the audit view of an ended hand and its deal's proof are read from
+  the stream by the audit routes, ``services/gateway/audit_reads.py``; releases before
+  2026-12-05 wrote ``view:<t>:audit:<hand_no>``, which nothing read and the archive still
+  deletes);
 - the hash ``turns``, field ``t``: who is to act at the table (``projections/turns.py``),
   what wakes the bot worker; no field while nobody is.
 """
@@ -22,7 +24,6 @@ from msgspec.structs import replace
 
 from domain.games import TableCreatedEvent
 from domain.table import (
-    DealRevealed,
     TableEvent,
     TableState,
     evolve,
@@ -58,7 +59,7 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     totals: tuple[int, ...]
     commitment: str | None  # the current deal's commitment: public before bidding (§2)
     hand: msgspec.Struct | None  # a view of the table's game (Mighty's HandView, a MitigatiView)
-    deal: DealProof | None = None  # audit only
+    deal: DealProof | None = None  # always None here: a deal's proof is in the replay's ``deal``
     # At a table created with ``turn_seconds``, while a seat is to act: when its turn ends
     # (ms since the epoch), the append time of the event that began the turn plus the
     # table's time for a turn. The timer worker plays the seat then (``turn_deadline``);
@@ -74,7 +75,6 @@ class ViewState(msgspec.Struct, frozen=True, kw_only=True):
     table: TableState
     version: int = 0
     name: str = ""
-    revealed: DealProof | None = None  # the last hand's proof, until the next deal
     bots: dict[str, str] = {}  # seat (as text) -> the level of the bot given it at creation
     turn_seconds: int = 0  # a turn's time at this table (0: none)
     at_ms: int | None = None  # when the last event folded was appended (None: not known)
@@ -89,11 +89,6 @@ def fold(state: ViewState, version: int, event: TableEvent, at_ms: int | None = 
     if isinstance(event, TableCreatedEvent):
         return replace(state, table=table, version=version, name=event.name, bots=dict(event.bots),
                        turn_seconds=event.turn_seconds, at_ms=at_ms)
-    if isinstance(event, DealRevealed):
-        proof = DealProof(order=event.order, salt=event.salt, commitment=event.commitment)
-        return replace(state, table=table, version=version, revealed=proof, at_ms=at_ms)
-    if isinstance(event, table.game.deal_type):
-        return replace(state, table=table, version=version, revealed=None, at_ms=at_ms)
     return replace(state, table=table, version=version, at_ms=at_ms)
 
 
@@ -118,6 +113,7 @@ def view_name(table_id: str, reader: str) -> str:
 
 
 def audit_name(table_id: str, hand_no: int) -> str:
+    """The audit document releases before 2026-12-05 wrote (the archive deletes it)."""
     return f"view:{table_id}:{AUDIT}:{hand_no}"
 
 
@@ -142,31 +138,20 @@ def render_all(state: ViewState) -> dict[str, TableView]:
     return views
 
 
-def render_audit(state: ViewState) -> TableView | None:
-    """Everything about the hand just ended, or None while a hand is still secret."""
-    hand = state.table.hand
-    if hand is None or state.revealed is None:
-        return None
-    # a revealed deal means the hand is over: finished, redealt, or cut short by its table closing
-    return _table_view(state, AUDIT, state.table.game.audit_view(hand, cut_short=True), deal=state.revealed)
-
-
-def _table_view(
-    state: ViewState, reader: str, hand: msgspec.Struct | None, deal: DealProof | None = None
-) -> TableView:
+def _table_view(state: ViewState, reader: str, hand: msgspec.Struct | None) -> TableView:
     table = state.table
     rules = table.rules
     if table.status == "closed" and hand is not None:
         # closed mid-hand: every command is refused now (table_closed), so nobody is to act
         hand = table.game.closed_view(hand)
-    deadline = turn_deadline(state) if deal is None else None
+    deadline = turn_deadline(state)
     return TableView(
         table_id=table.table_id, version=state.version, reader=reader, name=state.name,
         variant=None if rules is None else rules.variant,
         rules_fingerprint=None if rules is None else rules.fingerprint(),
         status=table.status, seats=table.seats, dealer=table.dealer, hand_no=table.hand_no,
         hands_scored=table.hands_scored, totals=table.totals, commitment=table.commitment,
-        hand=hand, deal=deal, deadline_ms=msgspec.UNSET if deadline is None else deadline,
+        hand=hand, deadline_ms=msgspec.UNSET if deadline is None else deadline,
         away=table.away or msgspec.UNSET,
     )
 
@@ -177,8 +162,7 @@ class ViewsProjection:
     ``apply`` folds; ``flush`` renders the documents of the tables touched since the last
     flush and returns those that changed. A table's views are rendered once per flush,
     however many of its events arrived in between (they are snapshots with a version,
-    so only the last matters); an audit view is rendered at the ``DealRevealed`` event
-    itself, since the next deal replaces the hand it shows.
+    so only the last matters).
     """
 
     kind = "views"
@@ -187,7 +171,6 @@ class ViewsProjection:
         self.tables: dict[str, ViewState] = {}
         self._rendered: Docs = {}
         self._dirty: dict[str, None] = {}  # insertion-ordered set
-        self._audits: Docs = {}
 
     def known(self, table_id: str) -> bool:
         return table_id in self.tables
@@ -207,11 +190,6 @@ class ViewsProjection:
         state = fold(self.tables.get(table_id) or initial(table_id), version, event, at_ms)
         self.tables[table_id] = state
         self._dirty[table_id] = None
-        if isinstance(event, DealRevealed):
-            audit = render_audit(state)
-            hand = state.table.hand
-            if audit is not None and hand is not None:
-                self._audits[DocKey(audit_name(table_id, hand.hand_no))] = encode(audit)
 
     def flush(self) -> Docs:
         docs: Docs = {}
@@ -235,8 +213,6 @@ class ViewsProjection:
                 closed.append(table_id)
         self._dirty.clear()
         out = changed(self._rendered, docs)
-        out.update(self._audits)  # written once each: not worth remembering
-        self._audits = {}
         for table_id in closed:  # nothing follows a close: free its memory
             self._forget(table_id)
         return out

@@ -280,7 +280,7 @@ class ArchiveWorker:
         views = ProjectionKeys(self.space, "views")
         partition = self.space.partition_of(table_id)
         names = [view_name(table_id, str(seat)) for seat in range(seats)] + [view_name(table_id, SPECTATOR)]
-        names += [audit_name(table_id, hand_no) for hand_no in range(hands)]
+        names += [audit_name(table_id, hand_no) for hand_no in range(hands)]  # releases before 2026-12-05
         return [views.doc(partition, name) for name in names]
 
     def _delete(self, table_id: str, head: Head, token: str, seats: int, hands: int,
