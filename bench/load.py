@@ -78,7 +78,7 @@ class Stats:
     cpu_s: float = 0.0  # this client process's, during the play
     waited_s: float = 0.0  # runnable but waiting for a CPU, during the play
     # what the guests did as a real client does, by reason: a stream the gateway closed with
-    # 1013 (try again later: "too_slow", "unavailable") opened again after the last version
+    # 1013 (try again later: "too_slow", "unavailable", "busy") opened again after the last version
     # seen; a command refused "unavailable" sent again with the same id
     recovered: dict[str, int] = field(default_factory=dict)
 

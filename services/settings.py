@@ -161,6 +161,9 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "ws_ping_interval_s": "MIGHTY_WS_PING_INTERVAL_S",
     "ws_ping_timeout_s": "MIGHTY_WS_PING_TIMEOUT_S",
     "ws_send_timeout_s": "MIGHTY_WS_SEND_TIMEOUT_S",
+    "stream_starts": "MIGHTY_STREAM_STARTS",
+    "stream_start_queue": "MIGHTY_STREAM_START_QUEUE",
+    "stream_start_wait_s": "MIGHTY_STREAM_START_WAIT_S",
     "max_connections": "MIGHTY_MAX_CONNECTIONS",
     "graceful_shutdown_s": "MIGHTY_GRACEFUL_SHUTDOWN_S",
     # the gateway's memory (docs/reliability.md, Soak)
@@ -259,6 +262,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ws_ping_interval_s: float = 20.0  # the server's pings; no answer in ws_ping_timeout_s: closed
     ws_ping_timeout_s: float = 20.0
     ws_send_timeout_s: float = 10.0  # a client that takes no frame this long is closed (1013)
+    # stream starts let in a few at a time (services/gateway/admission.py): at once, waiting, the longest wait
+    stream_starts: int = 32
+    stream_start_queue: int = 10_000
+    stream_start_wait_s: float = 30.0
     max_connections: int = 10_000  # uvicorn's limit_concurrency
     graceful_shutdown_s: float = 10.0  # a SIGTERM's grace period
     # the gateway's memory (services/gateway/collector.py, memory_trace.py): 0 turns either off
@@ -309,6 +316,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_WS_PING_INTERVAL_S": repr(self.ws_ping_interval_s),
             "MIGHTY_WS_PING_TIMEOUT_S": repr(self.ws_ping_timeout_s),
             "MIGHTY_WS_SEND_TIMEOUT_S": repr(self.ws_send_timeout_s),
+            "MIGHTY_STREAM_STARTS": str(self.stream_starts),
+            "MIGHTY_STREAM_START_QUEUE": str(self.stream_start_queue),
+            "MIGHTY_STREAM_START_WAIT_S": repr(self.stream_start_wait_s),
             "MIGHTY_MAX_CONNECTIONS": str(self.max_connections),
             "MIGHTY_GRACEFUL_SHUTDOWN_S": repr(self.graceful_shutdown_s),
             # memory
@@ -459,6 +469,7 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
     for name, least in (("port", 1), ("token_ttl_s", 1), ("rate_commands", 1), ("rate_window_s", 1),
                         ("replica_timeout_ms", 1), *((name, 1) for name in QUOTAS + ACCOUNTS),
                         ("sockets_per_address", 1), ("sockets_per_player", 1), ("max_connections", 1),
+                        ("stream_starts", 1), ("stream_start_queue", 0),
                         ("max_hands", 1), ("bot_table_hands", 1), ("turn_seconds_min", 1), ("turn_seconds_max", 1),
                         ("away_after_timeouts", 0), ("away_after_gone_s", 0), ("ratings_min_hands", 1),
                         ("ratings_recent_days", 1), *((name, 0 if name == "chat_recent" else 1) for name in CHAT)):
@@ -492,7 +503,7 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
             raise bad("max_lag_s", "the readiness lag is a number of seconds > 0")
         values["max_lag_s"] = lag
     values.update(_durations(raw, bad, ("ws_ping_interval_s", "ws_ping_timeout_s", "ws_send_timeout_s",
-                                        "graceful_shutdown_s"), "a number of seconds > 0"))
+                                        "graceful_shutdown_s", "stream_start_wait_s"), "a number of seconds > 0"))
     values.update(_durations(raw, bad, ("idle_s", "idle_open_s"), "an idle time is a number of seconds > 0"))
     values.update(_durations(raw, bad, ("summary_s",), "a summary's period is a number of seconds > 0"))
     values.update(_durations(raw, bad, ("session_cache_s",), "a number of seconds >= 0 (0: no cache)", least=0.0))

@@ -29,6 +29,7 @@ from services.gateway import (
     deadline,
     quotas,
 )
+from services.gateway.admission import Admission
 from services.gateway.backend import Backend
 from services.gateway.bodies import MAX_BODY, json_bodies
 from services.gateway.collector import Collector
@@ -149,6 +150,9 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
         render_plugins=[JsonRenderPlugin(), SchemaPage()],
         components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}),
     )
+    admission = Admission(settings.stream_starts, settings.stream_start_queue, settings.stream_start_wait_s)
+    metrics = Metrics()
+    metrics.watch_admission(admission)
     return Litestar(
         route_handlers=[api, OperationsController, *static_routers(settings)],
         dependencies=DEPENDENCIES,
@@ -157,10 +161,11 @@ def create_app(settings: Settings, backend: Backend | None = None) -> Litestar:
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
         openapi_config=openapi,
         middleware=[_log_requests, deadline.bounded, json_bodies],
-        state=State({"backend": backend, "settings": settings, "metrics": Metrics(),
+        state=State({"backend": backend, "settings": settings, "metrics": metrics,
                      "collector": Collector(settings.gc_every_s),
                      "socket_counts": SocketCounts(settings.sockets_per_address, settings.sockets_per_player),
-                     "shared_sockets": SharedSockets(settings.sockets_per_address, settings.sockets_per_player)}),
+                     "shared_sockets": SharedSockets(settings.sockets_per_address, settings.sockets_per_player),
+                     "admission": admission}),
         logging_config=None,  # the process's logging is structlog's (services/logs.py), tokens kept out
         lifespan=[lifespan],
     )

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
 )
+
+if TYPE_CHECKING:
+    from services.gateway.admission import Admission
 
 
 class Metrics:
@@ -42,6 +47,13 @@ class Metrics:
         self.gc_seconds = Gauge("mighty_gc_seconds", "Time the collector's runs took, in all", registry=r)
         self.cached_tables = Gauge("mighty_cached_tables", "Tables whose state the command path keeps, "
                                    "in play and closed", ["kind"], registry=r)
+
+    def watch_admission(self, admission: Admission) -> None:
+        """The stream starts waiting for a place, and those turned away (admission.py), read at each scrape."""
+        Gauge("mighty_stream_starts_waiting", "Stream starts waiting for a place", registry=self.registry
+              ).set_function(lambda: admission.queued)
+        Gauge("mighty_stream_starts_turned_away", "Stream starts turned away busy (1013) since the gateway "
+              "started", registry=self.registry).set_function(lambda: admission.turned_away)
 
     def count_rollbacks(self, found: int) -> None:
         """Bring ``mighty_rollbacks_total`` to ``found``, the command path's own count."""

@@ -160,7 +160,6 @@ export function follow(table, { after = 0, onView, onChat = () => {}, onLink = (
     const acked = (ackedAt.get(table) ?? 0) > version ? `&acked=${ackedAt.get(table)}` : "";
     socket = new WebSocket(`${scheme}://${location.host}${BASE}/tables/${encodeURIComponent(table)}/stream?after=${version}${acked}${token}${chat}&lang=${lang()}`);
     socket.onopen = () => {
-      delay = 250;
       onLink("open");
       pinger = setInterval(() => socket?.readyState === 1 && socket.send('{"type":"ping"}'), 20000);
     };
@@ -168,6 +167,7 @@ export function follow(table, { after = 0, onView, onChat = () => {}, onLink = (
       let frame;
       try { frame = JSON.parse(message.data); } catch { return; }
       if (frame.type === "view" && (frame.version > version || frame.rollback === true)) {
+        delay = 250; // the stream works: a later drop is retried soon again
         version = frame.version;
         onView(frame.view);
       } else if (frame.type === "chat") {
@@ -182,7 +182,10 @@ export function follow(table, { after = 0, onView, onChat = () => {}, onLink = (
       clearInterval(pinger);
       if (stopped) { onLink("closed"); return; }
       onLink("retrying");
-      timer = setTimeout(open, delay);
+      // a pause that doubles while no view comes (a gateway that turns starts away as
+      // "busy" closes the socket right after opening it), spread so that many clients
+      // closed at once do not come back at once
+      timer = setTimeout(open, delay * (0.5 + Math.random() / 2));
       delay = Math.min(delay * 2, 5000);
     };
   }

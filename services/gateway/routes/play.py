@@ -31,6 +31,7 @@ from services.gateway import (
     quotas,
     sockets,
 )
+from services.gateway.admission import Admission, Busy
 from services.gateway.bodies import deep_refusal, too_deep
 from services.gateway.deps import (
     BackendDep,
@@ -195,6 +196,12 @@ async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, toke
     await socket.accept()
     player: str | None = None
     lang = language.of(socket)
+    admission: Admission = socket.app.state.admission
+    try:
+        place = await admission.enter()  # a few starts at a time, first come first served
+    except Busy:
+        await _close_quietly(socket, TRY_AGAIN_LATER, "busy")
+        return
     try:
         player = None if token is None else await player_of_token(socket, token)
         lang = language.of(socket)  # fixed for the socket's life: ?lang=, the player's setting, the header
@@ -224,6 +231,7 @@ async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, toke
             watcher = presence.watch(backend, table_id, state.status, player) if player is not None else None
             if player is not None:  # a player whose seat went away is back (docs/bots.md, "Away seats")
                 await _back(backend, table_id, player, state)
+            place.leave()  # started: the stream follows its table (its first view is one read)
             try:
                 await _follow(socket, table_id, reader, player, seen if behind else after, behind, (state, version),
                               settings.ws_send_timeout_s, release, chat_cursor, lang)
@@ -238,6 +246,8 @@ async def _stream(socket: WebSocket[Any, Any, Any], table: str, after: int, toke
         await socket.close(code=sockets.POLICY_VIOLATION, reason=refused.code)
     except (StoreError, redis.RedisError):  # the store is down or stalled: come back later
         await socket.close(code=TRY_AGAIN_LATER, reason="unavailable")
+    finally:
+        place.leave()
 
 
 async def _back(backend: BackendDep, table_id: str, player: str, state: TableState) -> None:
