@@ -31,6 +31,7 @@ at debug level only (a table whose seat is absent times out every turn), and one
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -117,6 +118,7 @@ def timers_key(space: KeySpace) -> str:
     return f"{space.namespace}:{{timers}}"
 
 
+@functools.lru_cache(maxsize=1024)  # one turn's deadline goes in every seat's push of a version
 def iso_of_ms(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 

@@ -16,6 +16,7 @@ face, which holds its result.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -108,7 +109,7 @@ def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DE
         if closed:
             to_act, legal = None, []  # every command is refused now (table_closed)
         if shown.get("trick") or shown.get("tricks"):
-            shown = _placed(shown, labels.game_for(doc.get("variant")))
+            shown = _placed(shown, doc.get("variant"))
     # The game's fields, then the API's (``View``, in its field order) over them: built
     # as a dict directly, the same document as ``View``'s own encoding over the game's.
     document = {k: v for k, v in shown.items() if k not in _RESHAPED} if shown else {}
@@ -123,25 +124,35 @@ def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DE
     return document
 
 
-def _placed(shown: dict[str, Any], game: AnyGame | None) -> dict[str, Any]:
+def _placed(shown: dict[str, Any], variant: object) -> dict[str, Any]:
     """Each trick with its ``seats``: who played each card, by the game's direction of
     play (``played_by``: Mighty goes one way round, Mitigati the other), so that a client
     places the cards without knowing the game; derived as it is sent, never stored."""
     players = len(shown.get("hand_sizes") or ())
-    if game is None or not players:
+    if not isinstance(variant, str) or labels.game_for(variant) is None or not players:
         return shown
-    played_by = game.presentation.played_by
 
     def placed(trick: Any) -> Any:
         if not isinstance(trick, dict):
             return trick
         leader = int(trick.get("leader") or 0)
-        return {**trick, "seats": [played_by(leader, i, players) for i in range(len(trick.get("cards") or ()))]}
+        return {**trick, "seats": list(_seats(variant, leader, len(trick.get("cards") or ()), players))}
 
     placed_tricks = {"trick": placed(shown.get("trick"))} if shown.get("trick") else {}
     if shown.get("tricks"):
         placed_tricks["tricks"] = [placed(t) for t in shown["tricks"]]
     return {**shown, **placed_tricks}
+
+
+@functools.lru_cache(maxsize=4096)
+def _seats(variant: str, leader: int, cards: int, players: int) -> tuple[int, ...]:
+    """Who played each of a trick's ``cards`` led by ``leader`` at a table of ``variant``
+    (every push places each trick of the hand so far: a few hundred tuples serve them all)."""
+    game = labels.game_for(variant)
+    if game is None:
+        return ()
+    played_by = game.presentation.played_by
+    return tuple(played_by(leader, i, players) for i in range(cards))
 
 
 def _deadline(doc: dict[str, Any], to_act: int | None) -> str | None:
