@@ -3,11 +3,13 @@
 The stored mighty-5 fixture stream (``tests/fixtures/streams/mighty-5.jsonl``: 395
 entries, 5 hands, its events and command ids as stored) is written ``--tables`` times
 into a private redis-server (never ``REDIS_URL``) under each layout of the fields of a
-stream entry (docs/store.md, "The stored entry"), with synthetic hashes (64 hex digits,
-or 32 raw bytes), and measured with ``MEMORY USAGE <key> SAMPLES 0``. Prints one JSON
-object: the bytes per hand of each layout and its difference from the layout stored
-today, at each ``--node-bytes`` (the server's ``stream-node-max-bytes``; the deployment
-sets 2048 since 2026-12-05, Redis's default is 4096). Layouts other than today's were measured and not taken.
+stream entry (docs/store.md, "The stored entry"), with synthetic hashes (32 raw bytes)
+and append times (one a command, 2.5 s apart), each event packed as the stores pack it
+(``services/store/compact.py``), and measured with ``MEMORY USAGE <key> SAMPLES 0``.
+Prints one JSON object: the bytes per hand of each layout and its difference from the
+layout stored today, at each ``--node-bytes`` (the server's ``stream-node-max-bytes``;
+the deployment sets 2048 since 2026-12-05, Redis's default is 4096). Layouts other than
+today's are candidates, measured and not taken (docs/performance.md, "Memory").
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 import msgspec
 
 from services.redis_runtime import start_private_redis
+from services.store.compact import pack
 from services.store.redis_store import connect
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "streams" / "mighty-5.jsonl"
@@ -35,29 +38,42 @@ Entry = dict[str, Any]
 Layout = Callable[[int, int, Entry, str | None], dict[str, Any]]
 
 
-def _hash(table: int, version: int) -> str:
-    return hashlib.sha256(f"{table}:{version}".encode()).hexdigest()
+def _hash(table: int, version: int) -> bytes:
+    return hashlib.sha256(f"{table}:{version}".encode()).digest()
+
+
+_PACKED: dict[str, bytes] = {}
+FIRST_APPEND_MS = 1_796_495_538_328
+
+
+def _packed(e: Entry) -> bytes:
+    data: str = e["data"]
+    if data not in _PACKED:
+        _PACKED[data] = pack(data.encode())
+    return _PACKED[data]
+
+
+def _at(e: Entry) -> int:
+    """One append time a command (its events share it), 2.5 s after the command before."""
+    return FIRST_APPEND_MS + 2500 * int(str(e["command_id"]).rsplit("c", 1)[-1] or 0)
 
 
 def _today(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
-    return {"hv": 2, "v": v, "e": e["data"], "h": _hash(t, v), "c": e["command_id"]}
+    return {"hv": 2, "v": v, "e": _packed(e), "h": _hash(t, v), "c": e["command_id"], "a": _at(e)}
 
 
 LAYOUTS: dict[str, Layout] = {
-    "hv v e h p c (before: with the previous hash)":
-        lambda t, v, e, last: {"hv": 2, "v": v, "e": e["data"], "h": _hash(t, v), "p": _hash(t, v - 1),
-                               "c": e["command_id"]},
-    "hv v e h c (stored today)": _today,
-    "hv e h c (no v)":
-        lambda t, v, e, last: {"hv": 2, "e": e["data"], "h": _hash(t, v), "c": e["command_id"]},
-    "v e h c (no hv)":
-        lambda t, v, e, last: {"v": v, "e": e["data"], "h": _hash(t, v), "c": e["command_id"]},
-    "hv v e h c, c empty when it repeats the entry before's":
-        lambda t, v, e, last: {**_today(t, v, e, last), "c": "" if e["command_id"] == last else e["command_id"]},
-    "hv v e h c, h as 32 raw bytes":
-        lambda t, v, e, last: {**_today(t, v, e, last), "h": bytes.fromhex(_hash(t, v))},
+    "hv v e h c a (stored today)": _today,
+    "hv v e c a (no h: every reader chains the hashes from the head or a known one)":
+        lambda t, v, e, last: {k: x for k, x in _today(t, v, e, last).items() if k != "h"},
+    "hv v e h c a, h empty but on every 16th entry":
+        lambda t, v, e, last: {**_today(t, v, e, last), "h": _hash(t, v) if v % 16 == 0 else b""},
+    "e c a (no hv, v nor h)":
+        lambda t, v, e, last: {"e": _packed(e), "c": e["command_id"], "a": _at(e)},
+    "e (the event alone)":
+        lambda t, v, e, last: {"e": _packed(e)},
 }
-TODAY = "hv v e h c (stored today)"
+TODAY = "hv v e h c a (stored today)"
 
 
 def measure(client: Any, entries: list[Entry], tables: int, prefix: str) -> dict[str, int]:
@@ -80,7 +96,7 @@ def measure(client: Any, entries: list[Entry], tables: int, prefix: str) -> dict
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mighty bench entry_layout")
     parser.add_argument("--tables", type=int, default=16)
-    parser.add_argument("--node-bytes", type=int, nargs="+", default=[4096])
+    parser.add_argument("--node-bytes", type=int, nargs="+", default=[2048])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     os.environ.setdefault("MIGHTY_LOG_LEVEL", "warning")
