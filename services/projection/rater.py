@@ -141,7 +141,9 @@ class Rater:
         self.every_s = every_s
         self.batch = batch
         self._next = 0.0
-        self._buckets: dict[tuple[int, int], tuple[int, list[RatedHand]]] = {}
+        # per (partition, hour): the bucket's length when last read, and its hands not yet
+        # applied (by field); what the cursor passes is dropped, so this holds the backlog only
+        self._buckets: dict[tuple[int, int], tuple[int, dict[bytes, RatedHand]]] = {}
         self.applied = 0
 
     def tick(self) -> None:
@@ -185,24 +187,45 @@ class Rater:
                       for hour in map(int, hours) if first <= hour <= last)
 
     def pending(self, upto: int) -> list[RatedHand]:
-        """The stored hands after the cursor that ended at or before ``upto``, in key order."""
+        """The stored hands after the cursor that ended at or before ``upto``, in key order.
+
+        A bucket whose length changed is read again by its fields (``HKEYS``), and only
+        the hands after the cursor not held yet are fetched and decoded (``HMGET``): an
+        hour's bucket is not read whole at every step, and the hands the cursor passed are
+        not kept (the worker's memory stays the backlog's, not the hour's)."""
         cursor = decode_cursor(self.client.get(self.keys.cursor))
         buckets = self._hours(cursor, upto)
         pipe = self.client.pipeline(transaction=False)
         for partition, hour in buckets:
             pipe.hlen(self.hands.doc(partition, hands_doc(hour)))
         lengths = [int(n) for n in pipe.execute()]
-        stale = [(b, n) for b, n in zip(buckets, lengths, strict=True) if n and self._buckets.get(b, (-1, []))[0] != n]
+        stale = [b for b, n in zip(buckets, lengths, strict=True) if n and self._buckets.get(b, (-1, {}))[0] != n]
         pipe = self.client.pipeline(transaction=False)
-        for (partition, hour), _ in stale:
-            pipe.hvals(self.hands.doc(partition, hands_doc(hour)))
-        for ((partition, hour), _), values in zip(stale, pipe.execute(), strict=True):
-            self._buckets[(partition, hour)] = (len(values), [decode_hand(v) for v in values])
-        ready = [hand for bucket in buckets for hand in self._buckets.get(bucket, (0, []))[1]
-                 if hand.at_ms <= upto and (cursor is None or hand.key() > cursor)]
-        if cursor is not None:  # buckets the cursor has left behind are never read again
+        for partition, hour in stale:
+            pipe.hkeys(self.hands.doc(partition, hands_doc(hour)))
+        wanted: list[tuple[tuple[int, int], int, list[bytes]]] = []
+        for bucket, fields in zip(stale, pipe.execute(), strict=True):
+            held = self._buckets.get(bucket, (0, {}))[1]
+            fresh = [bytes(f) for f in fields if bytes(f) not in held and _after(bytes(f), cursor)]
+            wanted.append((bucket, len(fields), fresh))
+        pipe = self.client.pipeline(transaction=False)
+        for (partition, hour), _, fresh in wanted:
+            if fresh:
+                pipe.hmget(self.hands.doc(partition, hands_doc(hour)), fresh)
+        found = iter(pipe.execute())
+        for bucket, length, fresh in wanted:
+            held = self._buckets.get(bucket, (0, {}))[1]
+            if fresh:
+                held.update((f, decode_hand(v)) for f, v in zip(fresh, next(found), strict=True) if v is not None)
+            self._buckets[bucket] = (length, held)
+        if cursor is not None:
             for old in [b for b in self._buckets if b[1] < cursor[0] // HOUR_MS]:
-                del self._buckets[old]
+                del self._buckets[old]  # buckets the cursor has left behind are never read again
+            for _, held in self._buckets.values():  # nor the hands it has passed
+                for field in [f for f, hand in held.items() if hand.key() <= cursor]:
+                    del held[field]
+        ready = [hand for bucket in buckets for hand in self._buckets.get(bucket, (0, {}))[1].values()
+                 if hand.at_ms <= upto and (cursor is None or hand.key() > cursor)]
         ready.sort(key=RatedHand.key)
         return ready[:self.batch]
 
@@ -265,6 +288,18 @@ class Rater:
             except redis.WatchError:
                 log.warning("ratings lease moved while writing: nothing written", rater=self.token)
                 return False
+
+
+def _after(field: bytes, cursor: tuple[int, str, int] | None) -> bool:
+    """Whether the hand stored under ``field`` (``hand_field``: at_ms:table:hand_no) comes
+    after the cursor; a field of another shape is fetched, for the decoder to judge."""
+    if cursor is None:
+        return True
+    try:
+        at_ms, table_id, hand_no = field.decode().split(":")
+        return (int(at_ms), table_id, int(hand_no)) > cursor
+    except ValueError:
+        return True
 
 
 def global_keys(client: Any, space: KeySpace) -> list[str]:

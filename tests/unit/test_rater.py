@@ -125,3 +125,33 @@ def test_a_hand_the_cursor_has_passed_is_never_applied_twice(client: Any) -> Non
     assert Rater(client, SPACE, token=rater.token).step() == 0  # a fresh rater, nothing cached
     assert client.hget(RatingsKeys(SPACE).ratings("mighty-5"), "a") == stored
     assert msgspec.json.decode(stored)["hands"] == 1
+
+
+def test_the_rater_holds_only_its_backlog_and_fetches_only_the_hands_it_has_not_seen(
+    client: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An hour's bucket grows all hour: the rater keeps no hand the cursor has passed, and
+    a bucket that grew is read by its fields, only the new hands fetched (not the hour
+    whole, step after step)."""
+    _checkpoint(client, 0, _append(client, 0))
+    _checkpoint(client, 1, _append(client, 1))
+    rater = Rater(client, SPACE)
+    assert rater.hold()
+    for n in range(5):
+        _store_hand(client, 0, _hand(1000 + n, f"t{n}"))
+    assert rater.step() == 5
+    rater.pending(_now_ms(client))  # the cursor at the fifth: nothing is held any more
+    assert all(not held for _, held in rater._buckets.values())
+    _store_hand(client, 0, _hand(2000, "t9"))
+    fetched: list[list[bytes]] = []
+    pipeline = type(client.pipeline())
+    original = pipeline.hmget
+
+    def counting(self: Any, name: Any, keys: Any, *args: Any) -> Any:
+        fetched.append(list(keys))
+        return original(self, name, keys, *args)
+
+    monkeypatch.setattr(pipeline, "hmget", counting)
+    assert rater.step() == 1
+    assert fetched == [[hand_field(_hand(2000, "t9")).encode()]]
+    assert decode_cursor(client.get(RatingsKeys(SPACE).cursor)) == _hand(2000, "t9").key()
