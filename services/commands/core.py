@@ -178,7 +178,7 @@ class _Outcome(msgspec.Struct, frozen=True):
 class _PackedOutcome(msgspec.Struct, frozen=True, array_like=True):
     """An outcome as stored since 2026-12-05: a MessagePack array of the first and last
     versions and the fingerprint's 16 bytes, about 22 bytes where the JSON object took 63
-    (docs/store.md, "Command ids"); outcomes stored before are JSON objects, read as they were."""
+    (docs/store.md, "Idempotency"); outcomes stored before are JSON objects, read as they were."""
 
     first: int
     last: int
