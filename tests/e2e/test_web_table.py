@@ -355,6 +355,7 @@ def play_one_hand(page: Page, service: str, shots: Path, game: str, players: int
             seen.add("switched")
             page.wait_for_timeout(250)  # the felt is drawn again on a resize
             assert_laid_out(page)
+            shoot(page, shots, game, "play")
         before = version(page)
         try:
             one_move(page, seen, lambda phase: shoot(page, shots, game, phase))
