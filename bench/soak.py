@@ -571,8 +571,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gc-every-s", type=float, default=None,
                         help="the gateway's MIGHTY_GC_EVERY_S (default: the service's; 0: CPython's collections only)")
     parser.add_argument("--trace-s", type=float, default=0.0,
-                        help="the gateway's MIGHTY_DEBUG_TRACEMALLOC_S: log its allocations' growth this often "
-                             "(to gateway.log, kept in --logs)")
+                        help="every process's MIGHTY_DEBUG_TRACEMALLOC_S: log its allocations' growth this often "
+                             "(to gateway.log and each worker's log, kept in --logs)")
     parser.add_argument("--logs", default=None, help="keep the service's logs in this directory")
     parser.add_argument("--archive-after-s", type=float, default=10.0,
                         help="MIGHTY_ARCHIVE_AFTER_S: a closed table is archived this long after it closed")

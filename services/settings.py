@@ -54,7 +54,7 @@ The gateway's memory (docs/reliability.md, *Soak*):
 | flag | variable | default |
 |---|---|---|
 | | ``MIGHTY_GC_EVERY_S`` | 60: a full garbage collection this often (0: only CPython's own) |
-| | ``MIGHTY_DEBUG_TRACEMALLOC_S`` | 0 (off): log the allocations that grew most, this often (a debugging aid; costs memory and time) |
+| | ``MIGHTY_DEBUG_TRACEMALLOC_S`` | 0 (off): log the allocations that grew most, this often (a debugging aid; costs memory and time); every process's, the workers' too |
 
 Table lifecycle (every table ends; docs/operations.md, "Table lifecycle"):
 
@@ -268,7 +268,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     stream_start_wait_s: float = 30.0
     max_connections: int = 10_000  # uvicorn's limit_concurrency
     graceful_shutdown_s: float = 10.0  # a SIGTERM's grace period
-    # the gateway's memory (services/gateway/collector.py, memory_trace.py): 0 turns either off
+    # the gateway's memory (services/gateway/collector.py, services/memory_trace.py): 0 turns either off
     gc_every_s: float = 60.0  # a full garbage collection this often
     debug_tracemalloc_s: float = 0.0  # log the allocations that grew most this often
     # table lifecycle: every table ends (services/app/lifecycle.py, services/bots/idle.py)

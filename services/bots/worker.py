@@ -257,22 +257,35 @@ class TurnListener:
             raise TimeoutError("the server did not confirm the subscriptions")
 
 
+_sorted_json = msgspec.json.Encoder(order="sorted").encode
+
+
+def _rules_key(fields: dict[str, Any]) -> bytes:
+    """A rule set's directory fields as one key (the same fields in any order: the same key)."""
+    return _sorted_json(fields)
+
+
 class SeatReader:
     """What the bot and timer workers look up of a table: its public rule set (from the
     turn), a seat's stored view decoded as the game's seat view type, a player's bot level."""
 
     client: Any
     space: KeySpace
-    _rules: dict[str, Rules]
+    _rules: dict[bytes, Rules]  # by the rule set's directory fields (``_rules_key``)
     _levels: dict[str, str | None]
     _decoders: dict[str, msgspec.json.Decoder[Any]]
 
     def rules_of(self, turn: Turn) -> Rules:
-        rules = self._rules.get(turn.table_id)
+        """The turn's rule set, kept by its directory fields, not by table: most tables
+        share one of a few rule sets, so the cache holds a few entries however many tables
+        go by (kept by table, it grew with every new table up to its bound: the bot and
+        timer workers' RSS rose through a 10-minute soak)."""
+        key = _rules_key(turn.rules)
+        rules = self._rules.get(key)
         if rules is None:
             if len(self._rules) >= REMEMBERED:
                 self._rules.clear()  # rebuilt on demand
-            rules = self._rules[turn.table_id] = rules_of_directory(turn.rules)
+            rules = self._rules[key] = rules_of_directory(turn.rules)
         return rules
 
     def seat_view(self, game: AnyGame, table_id: str, seat: int) -> Any | None:

@@ -83,6 +83,15 @@ def _wired_once_reachable(args: argparse.Namespace, stop: threading.Event) -> Wi
     return None
 
 
+def _traced(wiring: Wiring, stop: threading.Event) -> None:
+    """The memory trace on a thread of the worker's, when ``MIGHTY_DEBUG_TRACEMALLOC_S``
+    asks for it (services/memory_trace.py)."""
+    if wiring.settings.debug_tracemalloc_s > 0:
+        from services.memory_trace import MemoryTrace
+
+        MemoryTrace().in_thread(wiring.settings.debug_tracemalloc_s, stop)
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     if args.kind == ARCHIVE:
         return cmd_archive(args)
@@ -93,6 +102,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     if wiring is None:
         return EXIT_OK
     check_durability(wiring.client, wiring.settings)
+    _traced(wiring, stop)
     worker = wiring.worker(args.kind, worker_id=args.id, batch=args.batch, block_ms=args.block_ms,
                            lease_ms=args.lease_ms, publish=not args.no_publish, linger_ms=args.linger_ms,
                            trim=not args.keep_feed, summary_s=wiring.settings.summary_s)
@@ -110,6 +120,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
     wiring = _wired_once_reachable(args, stop)
     if wiring is None:
         return EXIT_OK
+    _traced(wiring, stop)
     if args.kind == BOTS:
         budget = Budget(playouts=args.playouts)
         BotWorker(wiring.client, wiring.space, wiring.handler, budget=budget, worker_id=args.id,
@@ -132,6 +143,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
     wiring = _wired_once_reachable(args, stop)
     if wiring is None:
         return EXIT_OK
+    _traced(wiring, stop)
     wiring.archive_worker(worker_id=args.id).run(stop, interval_s=args.interval_s)
     return EXIT_OK
 

@@ -37,7 +37,6 @@ from services.gateway.deps import (
     DEPENDENCIES,
 )
 from services.gateway.errors import EXCEPTION_HANDLERS
-from services.gateway.memory_trace import MemoryTrace
 from services.gateway.metrics import Metrics
 from services.gateway.ratings import LeaderboardsController
 from services.gateway.routes.accounts import AccountsController, SessionsController
@@ -50,6 +49,7 @@ from services.gateway.routes.players import PlayersController
 from services.gateway.routes.tables import QuickplayController, TablesController
 from services.gateway.sockets import SharedSockets, SocketCounts
 from services.gateway.static import static_routers
+from services.memory_trace import MemoryTrace
 from services.settings import Settings
 
 log = structlog.get_logger("mighty.gateway")

@@ -1,6 +1,6 @@
 """The gateway's memory aids (docs/reliability.md, *Soak*): the periodic full collection
 (services/gateway/collector.py) frees cyclic garbage CPython's own collections left in
-the oldest generation; the tracemalloc report (services/gateway/memory_trace.py) names
+the oldest generation; the tracemalloc report (services/memory_trace.py) names
 where memory grew; both are settings, and /metrics shows the collector and the cache."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import threading
 import time
 import tracemalloc
 import weakref
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from services.gateway.collector import Collector
-from services.gateway.memory_trace import MemoryTrace
+from services.memory_trace import MemoryTrace
 from services.settings import SettingsError, settings_from
 from tests.unit.gateway_helpers import gateway
 
@@ -81,6 +82,19 @@ def test_the_memory_trace_names_the_line_whose_allocations_grew() -> None:
     finally:
         trace.stop()
     assert not tracemalloc.is_tracing()
+
+
+def test_a_workers_memory_trace_reports_on_its_thread_until_stopped(capsys: pytest.CaptureFixture[str]) -> None:
+    stop = threading.Event()
+    thread = MemoryTrace(top=3).in_thread(0.05, stop)
+    try:
+        assert tracemalloc.is_tracing()
+        time.sleep(0.3)
+    finally:
+        stop.set()
+        thread.join(5)
+    assert not thread.is_alive() and not tracemalloc.is_tracing()
+    assert capsys.readouterr().out.count("memory_growth") >= 2
 
 
 def test_the_memory_settings_take_zero_for_off_and_refuse_the_rest() -> None:

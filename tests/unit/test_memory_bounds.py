@@ -11,6 +11,7 @@ from typing import Any
 import fakeredis
 import pytest
 
+from domain.mighty.game import MIGHTY
 from domain.table import CloseTable, CreateTable, Submission
 from projections.turns import Turn
 from services.app.lifecycle import Lifecycle
@@ -147,6 +148,18 @@ def test_the_bot_worker_keeps_a_bounded_number_of_tables_and_players(worker: Bot
     assert 0 < len(worker._done) <= REMEMBERED  # noqa: SLF001
     assert 0 < len(worker._rules) <= REMEMBERED  # noqa: SLF001
     assert 0 < len(worker._levels) <= REMEMBERED  # noqa: SLF001
+
+
+def test_the_bot_worker_keeps_one_rule_set_for_the_many_tables_that_share_it(worker: BotWorker) -> None:
+    five, three = (MIGHTY.directory_fields(MIGHTY.make_rules(v, {})) for v in ("mighty-5", "mighty-3"))
+    for n in range(200):
+        fields = five if n % 2 else three
+        if n % 4 == 1:  # the same fields, read back in another order
+            fields = {"rules": dict(reversed(list(five["rules"].items())))}
+        rules = worker.rules_of(Turn(table_id=f"t{n}", version=3, hand_no=1, seat=1, player=None, level=None,
+                                     rules=fields))
+        assert rules == MIGHTY.make_rules("mighty-5" if n % 2 else "mighty-3", {})
+    assert len(worker._rules) == 2  # noqa: SLF001
 
 
 def test_the_idle_closer_remembers_enrolling_a_bounded_number_of_tables() -> None:

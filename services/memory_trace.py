@@ -1,5 +1,6 @@
-"""A debugging aid, off by default: the gateway's allocations that grew most, logged
-every ``MIGHTY_DEBUG_TRACEMALLOC_S`` seconds (docs/reliability.md, *Soak*).
+"""A debugging aid, off by default: a process's allocations that grew most, logged
+every ``MIGHTY_DEBUG_TRACEMALLOC_S`` seconds (docs/reliability.md, *Soak*): the gateway's
+on its event loop (``run``), a worker's on a thread of its own (``in_thread``).
 
 When on, ``tracemalloc`` traces every allocation with ``FRAMES`` frames of its traceback
 (it costs memory, about a third more, and time); the first report is the baseline, and
@@ -14,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import linecache
+import threading
 import tracemalloc
 from typing import Any, Final
 
 import structlog
 
-log = structlog.get_logger("mighty.gateway")
+log = structlog.get_logger("mighty.memory")
 
 FRAMES: Final = 8  # frames kept per allocation
 TOP: Final = 15  # tracebacks per report
@@ -53,19 +55,40 @@ class MemoryTrace:
                  "where": [_frame(frame) for frame in reversed(list(stat.traceback)[-SHOWN_FRAMES:])]}
                 for stat in stats[:self.top]]
 
+    def log_growth(self) -> None:
+        """One ``memory_growth`` line: ``report`` and the totals beside it."""
+        grown = self.report()
+        traced, peak = tracemalloc.get_traced_memory()
+        log.info("memory_growth", traced_mb=round(traced / 2**20, 2), peak_mb=round(peak / 2**20, 2),
+                 gc_counts=list(gc.get_count()), gc_objects=len(gc.get_objects()),
+                 gc_collections=[generation["collections"] for generation in gc.get_stats()], top=grown)
+
     async def run(self, every_s: float) -> None:
         """Report every ``every_s`` until cancelled, then stop tracing."""
         self.start()
         try:
             while True:
-                grown = self.report()
-                traced, peak = tracemalloc.get_traced_memory()
-                log.info("memory_growth", traced_mb=round(traced / 2**20, 2), peak_mb=round(peak / 2**20, 2),
-                         gc_counts=list(gc.get_count()), gc_objects=len(gc.get_objects()),
-                         gc_collections=[generation["collections"] for generation in gc.get_stats()], top=grown)
+                self.log_growth()
                 await asyncio.sleep(every_s)
         finally:
             self.stop()
+
+    def in_thread(self, every_s: float, stop: threading.Event) -> threading.Thread:
+        """Report every ``every_s`` on a daemon thread until ``stop`` is set (a worker's
+        loop is not asyncio's: a thread reports beside it, taking the GIL as any would)."""
+        self.start()
+
+        def loop() -> None:
+            try:
+                while not stop.is_set():
+                    self.log_growth()
+                    stop.wait(every_s)
+            finally:
+                self.stop()
+
+        thread = threading.Thread(target=loop, name="memory-trace", daemon=True)
+        thread.start()
+        return thread
 
 
 def _snapshot() -> tracemalloc.Snapshot:
