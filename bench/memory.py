@@ -61,7 +61,7 @@ _CATEGORIES = [
     ("timers", re.compile(r":\{timers\}")),  # turn deadlines, the idle and seen records
     ("dead letters", re.compile(r":dead:")),
     ("archive index", re.compile(r":archived$")),
-    ("gateway command ids", re.compile(r":gateway:\{gw:[^}]+\}:command:")),
+    ("gateway command ids", re.compile(r":gateway:\{gw:[^}]+\}:commands?:")),
     ("players", re.compile(r":player:")),
     ("ratings", re.compile(r"ratings")),
 ]

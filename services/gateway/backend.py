@@ -493,9 +493,12 @@ class RedisBackend:
                             memory_s: int) -> quotas.Admission:
         now = time.time()
         rate = self._quota_key(player, f"rate:{int(now // window_s)}")
-        once = self._quota_key(player, f"command:{command_key}")
-        (answer,) = await self._coalesced.call(("EVAL", quotas.COMMAND_SCRIPT, 2, rate, once, limit, window_s + 1,
-                                                mark, memory_s))
+        bucket_s = quotas.COMMAND_BUCKET_S
+        buckets = memory_s // bucket_s + 1  # the current bucket and those before (quotas.py)
+        current = int(now // bucket_s)
+        marks = [self._quota_key(player, f"commands:{current - n}") for n in range(buckets)]
+        (answer,) = await self._coalesced.call(("EVAL", quotas.COMMAND_SCRIPT, 1 + buckets, rate, *marks, limit,
+                                                window_s + 1, command_key, mark, buckets * bucket_s + 1))
         answer = int(answer)
         if answer == -1:
             return quotas.Admission(reused=True)

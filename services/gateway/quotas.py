@@ -59,19 +59,30 @@ redis.call('INCR', KEYS[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
-# KEYS[1] the player's rate counter, KEYS[2] the command id's mark (one slot: a hash tag);
-# ARGV limit, window ttl, the body's mark, memory ttl.
+# A player's command marks are kept in one hash per ``COMMAND_BUCKET_S`` (field: the table
+# and command id, value: the body's mark), not a key per command: a mark costs its field
+# and value in a listpack (~90 bytes), where a key of its own cost ~200 with its expiry.
+# An id is looked up in the current bucket and the ``COMMAND_MEMORY_S // COMMAND_BUCKET_S``
+# before it, so it is remembered at least ``COMMAND_MEMORY_S`` and less than a bucket longer.
+COMMAND_BUCKET_S: Final = 300
+# KEYS[1] the player's rate counter, KEYS[2..] the player's command marks, the current
+# bucket first (one slot: a hash tag); ARGV limit, window ttl, the table and command id,
+# the body's mark, the bucket's ttl.
 # 2: counted; 1: a retry, not counted; 0: over the limit; -1: the id was used for another body.
 COMMAND_SCRIPT: Final = """
-local seen = redis.call('GET', KEYS[2])
-if seen then
-  if seen == ARGV[3] then return 1 end
-  return -1
+for i = 2, #KEYS do
+  local seen = redis.call('HGET', KEYS[i], ARGV[3])
+  if seen then
+    if seen == ARGV[4] then return 1 end
+    return -1
+  end
 end
 local n = redis.call('INCR', KEYS[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 if n > tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+if redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) == 1 and redis.call('TTL', KEYS[2]) < 0 then
+  redis.call('EXPIRE', KEYS[2], ARGV[5])
+end
 return 2
 """
 # KEYS[1] the player's seats; ARGV table, limit, now, ttl. 2: taken now; 1: held already; 0: full.

@@ -74,3 +74,45 @@ def test_a_bad_lobby_limit_or_cursor_is_422(query: str) -> None:
     with gateway(secret="unit-secret") as client:
         answer = client.get(f"/api/v1/tables?{query}")
         assert answer.status_code == 422 and answer.json()["code"] == "invalid_request"
+
+
+def test_a_command_id_is_remembered_at_least_its_memory_across_the_buckets_then_forgotten(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import time
+
+    import fakeredis
+
+    from services.bootstrap import wire_gateway
+    from services.gateway import backend as backend_module
+    from services.settings import Settings
+
+    now = [1_800_000_000.0 + 299.0]  # a second before a bucket turns
+    monkeypatch.setattr(backend_module, "time", SimpleNamespace(time=lambda: now[0], monotonic=time.monotonic))
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), protocol=2)
+    backend = wire_gateway(client, Settings(partitions=4))
+
+    async def admit(key: str, mark: str, at: float) -> quotas.Admission:
+        now[0] = 1_800_000_000.0 + at
+        return await backend.admit_command("p1", key, mark, 100, 60, quotas.COMMAND_MEMORY_S)
+
+    async def run() -> list[quotas.Admission]:
+        try:
+            return [await admit("t1:a", "m1", 299.0),  # counted
+                    await admit("t1:a", "m1", 301.0),  # a retry, the next bucket: not counted
+                    await admit("t1:a", "m2", 1_198.0),  # another body, 899 s on: refused
+                    await admit("t1:b", "m1", 1_198.0),  # another id: counted
+                    await admit("t1:a", "m2", 1_201.0),  # past its buckets: forgotten, counted
+                    await admit("t1:a", "m1", 1_202.0)]  # and remembered with its new body
+        finally:
+            await backend.close()
+
+    first, retry, reused, other, forgotten, again = asyncio.run(run())
+    assert (first.retry, first.reused) == (False, False)
+    assert retry.retry and not retry.reused
+    assert reused.reused
+    assert (other.retry, other.reused) == (False, False)
+    assert (forgotten.retry, forgotten.reused) == (False, False)
+    assert again.reused
+    marks = asyncio.run(client.keys("*:commands:*"))
+    assert len(marks) == 3 and all(asyncio.run(client.ttl(key)) > 0 for key in marks)  # a hash per 5 minutes
