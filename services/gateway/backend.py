@@ -178,6 +178,12 @@ class Backend(Tables, Protocol):
     async def close(self) -> None: ...
 
 
+def bot_player_id(level: str, name: str) -> str:
+    """The player id of the bot of ``level`` named ``name`` (``domain.bots.bot_name``): the
+    same at every table, and not a guest's (those begin ``p``)."""
+    return "b" + hashlib.sha256(f"{level}\n{name}".encode()).hexdigest()[:16]
+
+
 class RedisBackend:
     """The backend over Redis, on one asyncio client: the async command path and readers
     of ``wiring``, and the gateway's own keys (players, rate limit, claims)."""
@@ -230,13 +236,17 @@ class RedisBackend:
         return f"{self._ns}:player:{player}"
 
     async def create_player(self, name: str, bot: str | None = None) -> PlayerRecord:
-        player = ("b" if bot else "p") + secrets.token_hex(8)
-        fields = {"name": name, "created": str(time.time())}
-        if bot:
-            fields["bot"] = bot
-        # a record lives player_ttl_s after its last use (touch_players)
-        await self._coalesced.call(("HSET", self._player_key(player), *(x for kv in fields.items() for x in kv)),
-                                   ("EXPIRE", self._player_key(player), self._player_ttl_s))
+        """A new guest; or the bot of level ``bot`` named ``name``, one player wherever it
+        sits (``bot_player_id``), so its ledger, rating and record are one, not one more
+        for every seat a bot took (they grew with every bot table, and lasted)."""
+        player = bot_player_id(bot, name) if bot else "p" + secrets.token_hex(8)
+        key = self._player_key(player)
+        fields = {"name": name, "bot": bot} if bot else {"name": name}
+        # a record lives player_ttl_s after its last use (touch_players); a bot's is made
+        # once and renewed by each seat it takes
+        await self._coalesced.call(("HSET", key, *(x for kv in fields.items() for x in kv)),
+                                   ("HSETNX", key, "created", str(time.time())),
+                                   ("EXPIRE", key, self._player_ttl_s))
         self._touched_now([player], time.monotonic())
         return PlayerRecord(player, name, bot)
 

@@ -168,3 +168,30 @@ def test_the_idle_closer_remembers_enrolling_a_bounded_number_of_tables() -> Non
     for n in range(ENROLLED + PAST):
         closer.enrol(f"t{n}")
     assert 0 < len(closer._enrolled) <= ENROLLED  # noqa: SLF001
+
+
+def test_a_bot_is_one_player_at_every_table_it_sits_at_and_a_guest_a_new_one() -> None:
+    """A bot's ledger, rating and record are kept once per level and name, not once more
+    for every seat a bot takes (they lasted, one more per bot seat, for ever)."""
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), protocol=2)
+    backend = wire_gateway(client, Settings(partitions=4))
+
+    async def seat_many() -> tuple[list[str], list[str], list[str], bytes]:
+        try:
+            gus = [(await backend.create_player("Gus", bot="beginner")).player]
+            first = await client.hget(f"{backend._ns}:player:{gus[0]}", "created")  # noqa: SLF001
+            gus += [(await backend.create_player("Gus", bot="beginner")).player for _ in range(4)]
+            other = [(await backend.create_player("Gus", bot="expert")).player,
+                     (await backend.create_player("Ida", bot="beginner")).player]
+            guests = [(await backend.create_player("Gus")).player for _ in range(3)]
+            created = await client.hget(f"{backend._ns}:player:{gus[0]}", "created")  # noqa: SLF001
+            assert created == first  # made once
+            return gus, other, guests, created
+        finally:
+            await backend.close()
+
+    gus, other, guests, created = asyncio.run(seat_many())
+    assert len(set(gus)) == 1 and gus[0].startswith("b")
+    assert len(set(other)) == 2 and not set(other) & set(gus)
+    assert len(set(guests)) == 3 and all(g.startswith("p") for g in guests)
+    assert created is not None
