@@ -176,7 +176,7 @@ def test_a_bot_is_one_player_at_every_table_it_sits_at_and_a_guest_a_new_one() -
     client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), protocol=2)
     backend = wire_gateway(client, Settings(partitions=4))
 
-    async def seat_many() -> tuple[list[str], list[str], list[str], bytes]:
+    async def seat_many() -> tuple[list[str], list[str], list[str], bytes | str | None]:
         try:
             gus = [(await backend.create_player("Gus", bot="beginner")).player]
             first = await client.hget(f"{backend._ns}:player:{gus[0]}", "created")  # noqa: SLF001
