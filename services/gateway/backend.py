@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -180,8 +181,17 @@ class Backend(Tables, Protocol):
 
 def bot_player_id(level: str, name: str) -> str:
     """The player id of the bot of ``level`` named ``name`` (``domain.bots.bot_name``): the
-    same at every table, and not a guest's (those begin ``p``)."""
+    same at every table, and not a guest's nor an account's (those begin ``p``)."""
     return "b" + hashlib.sha256(f"{level}\n{name}".encode()).hexdigest()[:16]
+
+
+_BOT_PLAYER: Final = re.compile(r"b[0-9a-f]{16}")
+
+
+def is_bot_player(player: str) -> bool:
+    """A bot the service seated (``bot_player_id``): rated under its own id (a quick play's
+    bot: docs/ratings.md), but on no leaderboard, where its level's row stands for it."""
+    return _BOT_PLAYER.fullmatch(player) is not None
 
 
 class RedisBackend:
@@ -327,13 +337,16 @@ class RedisBackend:
             players = await self.aio.zrevrange(keys.board(rules), start, start + page - 1)
             if not players:
                 break
+            start += page
+            players = [p for p in players if not is_bot_player(bytes(p).decode())]
+            if not players:
+                continue
             for data in await self.aio.hmget(keys.ratings(rules), players):
                 if data is None:
                     continue
                 rating = decode_rating(bytes(data))
                 if rating.hands >= min_hands and rating.last_ms >= since_ms:
                     found.append(rating)
-            start += page
         return found[:limit]
 
     async def server_ms(self) -> int:

@@ -118,3 +118,20 @@ def test_a_reputation_asked_for_out_of_range_is_refused(client: Any) -> None:
     answer = client.post("/api/v1/tables", json={"game": "mighty-5", "seat": 0, "min_reputation": 101},
                          headers=auth(creator))
     assert answer.status_code == 422 and answer.json()["code"] == "invalid_request"
+
+
+def test_a_bot_the_service_seated_is_on_no_leaderboard_and_its_levels_row_is(client: Any) -> None:
+    from projections.ratings import PlayerRating, bot_player
+    from services.gateway.backend import bot_player_id
+
+    wiring = sync_wiring(client)
+    keys = RatingsKeys(wiring.space)
+    ana = new_player(client, "Ana")["player"]
+    gus = bot_player_id("expert", "Gus")
+    server_ms = int(wiring.client.time()[0]) * 1000
+    for player, mu in ((gus, 40.0), (bot_player("expert"), 35.0), (ana, 30.0)):
+        rating = PlayerRating(player=player, mu=mu, sigma=2.0, hands=50, last_ms=server_ms)
+        wiring.client.hset(keys.ratings("mighty-5"), player, msgspec.json.encode(rating))
+        wiring.client.zadd(keys.board("mighty-5"), {player: rating.ordinal})
+    board = client.get("/api/v1/leaderboards/mighty-5").json()["players"]
+    assert [row["player"] for row in board] == [bot_player("expert"), ana]
