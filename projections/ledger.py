@@ -81,6 +81,16 @@ def fold(ledger: AnyTableLedger, version: int, event: TableEvent) -> AnyTableLed
     return folded
 
 
+def table_ledger_of(table_id: str, events: Iterable[tuple[int, TableEvent]]) -> AnyTableLedger:
+    """The table's ledger folded from its (version, event) pairs: the document the
+    projection keeps for it while it is in Redis, folded again for an archived table,
+    whose document the archive deletes (docs/archive.md)."""
+    ledger: AnyTableLedger = Uncreated(table_id=table_id)
+    for version, event in events:
+        ledger = fold(ledger, version, event)
+    return ledger
+
+
 def credit(player: PlayerLedger, line: LedgerLine, seat: int) -> PlayerLedger:
     declared = line.declared_by(seat)
     return replace(

@@ -20,8 +20,10 @@ guarded by its lock, so the event loop never waits on PostgreSQL.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, Final
 
+from projections.ledger import table_name
 from services.archive.errors import ArchiveUnavailable
 from services.archive.keys import ArchiveKeys, IndexEntry, decode_entry
 from services.archive.postgres import PostgresArchive
@@ -31,12 +33,16 @@ from services.store.cluster import AsyncClient, SyncClient
 from services.store.keys import KeySpace
 from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_errors
 
-# The projection kinds whose documents of a table outlive its archiving: its ledger (the
-# players' totals and the table's lines). Its views are deleted with it, and so is its
-# directory entry among the finished tables (dir:closed). The ratings' hands (the kind
-# ``ratings``, docs/ratings.md) stay in their partition too. A rebuild of these kinds
-# folds the archived tables too.
+# The projection kinds whose documents outlive a table's archiving: the ledger's players'
+# totals and the ratings' hands (the kind ``ratings``, docs/ratings.md), partition
+# documents its events went into. A rebuild of these kinds folds the archived tables too.
+# Its views are deleted with it, and so is its directory entry among the finished tables
+# (dir:closed).
 KINDS_KEPT_ARCHIVED: Final = ("ledger", "ratings")
+# And the documents of such a kind that are the table's own, deleted with it (the archive
+# worker) and left out of a rebuild: by kind, the document's name for a table id. The
+# table's ledger: the gateway folds an archived table's from its archived events.
+TABLE_DOCS_ARCHIVED: Final[dict[str, Callable[[str], str]]] = {"ledger": table_name}
 
 
 def _no_archive(table_id: str) -> ArchiveUnavailable:

@@ -26,7 +26,9 @@ A pass goes partition by partition:
 Every step before (e) changes nothing in Redis but the to-do list; (e) is atomic. A crash
 anywhere leaves either the table whole in Redis (maybe also in PostgreSQL: the next pass
 finds the very same stream there, verifies it and deletes) or the table archived. A
-PostgreSQL that cannot be reached ends the pass before (e). The ledger's documents stay.
+PostgreSQL that cannot be reached ends the pass before (e). The table's ledger document
+goes in (e) too (the gateway folds an archived table's ledger from its archived events);
+the players' ledgers stay.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from projections.views import SPECTATOR, audit_name, view_name
 from services.archive.errors import ArchiveConflict, ArchiveMismatch, ArchiveUnavailable
 from services.archive.keys import IndexEntry, encode_entry
 from services.archive.postgres import ChatRow, PostgresArchive
-from services.archive.reads import ArchivedEventStore
+from services.archive.reads import TABLE_DOCS_ARCHIVED, ArchivedEventStore
 from services.archive.summary import NotArchivable, summarize
 from services.projection.keys import ProjectionKeys
 from services.projection.store import id_key
@@ -305,7 +307,10 @@ class ArchiveWorker:
                     return "locked"
                 pipe.multi()
                 pipe.delete(keys.events, keys.meta, keys.commands, keys.command_index, keys.audit, keys.chat,
-                            *self._view_keys(table_id, seats, hands))
+                            *self._view_keys(table_id, seats, hands),
+                            # its ledger document: folded from the archived events when asked
+                            *(ProjectionKeys(self.space, kind).doc(partition, named(table_id))
+                              for kind, named in TABLE_DOCS_ARCHIVED.items()))
                 pipe.srem(keys.tables, table_id)  # its keys are gone: out of the live index
                 # its lobby entry among the finished tables (the directory's dir:closed)
                 # goes too: the lobby lists a finished table until it is archived

@@ -28,7 +28,14 @@ from domain.table import Submission, TableState
 from projections import KINDS
 from projections.directory import CLOSED_DOC, DIRECTORY_DOC, DirectoryEntry, decode_entry
 from projections.directory import fold as fold_directory
-from projections.ledger import PLAYERS_DOC, AnyTableLedger, PlayerLedger, combine, decode_player
+from projections.ledger import (
+    PLAYERS_DOC,
+    AnyTableLedger,
+    PlayerLedger,
+    combine,
+    decode_player,
+    table_ledger_of,
+)
 from projections.ratings import PlayerRating, Reputation, decode_rating, decode_reputation
 from services.app.lifecycle import Lifecycle
 from services.app.ports import PlayerRecord, Submitted, Tables
@@ -436,7 +443,15 @@ class RedisBackend:
         return self.readers.follow(table_id, reader, after)
 
     async def ledger(self, table_id: str) -> AnyTableLedger | None:
-        return await self.readers.table_ledger(table_id)
+        """The table's ledger document; an archived table's, whose document the archive
+        deleted, folded from its archived events (docs/archive.md)."""
+        found = await self.readers.table_ledger(table_id)
+        if found is not None or not isinstance(self.store, AsyncArchivedEventStore):
+            return found
+        if await self.store.index_entry(table_id) is None:
+            return None  # not archived: its ledger is not folded yet, or there is no such table
+        stored = await self.store.read(table_id)
+        return table_ledger_of(table_id, ((e.version, decode_event(e.data)) for e in stored))
 
     async def deadline(self, table_id: str) -> bytes | None:
         """The table's deadline document. A change of a table's view is pushed to each

@@ -42,7 +42,7 @@ from domain.codec import decode_event
 from domain.table import TableEvent
 from projections import new_projection, replay
 from projections.docs import DocKey
-from services.archive.reads import KINDS_KEPT_ARCHIVED, ArchivedEventStore
+from services.archive.reads import KINDS_KEPT_ARCHIVED, TABLE_DOCS_ARCHIVED, ArchivedEventStore
 from services.audit.feed import FeedFinding, check_partition_feed, partition_feed
 from services.projection.keys import ProjectionKeys
 from services.projection.store import ANNOUNCED_HASHES, Checkpoint, ProjectionStore
@@ -109,8 +109,10 @@ def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
     store to read the streams from (default: Redis alone, which knows no archived table)."""
     cut = store.feed_position(partition) if upto is None else upto
     tables = table_ids(store, partition)
+    archived: list[str] = []
     if isinstance(events, ArchivedEventStore) and store.keys.kind in KINDS_KEPT_ARCHIVED:
-        tables = sorted(set(tables) | set(events.archived_ids(partition)))
+        archived = events.archived_ids(partition)
+        tables = sorted(set(tables) | set(archived))
     later = later_versions(store, partition, cut.id, every_chunk)
     events = events or RedisEventStore(store.client, keys=store.keys.space)
     top = 1 << 62
@@ -121,6 +123,12 @@ def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
                 yield table_id, event.version, decode_event(event.data), event.at_ms
 
     docs = replay(new_projection(store.keys.kind), folded())
+    # an archived table's own documents left Redis with it (docs/archive.md): its events
+    # still count in the partition's (the players' ledgers), its documents are not made
+    named = TABLE_DOCS_ARCHIVED.get(store.keys.kind)
+    if named is not None:
+        for table_id in archived:
+            docs.pop(DocKey(named(table_id)), None)
     return docs, cut
 
 

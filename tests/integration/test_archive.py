@@ -16,8 +16,10 @@ import psycopg
 import pytest
 import redis
 
+from domain.codec import decode_event
 from domain.table import CloseTable, CreateTable, Submission
 from projections import KINDS
+from projections.ledger import decode_table, table_ledger_of
 from services import cli
 from services.archive.errors import ArchiveConflict, ArchiveUnavailable
 from services.archive.migrate import migrations
@@ -106,7 +108,7 @@ def test_a_closed_table_moves_to_postgres_leaving_an_index_entry(
 
     assert report.archived == ["done1"]
     left = table_keys(redis_client, "done1")
-    assert left == [f"arch:{SPACE.tag(SPACE.partition_of('done1'))}:ledger:t:done1"]  # its ledger stays
+    assert left == []  # its ledger document too: folded from the archived events when asked
     index = SPACE.namespace + ":" + SPACE.tag(SPACE.partition_of("done1")) + ":archived"
     entry = redis_client.hget(index, "done1")
     assert entry is not None and len(entry) <= 1024
@@ -437,6 +439,10 @@ def test_the_gateway_reads_an_archived_table_from_postgres(
     play_tables(redis_client, closed=["done12"], hands=2)
     project(redis_client)
     stored = wiring.store.read("done12")
+    document = redis_client.get(f"arch:{SPACE.tag(SPACE.partition_of('done12'))}:ledger:t:done12")
+    assert document is not None
+    # what the gateway folds for an archived table is the document the projection kept
+    assert table_ledger_of("done12", ((e.version, decode_event(e.data)) for e in stored)) == decode_table(document)
     assert wiring.archive_worker().run_once().archived == ["done12"]
     given = settings(archive_url)
     with TestClient(create_app(given, wire_gateway(connect_async(redis_server.url), given))) as client:
@@ -469,10 +475,11 @@ def test_the_gateway_without_an_archive_refuses_an_archived_table_as_unavailable
     assert wiring.archive_worker().run_once().archived == ["done13"]
     given = settings(None)
     with TestClient(create_app(given, wire_gateway(connect_async(redis_server.url), given))) as client:
-        refused = client.get("/api/v1/tables/done13/hands")
-        assert refused.status_code == 503, refused.text
-        assert refused.json()["code"] == "unavailable"
-        assert "MIGHTY_ARCHIVE_URL" in refused.json()["message"]
+        for route in ("hands", "ledger"):
+            refused = client.get(f"/api/v1/tables/done13/{route}")
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["code"] == "unavailable"
+            assert "MIGHTY_ARCHIVE_URL" in refused.json()["message"]
 
 
 def _chat_gateway(redis_server: PrivateRedis, archive_url: str | None) -> Any:
