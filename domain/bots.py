@@ -43,10 +43,11 @@ def bot_name(level: str, table_id: str, seat: int) -> str:
     """The name of the bot of ``level`` at ``seat`` of ``table_id``: the same wherever it
     is computed (no random source), and distinct from the names of the table's other bots
     of that level (consecutive seats take consecutive names from an offset the table's id
-    gives). A level without a list is named after itself."""
+    gives). A level without a list is named after itself and the seat (a bot is one player
+    per level and name: two seats of one table never share a name)."""
     names = BOT_NAMES.get(level)
     if not names:
-        return f"{level} bot"
+        return f"{level} bot {seat + 1}"
     offset = int.from_bytes(hashlib.sha256(table_id.encode()).digest()[:4], "big")
     return names[(offset + seat) % len(names)]
 

@@ -186,6 +186,9 @@ class Backend(Tables, Protocol):
     async def close(self) -> None: ...
 
 
+ARCHIVED_LEDGERS: Final = 256  # archived tables' ledgers kept folded (each read from PostgreSQL)
+
+
 def bot_player_id(level: str, name: str) -> str:
     """The player id of the bot of ``level`` named ``name`` (``domain.bots.bot_name``): the
     same at every table, and not a guest's nor an account's (those begin ``p``)."""
@@ -210,6 +213,7 @@ class RedisBackend:
         self.space = wiring.space
         self.aio: Any = wiring.client
         self.store = wiring.store
+        self._archived_ledgers: dict[str, AnyTableLedger] = {}  # folded from PostgreSQL (``ledger``)
         self.handler = wiring.handler
         self.readers = wiring.readers
         secret = wiring.settings.secret
@@ -448,10 +452,17 @@ class RedisBackend:
         found = await self.readers.table_ledger(table_id)
         if found is not None or not isinstance(self.store, AsyncArchivedEventStore):
             return found
+        folded = self._archived_ledgers.get(table_id)
+        if folded is not None:
+            return folded  # an archived table never changes
         if await self.store.index_entry(table_id) is None:
             return None  # not archived: its ledger is not folded yet, or there is no such table
         stored = await self.store.read(table_id)
-        return table_ledger_of(table_id, ((e.version, decode_event(e.data)) for e in stored))
+        folded = table_ledger_of(table_id, ((e.version, decode_event(e.data)) for e in stored))
+        if len(self._archived_ledgers) >= ARCHIVED_LEDGERS:
+            self._archived_ledgers.clear()  # a cache: folded again on demand
+        self._archived_ledgers[table_id] = folded
+        return folded
 
     async def deadline(self, table_id: str) -> bytes | None:
         """The table's deadline document. A change of a table's view is pushed to each
@@ -532,11 +543,14 @@ class RedisBackend:
         now = time.time()
         rate = self._quota_key(player, f"rate:{int(now // window_s)}")
         bucket_s = quotas.COMMAND_BUCKET_S
-        buckets = memory_s // bucket_s + 1  # the current bucket and those before (quotas.py)
+        before = -(-memory_s // bucket_s)  # the buckets before the current one (quotas.py)
         current = int(now // bucket_s)
-        marks = [self._quota_key(player, f"commands:{current - n}") for n in range(buckets)]
-        (answer,) = await self._coalesced.call(("EVAL", quotas.COMMAND_SCRIPT, 1 + buckets, rate, *marks, limit,
-                                                window_s + 1, command_key, mark, buckets * bucket_s + 1))
+        # the current bucket first (a new mark goes there), then the next one (a gateway
+        # whose clock is ahead may have marked there), then those before
+        marks = [self._quota_key(player, f"commands:{current + n}") for n in (0, 1, *range(-1, -before - 1, -1))]
+        (answer,) = await self._coalesced.call(("EVAL", quotas.COMMAND_SCRIPT, 1 + len(marks), rate, *marks, limit,
+                                                window_s + 1, command_key, mark,
+                                                (before + 2) * bucket_s + 1))
         answer = int(answer)
         if answer == -1:
             return quotas.Admission(reused=True)

@@ -62,8 +62,9 @@ return 1
 # A player's command marks are kept in one hash per ``COMMAND_BUCKET_S`` (field: the table
 # and command id, value: the body's mark), not a key per command: a mark costs its field
 # and value in a listpack (~90 bytes), where a key of its own cost ~200 with its expiry.
-# An id is looked up in the current bucket and the ``COMMAND_MEMORY_S // COMMAND_BUCKET_S``
-# before it, so it is remembered at least ``COMMAND_MEMORY_S`` and less than a bucket longer.
+# An id is looked up in the current bucket, the next one (a gateway whose clock runs ahead
+# marks there) and enough before it to cover ``COMMAND_MEMORY_S``, so it is remembered at
+# least that long and less than a bucket longer; a bucket expires two buckets after that.
 COMMAND_BUCKET_S: Final = 300
 # KEYS[1] the player's rate counter, KEYS[2..] the player's command marks, the current
 # bucket first (one slot: a hash tag); ARGV limit, window ttl, the table and command id,

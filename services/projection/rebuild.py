@@ -125,11 +125,15 @@ def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
     docs = replay(new_projection(store.keys.kind), folded())
     # an archived table's own documents left Redis with it (docs/archive.md): its events
     # still count in the partition's (the players' ledgers), its documents are not made
+    _leave_out_archived(store, docs, archived)
+    return docs, cut
+
+
+def _leave_out_archived(store: ProjectionStore, docs: dict[DocKey, bytes], archived: Iterable[str]) -> None:
     named = TABLE_DOCS_ARCHIVED.get(store.keys.kind)
     if named is not None:
         for table_id in archived:
             docs.pop(DocKey(named(table_id)), None)
-    return docs, cut
 
 
 def forged_entries(store: ProjectionStore, partition: int,
@@ -168,6 +172,11 @@ def check(store: ProjectionStore, partition: int, attempts: int = 20,
         stored = store.docs_named(partition, rebuilt.keys())
         if store.checkpoint(partition) != checkpoint:
             continue  # a worker wrote meanwhile: read again
+        if isinstance(events, ArchivedEventStore) and store.keys.kind in TABLE_DOCS_ARCHIVED:
+            # a table archived while this ran took its own documents with it
+            gone = events.archived_ids(partition)
+            _leave_out_archived(store, rebuilt, gone)
+            _leave_out_archived(store, stored, gone)
         return [
             Difference(partition, doc, stored.get(doc), rebuilt.get(doc))
             for doc in sorted(stored.keys() | rebuilt.keys(), key=lambda d: (d.name, d.field or ""))

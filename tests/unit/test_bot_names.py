@@ -26,5 +26,7 @@ def test_the_levels_name_their_bots_from_different_lists() -> None:
     assert not (lists[0] & lists[1]) and not (lists[1] & lists[2]) and not (lists[0] & lists[2])
 
 
-def test_a_level_without_a_list_is_named_after_itself() -> None:
-    assert bot_name("grandmaster", "t1", 0) == "grandmaster bot"
+def test_a_level_without_a_list_is_named_after_itself_and_its_seat() -> None:
+    assert bot_name("grandmaster", "t1", 0) == "grandmaster bot 1"
+    # one player per level and name: two seats of a table never share a name
+    assert len({bot_name("grandmaster", "t1", seat) for seat in range(8)}) == 8

@@ -103,16 +103,19 @@ def test_a_command_id_is_remembered_at_least_its_memory_across_the_buckets_then_
                     await admit("t1:a", "m2", 1_198.0),  # another body, 899 s on: refused
                     await admit("t1:b", "m1", 1_198.0),  # another id: counted
                     await admit("t1:a", "m2", 1_201.0),  # past its buckets: forgotten, counted
-                    await admit("t1:a", "m1", 1_202.0)]  # and remembered with its new body
+                    await admit("t1:a", "m1", 1_202.0),  # and remembered with its new body
+                    await admit("t1:c", "m1", 1_500.0),  # marked by a gateway whose clock runs ahead
+                    await admit("t1:c", "m1", 1_499.0)]  # seen by one a bucket behind: a retry
         finally:
             await backend.close()
 
-    first, retry, reused, other, forgotten, again = asyncio.run(run())
+    first, retry, reused, other, forgotten, again, ahead, behind = asyncio.run(run())
     assert (first.retry, first.reused) == (False, False)
     assert retry.retry and not retry.reused
     assert reused.reused
     assert (other.retry, other.reused) == (False, False)
     assert (forgotten.retry, forgotten.reused) == (False, False)
     assert again.reused
+    assert (ahead.retry, ahead.reused) == (False, False) and behind.retry
     marks = asyncio.run(client.keys("*:commands:*"))
-    assert len(marks) == 3 and all(asyncio.run(client.ttl(key)) > 0 for key in marks)  # a hash per 5 minutes
+    assert len(marks) == 4 and all(asyncio.run(client.ttl(key)) > 0 for key in marks)  # a hash per 5 minutes
