@@ -91,7 +91,6 @@ class Admission:
         self._running -= 1
 
 
-
 class Place:
     """One start's place: ``leave`` gives it to the next start waiting (once; again is nothing)."""
 

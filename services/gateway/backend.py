@@ -200,7 +200,8 @@ _BOT_PLAYER: Final = re.compile(r"b[0-9a-f]{16}")
 
 def is_bot_player(player: str) -> bool:
     """A bot the service seated (``bot_player_id``): rated under its own id (a quick play's
-    bot: docs/ratings.md), but on no leaderboard, where its level's row stands for it."""
+    bot: docs/ratings.md), but on no leaderboard (the boards' ``bot:<level>`` rows count
+    the seats tables were created with)."""
     return _BOT_PLAYER.fullmatch(player) is not None
 
 
