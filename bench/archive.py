@@ -9,8 +9,8 @@ Then:
 2. timed: one archive pass (``ArchiveWorker.run_once``, delay 0) moves every table into
    PostgreSQL: discover, copy in one transaction per table, read back, verify (hash chain
    and the full replay of ``services.audit.verify_events``), delete;
-3. memory after: what is left per table (its index entry, its ledger document) and
-   ``used_memory``.
+3. memory after: what is left per table (its index entry; its ledger document and the
+   ratings' records of its hands, both gone with it since 2026-12-05/06) and ``used_memory``.
 
 Prints one JSON object: ``archive_rows_per_s`` (event rows archived per second of the
 pass), ``tables_per_s``, ``events_per_table``, ``bytes_per_live_table`` (Redis bytes of a
@@ -39,6 +39,7 @@ from services.archive.keys import ArchiveKeys
 from services.archive.runtime import archive_url_for_run
 from services.bootstrap import Wiring, wire
 from services.players import next_submission, seating
+from services.projection.rater import Rater
 from services.projection.read import caught_up, feed_positions
 from services.redis_runtime import redis_url_for_run
 from services.settings import Settings
@@ -79,6 +80,7 @@ def run(wiring: Wiring, args: argparse.Namespace) -> dict[str, Any]:
     _project(wiring)
     client = wiring.client
     before = {t: _table_bytes(wiring, t) for t in ids}
+    rated_before = _rated_hands_bytes(wiring)
     used_before = int(client.info("memory")["used_memory"])
     events = sum(wiring.store.head(t).version for t in ids)
 
@@ -89,6 +91,7 @@ def run(wiring: Wiring, args: argparse.Namespace) -> dict[str, Any]:
     assert sorted(report.archived) == sorted(ids), report.as_dict()
 
     after = {t: _table_bytes(wiring, t) for t in ids}
+    rated_after = _rated_hands_bytes(wiring)
     used_after = int(client.info("memory")["used_memory"])
     index_bytes = index_entry_bytes(client, wiring.store.archive_keys, wiring.space.partitions)
     entry_json = [len(client.hget(wiring.store.archive_keys.index_of(t), t) or b"") for t in ids]
@@ -104,6 +107,9 @@ def run(wiring: Wiring, args: argparse.Namespace) -> dict[str, Any]:
             "index_entry": round(index_bytes / n),
             "index_entry_json": round(sum(entry_json) / n),
             "ledger_kept": round(sum(b["ledger"] for b in after.values()) / n),
+            # the ratings' records of its hands, before archiving / kept after
+            "rated_hands_before": round(rated_before / n),
+            "rated_hands_kept": round(rated_after / n),
             "table_keys_left": sum(b["stream"] + b["head"] + b["command_ids"] + b["views"]
                                    for b in after.values()),
         },
@@ -152,6 +158,19 @@ def _project(wiring: Wiring) -> None:
                 break
             worker.step()
         worker.shutdown()
+    rater = Rater(wiring.client, wiring.space)  # the archive waits for the rater (docs/ratings.md)
+    wiring.client.set(rater.keys.lease, rater.token, px=5000)  # the stopped worker's rater held it
+    while rater.step():
+        pass
+    rater.release()
+
+
+def _rated_hands_bytes(wiring: Wiring) -> int:
+    """``MEMORY USAGE`` of every partition's records of rated hands (``ratings:hands:<hour>``)."""
+    client = wiring.client
+    found = [key for p in range(wiring.space.partitions) for key in client.scan_iter(
+        match=f"{wiring.space.namespace}:{wiring.space.tag(p)}:ratings:hands:*", count=1000)]
+    return sum(int(client.memory_usage(key, samples=0) or 0) for key in found)
 
 
 def _table_bytes(wiring: Wiring, table_id: str) -> dict[str, int]:

@@ -6,9 +6,10 @@
    when it ended). Its documents: ``ratings:t:<table>`` (the table's state while it is
    open) and the hash ``ratings:hands`` (one field per hand not yet rated, named by
    ``hand_field``; one hash per hour of the hands' end, ``ratings:hands:<hour>``), written
-   with the partition's checkpoint like any kind's, and kept (the partition's record of
-   its hands, which ``mighty projections check`` compares with the streams); the hash
-   ``ratings:hours`` names the hours that have hands.
+   with the partition's checkpoint like any kind's, and kept until the table is archived
+   (the partition's record of its hands, which ``mighty projections check`` compares with
+   the streams; an archived table's, rated, are folded from its archived events again:
+   ``table_hands``); the hash ``ratings:hours`` names the hours that have hands.
 2. ``Ratings``, over every partition: applies those hands **in the order of
    ``RatedHand.key``** (the hand's end time, the table, the hand number) to the
    players' Weng-Lin ratings (openskill's Plackett-Luce model) per rule set and to their
@@ -112,6 +113,27 @@ def hands_doc(hour: int) -> str:
 
 def hand_field(hand: RatedHand) -> str:
     return f"{hand.at_ms:013d}:{hand.table_id}:{hand.hand_no}"
+
+
+def hand_key_of_field(field: str) -> tuple[int, str, int] | None:
+    """The key of the hand stored under ``field`` (``hand_field``), None for another shape."""
+    parts = field.split(":")
+    if len(parts) != 3 or not parts[0].isdigit() or not parts[2].isdigit():
+        return None
+    return (int(parts[0]), parts[1], int(parts[2]))
+
+
+def hand_docs(hands: Iterable[RatedHand]) -> list[DocKey]:
+    """Where the partition holds ``hands``: a field of the bucket of the hour each ended in."""
+    return [DocKey(hands_doc(hand.at_ms // HOUR_MS), hand_field(hand)) for hand in hands]
+
+
+def table_of_hand_doc(doc: DocKey) -> str | None:
+    """The table a partition's hand record is of (None: a document of another sort)."""
+    if not doc.name.startswith(HANDS_DOC) or doc.field is None:
+        return None
+    key = hand_key_of_field(doc.field)
+    return None if key is None else key[1]
 
 
 def ranks_of(sides: Sequence[Sequence[int]], scores: Sequence[int]) -> tuple[int, ...]:
@@ -219,6 +241,16 @@ class HandsProjection:
         self._dirty.clear()
         self._hands.clear()
         return docs
+
+
+def table_hands(table_id: str, events: Iterable[tuple[int, TableEvent, int | None]]) -> list[RatedHand]:
+    """The hands one table's events end, as the kind folds them (its ``(version, event,
+    at_ms)`` in order): what its partition holds of the table (``hand_docs``), and what a
+    re-rating takes from an archived table's events (docs/ratings.md, "Archived tables")."""
+    projection = HandsProjection()
+    for version, event, at_ms in events:
+        projection.apply(table_id, version, event, at_ms)
+    return list(projection._hands)
 
 
 # ---------------------------------------------------------------- 2. over every partition

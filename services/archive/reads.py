@@ -20,10 +20,13 @@ guarded by its lock, so the event loop never waits on PostgreSQL.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
 
+from domain.codec import decode_event
+from projections.docs import DocKey
 from projections.ledger import table_name
+from projections.ratings import hand_docs, table_hands, table_of_hand_doc
 from services.archive.errors import ArchiveUnavailable
 from services.archive.keys import ArchiveKeys, IndexEntry, decode_entry
 from services.archive.postgres import PostgresArchive
@@ -39,10 +42,46 @@ from services.store.redis_store import READ_CHUNK, RedisEventStore, _redis_error
 # Its views are deleted with it, and so is its directory entry among the finished tables
 # (dir:closed).
 KINDS_KEPT_ARCHIVED: Final = ("ledger", "ratings")
-# And the documents of such a kind that are the table's own, deleted with it (the archive
-# worker) and left out of a rebuild: by kind, the document's name for a table id. The
-# table's ledger: the gateway folds an archived table's from its archived events.
-TABLE_DOCS_ARCHIVED: Final[dict[str, Callable[[str], str]]] = {"ledger": table_name}
+
+
+class TableDocs(Protocol):
+    """The documents of a kind that are one table's own: the archive worker deletes them
+    with the table, and a rebuild of the kind leaves them out for an archived table."""
+
+    def of_table(self, table_id: str, events: Sequence[StoredEvent]) -> list[DocKey]:
+        """The table's own documents, from its events."""
+        ...
+
+    def owner(self, doc: DocKey) -> str | None:
+        """The table ``doc`` is the own document of (None: a partition's document)."""
+        ...
+
+
+class TableLedgerDoc:
+    """The table's ledger: the gateway folds an archived table's from its archived events."""
+
+    def of_table(self, table_id: str, events: Sequence[StoredEvent]) -> list[DocKey]:
+        return [DocKey(table_name(table_id))]
+
+    def owner(self, doc: DocKey) -> str | None:
+        prefix = table_name("")
+        return doc.name[len(prefix):] if doc.field is None and doc.name.startswith(prefix) else None
+
+
+class RatedHandDocs:
+    """The partition's record of each of the table's hands (``ratings:hands:<hour>``): once
+    the rater has applied them (the archive waits for it), a re-rating takes them from the
+    archived events instead (docs/ratings.md, "Archived tables")."""
+
+    def of_table(self, table_id: str, events: Sequence[StoredEvent]) -> list[DocKey]:
+        return hand_docs(table_hands(table_id, ((e.version, decode_event(e.data), e.at_ms) for e in events)))
+
+    def owner(self, doc: DocKey) -> str | None:
+        return table_of_hand_doc(doc)
+
+
+# By kind, the documents of a kind kept archived that are a table's own.
+TABLE_DOCS_ARCHIVED: Final[dict[str, TableDocs]] = {"ledger": TableLedgerDoc(), "ratings": RatedHandDocs()}
 
 
 def _no_archive(table_id: str) -> ArchiveUnavailable:

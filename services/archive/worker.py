@@ -27,8 +27,10 @@ Every step before (e) changes nothing in Redis but the to-do list; (e) is atomic
 anywhere leaves either the table whole in Redis (maybe also in PostgreSQL: the next pass
 finds the very same stream there, verifies it and deletes) or the table archived. A
 PostgreSQL that cannot be reached ends the pass before (e). The table's ledger document
-goes in (e) too (the gateway folds an archived table's ledger from its archived events);
-the players' ledgers stay.
+goes in (e) too (the gateway folds an archived table's ledger from its archived events),
+and so do the ratings' records of its hands (a re-rating folds them from the archived
+events): a table with hands the rater has not applied yet waits for it (``held``), so
+none is lost to the live ratings. The players' ledgers stay.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from domain.codec import decode_event
 from domain.table import TableClosed
 from projections import KINDS
 from projections.directory import CLOSED_DOC
+from projections.docs import DocKey
 from projections.views import SPECTATOR, audit_name, view_name
 from services.archive.errors import ArchiveConflict, ArchiveMismatch, ArchiveUnavailable
 from services.archive.keys import IndexEntry, encode_entry
@@ -54,6 +57,8 @@ from services.archive.postgres import ChatRow, PostgresArchive
 from services.archive.reads import TABLE_DOCS_ARCHIVED, ArchivedEventStore
 from services.archive.summary import NotArchivable, summarize
 from services.projection.keys import ProjectionKeys
+from services.projection.rater import KIND as RATINGS
+from services.projection.rater import hands_rated
 from services.projection.store import id_key
 from services.store.base import EMPTY_HEAD, Head, StoredEvent, verify_chain
 from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient
@@ -81,7 +86,7 @@ class PassReport:
     discovered: int = 0  # tables newly found closed
     archived: list[str] = field(default_factory=list)
     waiting: int = 0  # closed, not yet ``after_s`` ago
-    held: int = 0  # due, but a projection has not applied their events yet
+    held: int = 0  # due, but a projection has not applied their events yet, or the rater their hands
     kept: list[str] = field(default_factory=list)  # due, refused (logged): stay in Redis
     locked: int = 0  # another archive worker had them
 
@@ -216,12 +221,15 @@ class ArchiveWorker:
                 report.archived.append(table_id)
             elif outcome == "locked":
                 report.locked += 1
+            elif outcome == "held":
+                report.held += 1
             elif outcome == "kept":
                 report.kept.append(table_id)
 
     def archive_table(self, table_id: str, closed_ms: int) -> str:
         """``archived``, ``locked`` (another worker has it), ``gone`` (not in Redis any
-        more), ``kept`` (refused and logged; retried after another ``after_s``)."""
+        more), ``held`` (the rater has not applied its hands yet: retried next pass),
+        ``kept`` (refused and logged; retried after another ``after_s``)."""
         lock = self.keys.lock(table_id)
         token = f"{self.id}-{secrets.token_hex(4)}"
         if not self.client.set(lock, token, nx=True, px=self.lock_ms):
@@ -242,6 +250,9 @@ class ArchiveWorker:
             self.client.zrem(self.keys.closed(self.space.partition_of(table_id)), table_id)
             return "gone"
         head = verify_chain(EMPTY_HEAD, stored)
+        own = {kind: docs.of_table(table_id, stored) for kind, docs in TABLE_DOCS_ARCHIVED.items()}
+        if RATINGS in self.kinds and not hands_rated(self.client, self.space, own[RATINGS]):
+            return "held"  # its hands' records go with it, once the rater has applied them
         first_stamp: Any = self.client.lindex(keys.command_index, 0)
         row, hands, seats = summarize(table_id, stored, closed_ms=closed_ms,
                                       created_ms=_stamp_ms(first_stamp, stored[0].command_id))
@@ -250,7 +261,7 @@ class ArchiveWorker:
         if self.after_copy is not None:
             self.after_copy(table_id)
         self._check_archived(table_id, stored, head, chat)
-        return self._delete(table_id, head, token, seats, len(hands), chat[-1].message_id if chat else None)
+        return self._delete(table_id, head, token, seats, len(hands), chat[-1].message_id if chat else None, own)
 
     def _chat(self, table_id: str) -> list[ChatRow]:
         """The table's chat in Redis (services/gateway/chat.py: capped, so a bounded read)."""
@@ -286,7 +297,7 @@ class ArchiveWorker:
         return [views.doc(partition, name) for name in names]
 
     def _delete(self, table_id: str, head: Head, token: str, seats: int, hands: int,
-                last_chat: str | None) -> str:
+                last_chat: str | None, own: dict[str, list[DocKey]]) -> str:
         keys = self.space.table(table_id)
         partition = self.space.partition_of(table_id)
         lock = self.keys.lock(table_id)
@@ -307,10 +318,16 @@ class ArchiveWorker:
                     return "locked"
                 pipe.multi()
                 pipe.delete(keys.events, keys.meta, keys.commands, keys.command_index, keys.audit, keys.chat,
-                            *self._view_keys(table_id, seats, hands),
-                            # its ledger document: folded from the archived events when asked
-                            *(ProjectionKeys(self.space, kind).doc(partition, named(table_id))
-                              for kind, named in TABLE_DOCS_ARCHIVED.items()))
+                            *self._view_keys(table_id, seats, hands))
+                # its own documents of the kinds kept archived: its ledger (folded from the
+                # archived events when asked), the ratings' records of its hands (rated)
+                for kind, docs in own.items():
+                    names = ProjectionKeys(self.space, kind)
+                    for doc in docs:
+                        if doc.field is None:
+                            pipe.delete(names.doc(partition, doc.name))
+                        else:
+                            pipe.hdel(names.doc(partition, doc.name), doc.field)
                 pipe.srem(keys.tables, table_id)  # its keys are gone: out of the live index
                 # its lobby entry among the finished tables (the directory's dir:closed)
                 # goes too: the lobby lists a finished table until it is archived

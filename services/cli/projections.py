@@ -74,7 +74,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     if RATINGS in _kinds(args):  # then the ratings over every partition, from nothing (docs/ratings.md)
         from services.projection.rater import rebuild_ratings
 
-        rated = rebuild_ratings(wiring.client, wiring.space)
+        rated = rebuild_ratings(wiring.client, wiring.space, events=wiring.store)  # archived tables' hands too
     write_json_line({"kinds": _kinds(args), "partitions": len(done),
                      "entries": sum(getattr(c, "count", 0) for c in done),
                      **({} if rated is None else {"hands_rated": rated})})
@@ -96,7 +96,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if RATINGS in _kinds(args):  # the ratings over every partition, from the partitions' hands
         from services.projection.rater import check_ratings
 
-        rated = check_ratings(wiring.client, wiring.space)
+        rated = check_ratings(wiring.client, wiring.space, events=wiring.store)
         for key in rated:
             write_json_line({"ratings": key})
     write_json_line({"identical": not found and not forged and not rated, "differences": len(found) + len(rated),

@@ -24,21 +24,24 @@ lease (a rater that lost it writes nothing):
     mighty:{ratings}:rules           set: the rule sets rated so far
 
 The partitions keep their hands (their record, which a partition's check compares with
-the streams); the rater reads the hour buckets (``ratings:hours`` names them) between its
-cursor and the watermark.
+the streams) until the table is archived, once rated (docs/ratings.md, "Archived
+tables": a re-rating folds those from the archived events); the rater reads the hour
+buckets (``ratings:hours`` names them) between its cursor and the watermark.
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 import structlog
 
+from domain.codec import decode_event
+from projections.docs import DocKey
 from projections.ratings import (
     HOUR_MS,
     HOURS_DOC,
@@ -47,11 +50,14 @@ from projections.ratings import (
     RatingsDocs,
     decode_cursor,
     decode_hand,
+    hand_key_of_field,
     hands_doc,
     rate_all,
+    table_hands,
 )
 from services.projection.keys import ProjectionKeys
 from services.projection.store import id_ms
+from services.store.base import StoredEvent
 from services.store.cluster import CLUSTER_UNAVAILABLE
 from services.store.errors import StoreUnavailable
 from services.store.keys import KeySpace
@@ -144,6 +150,9 @@ class Rater:
         # per (partition, hour): the bucket's length when last read, and its hands not yet
         # applied (by field); what the cursor passes is dropped, so this holds the backlog only
         self._buckets: dict[tuple[int, int], tuple[int, dict[bytes, RatedHand]]] = {}
+        # a re-rating's hands of archived tables, which left the buckets with their tables
+        # (``archived_hands``); the live rater has none: the archive waits for it
+        self.archived: list[RatedHand] = []
         self.applied = 0
 
     def tick(self) -> None:
@@ -224,10 +233,10 @@ class Rater:
             for _, held in self._buckets.values():  # nor the hands it has passed
                 for field in [f for f, hand in held.items() if hand.key() <= cursor]:
                     del held[field]
-        ready = [hand for bucket in buckets for hand in self._buckets.get(bucket, (0, {}))[1].values()
-                 if hand.at_ms <= upto and (cursor is None or hand.key() > cursor)]
-        ready.sort(key=RatedHand.key)
-        return ready[:self.batch]
+        backlog = [hand for bucket in buckets for hand in self._buckets.get(bucket, (0, {}))[1].values()]
+        ready = {hand.key(): hand for hand in (*self.archived, *backlog)
+                 if hand.at_ms <= upto and (cursor is None or hand.key() > cursor)}
+        return [ready[key] for key in sorted(ready)][:self.batch]
 
     def step(self) -> int:
         """Apply what the watermark lets through; answers the hands applied."""
@@ -328,24 +337,72 @@ def dump(client: Any, space: KeySpace) -> dict[str, Any]:
     return out
 
 
-def rebuild_ratings(client: Any, space: KeySpace, *, timeout_s: float = 60.0) -> int:
+def hands_rated(client: Any, space: KeySpace, docs: Sequence[DocKey]) -> bool:
+    """Whether the rater has applied every hand of ``docs`` (a table's records, ``hand_docs``):
+    its cursor is at or past each. The archive deletes a table's records only then."""
+    keys = [key for doc in docs if doc.field is not None and (key := hand_key_of_field(doc.field)) is not None]
+    if not keys:
+        return True
+    cursor = decode_cursor(client.get(RatingsKeys(space).cursor))
+    return cursor is not None and max(keys) <= cursor
+
+
+class ArchivedTables(Protocol):
+    """What a re-rating reads archived tables by (``ArchivedEventStore``)."""
+
+    def archived_ids(self, partition: int) -> list[str]: ...
+
+    def read(self, table_id: str, after_version: int = 0, to_version: int | None = None) -> list[StoredEvent]: ...
+
+
+def archived_tables(events: ArchivedTables | None, space: KeySpace) -> frozenset[str]:
+    """The archived tables now (their index entries; none without the archive's store)."""
+    if events is None:
+        return frozenset()
+    return frozenset(t for partition in range(space.partitions) for t in events.archived_ids(partition))
+
+
+def archived_hands(events: ArchivedTables | None, tables: Iterable[str]) -> list[RatedHand]:
+    """The hands of archived ``tables``, folded from their archived events as the kind
+    folds them (their records left Redis with them: docs/ratings.md, "Archived tables")."""
+    if events is None:
+        return []
+    return [hand for table_id in sorted(tables) for hand in table_hands(
+        table_id, ((e.version, decode_event(e.data), e.at_ms) for e in events.read(table_id)))]
+
+
+def rebuild_ratings(client: Any, space: KeySpace, *, timeout_s: float = 60.0,
+                    events: ArchivedTables | None = None, attempts: int = 3) -> int:
     """The ratings recomputed from nothing, after the kind's partitions were rebuilt
-    from the streams: take the lease from any live rater,
-    delete the ratings, and apply every hand up to the watermark in key order with the
-    very code the live rater runs. Answers the hands applied."""
-    rater = Rater(client, space, token=f"rebuild-{secrets.token_hex(6)}", lease_ms=60_000, batch=1 << 30)
-    client.set(rater.keys.lease, rater.token, px=rater.lease_ms)
-    try:
-        client.delete(*global_keys(client, space))
-        deadline = time.monotonic() + timeout_s
-        total = 0
-        while True:
-            applied = rater.step()
-            total += applied
-            if not applied or time.monotonic() > deadline:
-                return total
-    finally:
-        rater.release()
+    from the streams: take the lease from any live rater, delete the ratings, and apply
+    every hand up to the watermark in key order with the very code the live rater runs:
+    the partitions' hands and the archived tables' (read through ``events``). Answers
+    the hands applied.
+
+    With the cursor deleted, the archive holds back every table with hands (it waits for
+    the rater); a table it archived while this began, its records gone from the buckets
+    and not among the archived tables read, is found at the end, and the re-rating starts
+    over."""
+    for _ in range(attempts):
+        rater = Rater(client, space, token=f"rebuild-{secrets.token_hex(6)}", lease_ms=60_000, batch=1 << 30)
+        client.set(rater.keys.lease, rater.token, px=rater.lease_ms)
+        try:
+            client.delete(*global_keys(client, space))
+            tables = archived_tables(events, space)
+            rater.archived = sorted(archived_hands(events, tables), key=RatedHand.key)
+            deadline = time.monotonic() + timeout_s
+            total = 0
+            while True:
+                applied = rater.step()
+                total += applied
+                if not applied or time.monotonic() > deadline:
+                    break
+        finally:
+            rater.release()
+        if archived_tables(events, space) <= tables:
+            return total
+    raise RuntimeError("tables kept being archived while the ratings were rebuilt: stop the archive "
+                       "worker and rebuild the ratings again")
 
 
 def stored_hands(client: Any, space: KeySpace) -> list[RatedHand]:
@@ -361,12 +418,16 @@ def stored_hands(client: Any, space: KeySpace) -> list[RatedHand]:
     return [decode_hand(data) for values in pipe.execute() for data in values]
 
 
-def check_ratings(client: Any, space: KeySpace) -> list[str]:
-    """The stored ratings against the partitions' hands folded from nothing up to the
-    stored cursor: the keys (``key`` or ``key field``) whose bytes differ."""
+def check_ratings(client: Any, space: KeySpace, events: ArchivedTables | None = None) -> list[str]:
+    """The stored ratings against the partitions' hands and the archived tables' (read
+    through ``events``) folded from nothing up to the stored cursor: the keys (``key``
+    or ``key field``) whose bytes differ. The buckets are read before the archived
+    tables, so a table archived meanwhile is in one or the other (once: by its key)."""
     keys = RatingsKeys(space)
     cursor = decode_cursor(client.get(keys.cursor))
-    ratings = rate_all(h for h in stored_hands(client, space) if cursor is not None and h.key() <= cursor)
+    every = {h.key(): h for h in stored_hands(client, space)}
+    every.update((h.key(), h) for h in archived_hands(events, archived_tables(events, space)))
+    ratings = rate_all(h for h in every.values() if cursor is not None and h.key() <= cursor)
     docs = ratings.flush()
     expected: dict[str, Any] = {}
     for (rules, player), data in docs.ratings.items():

@@ -130,10 +130,13 @@ def compute(store: ProjectionStore, partition: int, upto: Checkpoint | None,
 
 
 def _leave_out_archived(store: ProjectionStore, docs: dict[DocKey, bytes], archived: Iterable[str]) -> None:
-    named = TABLE_DOCS_ARCHIVED.get(store.keys.kind)
-    if named is not None:
-        for table_id in archived:
-            docs.pop(DocKey(named(table_id)), None)
+    """Drop the archived tables' own documents (``TABLE_DOCS_ARCHIVED``: a table's ledger,
+    the ratings' records of its hands), which left Redis with them."""
+    own = TABLE_DOCS_ARCHIVED.get(store.keys.kind)
+    gone = set(archived)
+    if own is not None and gone:
+        for doc in [doc for doc in docs if own.owner(doc) in gone]:
+            del docs[doc]
 
 
 def forged_entries(store: ProjectionStore, partition: int,

@@ -26,6 +26,8 @@ from services.archive.migrate import migrations
 from services.archive.postgres import PostgresArchive
 from services.archive.runtime import start_private_postgres
 from services.bootstrap import Wiring, wire
+from services.cli.common import EXIT_DIFFERENT
+from services.projection.rater import Rater, RatingsKeys, dump
 from services.projection.read import caught_up, feed_positions, player_ledgers
 from services.redis_runtime import PrivateRedis, free_port
 from services.settings import Settings
@@ -66,8 +68,9 @@ def play_tables(client: redis.Redis, closed: list[str], live: list[str] = (), ha
     return tables
 
 
-def project(client: redis.Redis) -> None:
-    """Every projection kind applies every feed entry (workers in this process)."""
+def project(client: redis.Redis, rate: bool = True) -> None:
+    """Every projection kind applies every feed entry (workers in this process), and the
+    rater every hand (``rate``: the archive waits for it)."""
     at = feed_positions(client, SPACE)
     for kind in KINDS:
         worker = in_process_worker(client, kind, SPACE, block_ms=1, linger_ms=0, lease_ms=2000)
@@ -77,6 +80,12 @@ def project(client: redis.Redis) -> None:
             worker.step()
         worker.shutdown()
         assert caught_up(client, SPACE, kind, at), kind
+    if rate:
+        rater = Rater(client, SPACE)
+        client.set(rater.keys.lease, rater.token, px=5000)  # the stopped worker's rater held it
+        while rater.step():
+            pass
+        rater.release()
 
 
 def table_keys(client: redis.Redis, table_id: str) -> list[str]:
@@ -189,6 +198,50 @@ def test_a_table_whose_close_a_projection_has_not_applied_waits(
     assert (report.archived, report.held) == ([], 1)
     project(redis_client)
     assert wiring.archive_worker().run_once().archived == ["done5"]
+
+
+def test_a_table_whose_hands_the_rater_has_not_applied_waits_and_keeps_their_records(
+        redis_client: redis.Redis, wiring: Wiring) -> None:
+    play_tables(redis_client, closed=["done14"])
+    project(redis_client, rate=False)  # every kind applied its events; the rater has not run
+    assert rated_hand_fields(redis_client, "done14")
+    report = wiring.archive_worker().run_once()
+    assert (report.archived, report.held) == ([], 1)
+    assert RedisEventStore_read(wiring, "done14") and rated_hand_fields(redis_client, "done14")
+    project(redis_client)  # now rated
+    assert wiring.archive_worker().run_once().archived == ["done14"]
+    assert rated_hand_fields(redis_client, "done14") == []
+
+
+def rated_hand_fields(client: redis.Redis, table_id: str) -> list[str]:
+    """The ratings' records of the table's hands in its partition (``ratings:hands:<hour>``)."""
+    tag = SPACE.tag(SPACE.partition_of(table_id))
+    return sorted(field.decode() for key in client.scan_iter(match=f"{SPACE.namespace}:{tag}:ratings:hands:*")
+                  for field in client.hkeys(key) if field.decode().split(":")[1] == table_id)
+
+
+def test_an_archived_tables_hand_records_leave_redis_and_a_re_rating_reads_its_hands_from_postgres(
+        redis_server: PrivateRedis, redis_client: redis.Redis, wiring: Wiring, archive_url: str) -> None:
+    play_tables(redis_client, closed=["done15", "done16"], live=["live3"], hands=2)
+    project(redis_client)
+    ratings = dump(redis_client, SPACE)
+    assert ratings and len(rated_hand_fields(redis_client, "done15")) == 2
+    kept = rated_hand_fields(redis_client, "live3")
+    assert len(kept) == 2
+
+    assert sorted(wiring.archive_worker().run_once().archived) == ["done15", "done16"]
+
+    assert rated_hand_fields(redis_client, "done15") == rated_hand_fields(redis_client, "done16") == []
+    assert rated_hand_fields(redis_client, "live3") == kept  # a live table's records stay
+    assert dump(redis_client, SPACE) == ratings  # the ratings themselves stay
+    code, out, _ = run_cli(redis_server, archive_url, "projections", "check", "ratings")
+    assert code == 0, out  # the partitions without the archived hands, the ratings with them
+    assert run_cli(redis_server, archive_url, "projections", "rebuild", "ratings")[0] == 0
+    assert dump(redis_client, SPACE) == ratings  # re-rated from nothing: the same bytes
+    assert rated_hand_fields(redis_client, "done15") == []  # the rebuild did not bring them back
+    redis_client.hset(RatingsKeys(SPACE).reputation, "intruder", b"{}")
+    code, out, _ = run_cli(redis_server, archive_url, "projections", "check", "ratings")
+    assert code == EXIT_DIFFERENT and "intruder" in out
 
 
 def test_a_crash_between_the_copy_and_the_delete_is_finished_by_the_next_pass(

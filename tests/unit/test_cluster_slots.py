@@ -24,6 +24,7 @@ from services.bootstrap import Wiring, wire
 from services.bots.timers import TimerWorker
 from services.bots.worker import turn_channels
 from services.players import next_submission, seating
+from services.projection.rater import Rater
 from services.projection.rebuild import check, rebuild, reset
 from services.settings import Settings
 from services.store.base import EMPTY_HEAD, StoredEvent
@@ -148,6 +149,10 @@ def caught_up(wiring: Wiring) -> None:
             if all(store.checkpoint(p).id == at for p, at in positions.items() if at != "0-0"):
                 break
         worker.shutdown()
+    rater = Rater(wiring.client, wiring.space)  # and the rater every hand (the archive waits for it)
+    wiring.client.set(rater.keys.lease, rater.token, px=5000)
+    while rater.step():
+        pass
 
 
 @pytest.fixture
