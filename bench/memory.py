@@ -172,6 +172,7 @@ def measure(client: Any, space: KeySpace) -> dict[str, Any]:
         pipe.pttl(key)
     found = pipe.execute()
     by_category: dict[str, int] = defaultdict(int)
+    lasting: dict[str, int] = defaultdict(int)  # the keys with no TTL, by category
     keys = expiring = 0
     for key, used, ttl in zip(names, found[0::2], found[1::2], strict=True):
         if used is None:  # expired between SCAN and MEMORY USAGE
@@ -180,8 +181,11 @@ def measure(client: Any, space: KeySpace) -> dict[str, Any]:
         by_category[category(key.decode())] += int(used)
         if int(ttl) >= 0:
             expiring += int(used)
+        else:
+            lasting[category(key.decode())] += int(used)
     return {"bytes": sum(by_category.values()), "keys": keys, "by_category": dict(by_category),
-            "expiring_bytes": expiring, "used_memory": int(client.info("memory")["used_memory"])}
+            "expiring_bytes": expiring, "lasting_by_category": dict(lasting),
+            "used_memory": int(client.info("memory")["used_memory"])}
 
 
 def _per(after: dict[str, int], before: dict[str, int], n: int) -> dict[str, int]:

@@ -524,6 +524,8 @@ def redis_summary(start: dict[str, int], end: dict[str, int], before: dict[str, 
         if hands else None,
         "keys_bytes_per_finished_hand_by_category": _per(after["by_category"], before["by_category"], hands)
         if hands else {},
+        "lasting_keys_bytes_per_finished_hand_by_category": _per(
+            after["lasting_by_category"], before["lasting_by_category"], hands) if hands else {},
         "keys_start": before["keys"],
         "keys_end": after["keys"],
     }
