@@ -533,7 +533,7 @@ def _hash_after(prefix: list[Any], at_start: bool) -> str | None:
         return None
     prev = GENESIS if last < 0 else _hash_of(prefix[last][1])
     for _, fields in prefix[last + 1:]:
-        prev = stored_event(fields, prev).hash
+        prev = _derived_hash_of(fields, prev)
     return prev
 
 
@@ -639,6 +639,17 @@ def _hash_of(fields: dict[bytes, bytes]) -> str:
         return hash_hex(fields[b"h"])
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
+
+
+def _derived_hash_of(fields: dict[bytes, bytes], prev_hash: str) -> str:
+    """The hash of an entry that stores none, after ``prev_hash`` (``stored_event``'s,
+    without the rest of the record)."""
+    try:
+        digest = derived_hash(prev_hash, as_read(bytes(fields[b"e"])), fields[b"c"].decode(),
+                              int(fields.get(b"hv", b"1")))
+    except (KeyError, ValueError) as error:
+        raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
+    return digest or ""
 
 
 def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:
