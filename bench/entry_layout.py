@@ -9,7 +9,8 @@ and append times (one a command, 2.5 s apart), each event packed as the stores p
 Prints one JSON object: the bytes per hand of each layout and its difference from the
 layout stored today, at each ``--node-bytes`` (the server's ``stream-node-max-bytes``;
 the deployment sets 2048 since 2026-12-05, Redis's default is 4096). Layouts other than
-today's are candidates, measured and not taken (docs/performance.md, "Memory").
+today's are the one stored before (every hash) and candidates, measured and not taken
+(docs/performance.md, "Memory").
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 import msgspec
 
 from services.redis_runtime import start_private_redis
+from services.store.base import HASH_EVERY
 from services.store.compact import pack
 from services.store.redis_store import connect
 
@@ -58,22 +60,26 @@ def _at(e: Entry) -> int:
     return FIRST_APPEND_MS + 2500 * int(str(e["command_id"]).rsplit("c", 1)[-1] or 0)
 
 
-def _today(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
+def _every_hash(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
     return {"hv": 2, "v": v, "e": _packed(e), "h": _hash(t, v), "c": e["command_id"], "a": _at(e)}
 
 
+def _today(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
+    """``h`` stored on the anchors only (``HASH_EVERY``), empty on the other entries."""
+    return {**_every_hash(t, v, e, last), "h": _hash(t, v) if v % HASH_EVERY == 0 else b""}
+
+
+TODAY = f"hv v e h c a, h empty but on every {HASH_EVERY}th entry (stored today)"
 LAYOUTS: dict[str, Layout] = {
-    "hv v e h c a (stored today)": _today,
+    "hv v e h c a, h on every entry (stored until 2026-12-06)": _every_hash,
+    TODAY: _today,
     "hv v e c a (no h: every reader chains the hashes from the head or a known one)":
-        lambda t, v, e, last: {k: x for k, x in _today(t, v, e, last).items() if k != "h"},
-    "hv v e h c a, h empty but on every 16th entry":
-        lambda t, v, e, last: {**_today(t, v, e, last), "h": _hash(t, v) if v % 16 == 0 else b""},
+        lambda t, v, e, last: {k: x for k, x in _every_hash(t, v, e, last).items() if k != "h"},
     "e c a (no hv, v nor h)":
         lambda t, v, e, last: {"e": _packed(e), "c": e["command_id"], "a": _at(e)},
     "e (the event alone)":
         lambda t, v, e, last: {"e": _packed(e)},
 }
-TODAY = "hv v e h c a (stored today)"
 
 
 def measure(client: Any, entries: list[Entry], tables: int, prefix: str) -> dict[str, int]:

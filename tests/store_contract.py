@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import time
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
@@ -35,6 +36,7 @@ from services.store import (
 )
 from services.store.async_redis_store import AsyncRedisEventStore
 from services.store.base import (
+    HASH_EVERY,
     HASH_V1,
     HASH_VERSION,
     MAX_APPEND_BYTES,
@@ -192,6 +194,22 @@ class StoreContract:
             assert store.read("t1", after_version=after) == whole[after:], after
         assert store.read("t1", 500, 1500) == whole[500:]
 
+    def test_a_read_from_after_any_version_is_the_tail_of_a_whole_read(self, store: EventStore) -> None:
+        """Whatever version a read starts after (an anchor, just past one, just before one,
+        in the first run of entries), its events, hashes and previous hashes are a whole
+        read's; so with an upper bound."""
+        head = EMPTY_HEAD
+        for n, size in enumerate((1, 5, 9, 2, 16, 1, 7)):  # 41 events, appends across the anchors
+            head = append(store, "t1", *[b"e%d-%d" % (n, i) for i in range(size)], at=head, cid=f"c{n}")
+        whole = store.read("t1")
+        assert len(whole) == 41 and verify_chain(EMPTY_HEAD, whole) == head
+        for after in range(42):
+            tail = store.read("t1", after_version=after)
+            assert tail == whole[after:], after
+            assert [(e.hash, e.prev_hash) for e in tail] == [(e.hash, e.prev_hash) for e in whole[after:]]
+            assert [e.hash_stored for e in tail] == [e.hash_stored for e in whole[after:]]
+            assert store.read("t1", after, min(after + 3, 41)) == whole[after:after + 3]
+
     def test_a_stale_version_is_a_conflict_and_writes_nothing(self, store: EventStore) -> None:
         append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
         before = snapshot(store, "t1")
@@ -340,7 +358,7 @@ def redis_snapshot(client: redis.Redis, store: AnyRedisStore, table_id: str) -> 
 
 
 CHECKS_DONE = "-- CHECKS DONE: nothing below may fail except the first XADD, which fails whole."
-FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'c', command_id, 'a', now)"
+FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', kept, 'c', command_id, 'a', now)"
 
 
 class RedisScriptContract:
@@ -449,8 +467,96 @@ class RedisScriptContract:
         append(store, "t1", b"c", at=head, cid="c2")
         entries: Any = client.xrange(store.keys.table("t1").events)
         assert [list(fields) for _, fields in entries] == [[b"hv", b"v", b"e", b"h", b"c", b"a"]] * 3
-        assert [e.prev_hash for e in store.read("t1")] == [GENESIS] + [f[b"h"].hex() for _, f in entries[:2]]
-        assert all(len(f[b"h"]) == 32 for _, f in entries)  # each hash stored as its 32 bytes
+        read = store.read("t1")
+        assert [e.prev_hash for e in read] == [GENESIS, read[0].hash, read[1].hash]
+        assert read[1].hash == event_hash(read[0].hash, b"b", "c1")
+
+    def test_only_every_16th_entry_stores_its_hash_and_the_feed_keeps_every_one(
+        self, store: AnyRedisStore, client: redis.Redis
+    ) -> None:
+        """An anchor (a version a multiple of ``HASH_EVERY``) stores its hash as its 32
+        bytes; every other entry stores ``h`` empty, the same six fields; the feed's
+        entries and the meta hold every hash, as sent."""
+        head = EMPTY_HEAD
+        for n, size in enumerate((3, 20, 1, 16)):
+            head = append(store, "t1", *[b"e%d-%d" % (n, i) for i in range(size)], at=head, cid=f"c{n}")
+        entries: Any = client.xrange(store.keys.table("t1").events)
+        read = store.read("t1")
+        assert HASH_EVERY == 16 and len(entries) == 40
+        assert [v for v, (_, f) in enumerate(entries, start=1) if f[b"h"]] == [16, 32]
+        assert all(list(f) == [b"hv", b"v", b"e", b"h", b"c", b"a"] for _, f in entries)
+        assert [entries[v - 1][1][b"h"] for v in (16, 32)] == [bytes.fromhex(read[v - 1].hash) for v in (16, 32)]
+        assert [e.version for e in read if e.hash_stored] == [16, 32]
+        assert verify_chain(EMPTY_HEAD, read) == head == store.head("t1")
+        feed = [e for e in store.read_feed(store.keys.partition_of("t1"), count=100) if e.table_id == "t1"]
+        assert [e.hash for e in feed] == [e.hash for e in read]
+        raw_feed: Any = client.xrange(store.keys.feed(store.keys.partition_of("t1")))
+        assert all(len(f[b"h"]) == 32 for _, f in raw_feed)
+
+    def test_the_script_keeps_the_hash_of_every_hash_every_th_entry_as_base_py_says(self) -> None:
+        """``HASH_EVERY`` lives in base.py and is mirrored in append.lua (the readers count
+        on the two agreeing: a read from the middle starts at the anchor before)."""
+        found = re.search(r"^local HASH_EVERY = (\d+)", APPEND_SCRIPT, re.MULTILINE)
+        assert found is not None and int(found.group(1)) == HASH_EVERY
+
+    @pytest.mark.parametrize("layout", ["hex-with-links", "bytes"])
+    def test_a_stream_an_older_release_stored_reads_as_stored_and_takes_sparse_appends(
+        self, store: AnyRedisStore, client: redis.Redis, layout: str
+    ) -> None:
+        """Entries stored by older releases (every hash stored: as hex with its link ``p``,
+        or as its 32 bytes) read with their stored hashes; appends on top store only the
+        anchors'; the stream verifies whole and reads from any version as a whole read's
+        tail."""
+        key = store.keys.table("t1").events
+        prev = GENESIS
+        for version in range(1, 21):
+            data, cid = b"old%d" % version, f"o{version // 3}"
+            digest = event_hash(prev, data, cid)
+            fields: Any = {"hv": 2, "v": version, "e": data, "c": cid}
+            if layout == "bytes":
+                fields |= {"h": bytes.fromhex(digest), "a": 1_700_000_000_000}
+            else:
+                fields |= {"h": digest, "p": prev}
+            client.xadd(key, fields, id=f"0-{version}")
+            prev = digest
+        client.hset(store.keys.table("t1").meta, mapping={"v": 20, "h": prev})
+        old = store.read("t1")
+        assert all(e.hash_stored for e in old) and old[-1].hash == prev
+        head = Head(20, prev)
+        for n in range(3):
+            head = append(store, "t1", *[b"new%d-%d" % (n, i) for i in range(10)], at=head, cid=f"n{n}")
+        whole = store.read("t1")
+        assert whole[:20] == old and len(whole) == 50
+        assert [e.version for e in whole[20:] if e.hash_stored] == [32, 48]
+        assert verify_chain(EMPTY_HEAD, whole) == head == store.head("t1")
+        for after in range(51):
+            assert store.read("t1", after_version=after) == whole[after:], after
+
+    @pytest.mark.parametrize("damage", ["anchor-deleted", "anchor-blanked", "anchors-deleted", "run-deleted"])
+    def test_a_read_from_the_middle_links_as_a_whole_read_when_the_anchor_is_damaged(
+        self, store: AnyRedisStore, client: redis.Redis, damage: str
+    ) -> None:
+        """With the anchor a read from the middle would start at deleted or blanked behind
+        the store's back (or every entry from it on to where the read starts), the read
+        links each entry as a read of the whole stream does: verify then names the damage."""
+        head = EMPTY_HEAD
+        for n in range(5):
+            head = append(store, "t1", *[b"e%d-%d" % (n, i) for i in range(9)], at=head, cid=f"c{n}")
+        key = store.keys.table("t1").events
+        if damage == "anchor-blanked":
+            entries: Any = client.xrange(key)
+            client.delete(key)  # rewritten, as someone with write access could
+            for entry_id, fields in entries:
+                client.xadd(key, {**fields, b"h": b""} if entry_id == b"0-32" else fields, id=entry_id)
+        else:
+            gone = {"anchor-deleted": [32], "anchors-deleted": [16, 32], "run-deleted": range(30, 40)}[damage]
+            for version in gone:
+                client.xdel(key, f"0-{version}")
+        whole = store.read("t1")
+        for after in range(46):
+            expected = [e for e in whole if e.version > after]
+            assert store.read("t1", after_version=after) == expected, after
+            assert [e.prev_hash for e in store.read("t1", after_version=after)] == [e.prev_hash for e in expected]
 
     def test_each_event_is_read_with_its_append_time_in_its_stream_and_in_the_feed(
         self, store: AnyRedisStore, client: redis.Redis

@@ -18,8 +18,13 @@ docs/store.md, "Checkpointed verify"; ``mighty verify`` (the CLI) checks everyth
 the first event.
 
 The checks are ``verify.py``'s, in the same order (the chain first: where it breaks is
-the answer, else the first version the replay refuses), so a checkpointed verify answers
-what ``verify_events`` answers on the whole stream.
+the answer, else the first version the replay refuses; where a stored hash proves only
+that one of the entries since the last matching one was changed, the replay's finding
+among them), so a checkpointed verify answers what ``verify_events`` answers on the whole
+stream. Entries between two anchors have no stored hash of their own (docs/store.md, "The
+stored entry"): a hand boundary becomes a checkpoint only once a stored hash at or after
+it matched, so a checkpoint's version is always proven (a range named from one starts
+after it at the earliest).
 """
 
 from __future__ import annotations
@@ -38,8 +43,8 @@ from domain.table import (
     evolve,
     initial_state,
 )
-from services.audit.verify import _DEAL_TAGS, Finding, replay_command
-from services.store.base import GENESIS, HASH_V1, HASH_V2, StoredEvent, stored_hash
+from services.audit.verify import _DEAL_TAGS, Finding, check_link, replay_command
+from services.store.base import GENESIS, HASH_V1, StoredEvent
 
 FIRST_HAND: Final = 1  # a hand's number as a person reads it (docs/api.md): the events count from 0
 
@@ -129,6 +134,8 @@ class Audit:
         self.chain: Finding | None = None
         self.replay: Finding | None = None
         self._prev, self._newest, self._version = start.hash, start.hash_version, start.version
+        self._proven = start.version  # the last entry whose stored hash matched (a checkpoint is proven)
+        self._unproven: list[Checkpoint] = []  # hand boundaries passed since, the latest last
         self._created = start.created
         self._state = _restored(table_id, start)
         self._game: AnyGame | None = None  # the game of the hand being played
@@ -137,7 +144,10 @@ class Audit:
 
     @property
     def finding(self) -> Finding | None:
-        return self.chain or self.replay
+        chain = self.chain
+        if chain is not None and chain.among(self.replay):  # the entry a stored hash's range holds
+            return self.replay
+        return chain or self.replay
 
     def take(self, events: list[StoredEvent], complete: bool) -> None:
         for entry in events:
@@ -154,20 +164,22 @@ class Audit:
     def _link(self, entry: StoredEvent) -> Finding | None:
         """``check_chain`` for one more entry."""
         version = self._version + 1
-        if entry.version != version:
-            return Finding(entry.version, f"expected version {version}: an event is missing or out of order")
-        if entry.prev_hash != self._prev:
-            return Finding(version, "its previous-hash link does not match the event before it")
-        if entry.hash_version not in (HASH_V1, HASH_V2):
-            return Finding(version, f"it names hash version {entry.hash_version}, which this release does not know")
-        if entry.hash_version < self._newest:
-            return Finding(version, f"its hash version goes back from {self._newest} to {entry.hash_version}")
-        if stored_hash(self._prev, entry) != entry.hash:
-            return Finding(version, "its bytes or its command id do not match its hash: the entry was edited"
-                           if entry.hash_version == HASH_V2 else
-                           "its bytes do not match its hash: the event was edited")
+        finding = check_link(entry, version, self._prev, self._newest, self._proven)
+        if finding is not None:
+            return finding
         self._prev, self._newest, self._version = entry.hash, entry.hash_version, version
+        if entry.hash_stored:
+            self._proven = version
+            self._promote()
         return None
+
+    def _promote(self) -> None:
+        """The latest hand boundary passed at or before the last proven entry is the
+        checkpoint to store."""
+        proven = [c for c in self._unproven if c.version <= self._proven]
+        if proven:
+            self.saved = proven[-1]
+            self._unproven = [c for c in self._unproven if c.version > self._proven]
 
     def _command(self, group: list[StoredEvent]) -> None:
         """One command's events: counted, folded into the hand index, replayed."""
@@ -187,7 +199,8 @@ class Audit:
         if self.replay is None and len(events) == len(group):
             self.replay = self._replay(group, events)
             if self.replay is None and self.chain is None and self._at_boundary():
-                self.saved = self._checkpoint(group[-1])
+                self._unproven.append(self._checkpoint(group[-1]))
+                self._promote()
 
     def _index(self, event: TableEvent, version: int) -> None:
         """``services/gateway/audit.py``'s ``hands_of``, one event at a time."""

@@ -20,9 +20,18 @@ verify checks five things:
    events are re-derived by ``decide`` from the command they record, and must be equal,
    byte for byte, to the stored ones (trick winners, scores, everything).
 
+Only every ``HASH_EVERY``-th entry (an anchor) stores its hash; the others' are derived
+from the entry before (docs/store.md, "The stored entry"). So an entry edited between two
+anchors does not break the chain where it lies: the next stored hash no longer matches
+(the edit lies among the entries since the last stored hash that did), or, past the last
+anchor, the meta's head hash. And an anchor must store its hash.
+
 The finding reported is the first bad entry: where the chain breaks, if it does (the other
-checks judge the stream against itself, so they wait for a stream that holds together);
-else the lowest version any of checks 2-5 names (at one version, in that order).
+checks judge the stream against itself, so they wait for a stream that holds together),
+but where a stored hash proves only that one of the entries since the last matching one
+was changed: there a finding of the feed or the replay among those entries is the first
+entry proven bad; else the lowest version any of checks 2-5 names (at one version, in
+that order).
 """
 
 from __future__ import annotations
@@ -49,7 +58,17 @@ from domain.table import (
 from domain.upcasting import as_recorded
 from services.audit.feed import check_table_feed
 from services.audit.recorded import command_of
-from services.store.base import GENESIS, HASH_V1, HASH_V2, FeedEntry, Head, StoredEvent, stored_hash
+from services.store.base import (
+    GENESIS,
+    HASH_EVERY,
+    HASH_V1,
+    HASH_V2,
+    FeedEntry,
+    Head,
+    StoredEvent,
+    is_anchor,
+    stored_hash,
+)
 
 # The stored form of every game's deal event's tag: a hand is counted without decoding.
 _DEAL_TAGS: Final = tuple(f'"type":"{game.deal_type.__struct_config__.tag}"'.encode() for game in GAMES.values())
@@ -59,6 +78,14 @@ _DEAL_TAGS: Final = tuple(f'"type":"{game.deal_type.__struct_config__.tag}"'.enc
 class Finding:
     version: int
     problem: str
+    # where a stored hash (an anchor's, or the meta's head) does not match the chain: the
+    # first of the entries the edit lies among (the one after the last stored hash that
+    # matched); None when the finding is about its own entry
+    since: int | None = None
+
+    def among(self, other: Finding | None) -> bool:
+        """Whether ``other`` names one of the entries this finding says the edit lies among."""
+        return other is not None and self.since is not None and self.since <= other.version <= self.version
 
 
 @dataclass(frozen=True)
@@ -96,36 +123,60 @@ def verify_events(table_id: str, stored: list[StoredEvent], head: Head | None = 
             None if feed is None else _feed_finding(table_id, stored, feed),
             check_replay(table_id, stored),
         ]
-        ranked = [(f.version, rank, f) for rank, f in enumerate(found) if f is not None]
-        finding = min(ranked)[2] if ranked else None
+        finding = first_of(found)
+    elif finding.since is not None:  # a stored hash that does not match: which entry, if it can be proven
+        found = [None if feed is None else _feed_finding(table_id, stored, feed), check_replay(table_id, stored)]
+        finding = first_of([f for f in found if finding.among(f)]) or finding
     hands = 0
     for entry in stored:
         hands += any(tag in entry.data for tag in _DEAL_TAGS)
     return Verdict(table_id, len(stored), hands, finding)
 
 
+def first_of(found: list[Finding | None]) -> Finding | None:
+    """The finding of the lowest version (at one version, the first in ``found``)."""
+    ranked = [(f.version, rank, f) for rank, f in enumerate(found) if f is not None]
+    return min(ranked)[2] if ranked else None
+
+
 def check_chain(stored: list[StoredEvent]) -> Finding | None:
-    prev, newest = GENESIS, HASH_V1
+    prev, newest, proven = GENESIS, HASH_V1, 0  # proven: the last entry whose stored hash matched
     for version, entry in enumerate(stored, start=1):
-        if entry.version != version:
-            return Finding(entry.version, f"expected version {version}: an event is missing or out of order")
-        if entry.prev_hash != prev:  # only a link an older entry stores can differ: the store derives the rest
-            return Finding(version, "its previous-hash link does not match the event before it")
-        if entry.hash_version not in (HASH_V1, HASH_V2):
-            return Finding(version, f"it names hash version {entry.hash_version}, which this release does not know")
-        if entry.hash_version < newest:
-            return Finding(version, f"its hash version goes back from {newest} to {entry.hash_version}")
-        if stored_hash(prev, entry) != entry.hash:
-            return Finding(version, "its bytes or its command id do not match its hash: the entry was edited"
-                           if entry.hash_version == HASH_V2 else
-                           "its bytes do not match its hash: the event was edited")
+        finding = check_link(entry, version, prev, newest, proven)
+        if finding is not None:
+            return finding
         prev, newest = entry.hash, entry.hash_version
+        proven = version if entry.hash_stored else proven
     return None
+
+
+def check_link(entry: StoredEvent, version: int, prev: str, newest: int, proven: int) -> Finding | None:
+    """One entry of the chain, expected at ``version`` after the hash ``prev`` of hash
+    version ``newest``, ``proven`` being the last entry whose stored hash matched."""
+    if entry.version != version:
+        return Finding(entry.version, f"expected version {version}: an event is missing or out of order")
+    if entry.prev_hash != prev:  # only a link an older entry stores can differ: the store derives the rest
+        return Finding(version, "its previous-hash link does not match the event before it")
+    if entry.hash_version not in (HASH_V1, HASH_V2):
+        return Finding(version, f"it names hash version {entry.hash_version}, which this release does not know")
+    if entry.hash_version < newest:
+        return Finding(version, f"its hash version goes back from {newest} to {entry.hash_version}")
+    if not entry.hash_stored and is_anchor(version):
+        return Finding(version, f"it stores no hash, which every {HASH_EVERY}th event does: its hash was removed")
+    if stored_hash(prev, entry) == entry.hash:
+        return None
+    if proven < version - 1:  # the hashes between were derived: any of those entries may be the one
+        return Finding(version, f"the stored hash of event {version} does not match: one of events "
+                                f"{proven + 1}–{version} was changed", since=proven + 1)
+    return Finding(version, "its bytes or its command id do not match its hash: the entry was edited"
+                   if entry.hash_version == HASH_V2 else
+                   "its bytes do not match its hash: the event was edited")
 
 
 def check_meta(stored: list[StoredEvent], head: Head) -> Finding | None:
     """The table's meta names the stream's last event (a stream whose chain holds, but
-    whose last events were deleted or whose events were edited and re-chained, fails)."""
+    whose last events were deleted or whose events were edited and re-chained, fails;
+    so does one edited after its last stored hash)."""
     count = len(stored)
     last = stored[-1].hash if stored else GENESIS
     if head.version > count:
@@ -135,6 +186,11 @@ def check_meta(stored: list[StoredEvent], head: Head) -> Finding | None:
         return Finding(head.version + 1, f"the stream goes on past version {head.version}, where the "
                                          "table's meta ends: events were added behind the store's back")
     if head.hash != last:
+        proven = next((e.version for e in reversed(stored) if e.hash_stored), 0)
+        if proven < count:  # the last hashes were derived: one of those entries may be the one
+            return Finding(count, f"the table's meta head hash is not the stream's last hash: one of events "
+                                  f"{proven + 1}–{count} was changed, or the stream was edited and its "
+                                  "chain recomputed", since=proven + 1)
         return Finding(count, "the table's meta head hash is not the stream's last hash: the stream "
                               "was edited and its chain recomputed")
     return None

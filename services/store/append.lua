@@ -13,13 +13,16 @@
 -- ARGV[7 ..] n pairs: event bytes, event hash (hash version 2, from the caller:
 --   sha256(prev hash hex .. command id .. '\n' .. event); each stream entry records 'hv' 2),
 --   the hash as its 32 bytes (what every append of this release sends, and what the
---   entries then store) or as 64 hex digits (stored as sent); the meta and the replies
---   hold it as hex either way
+--   anchors and the feed then store) or as 64 hex digits (stored as sent); the meta and
+--   the replies hold it as hex either way. Every event's hash is sent: the script keeps
+--   the anchors' in the stream, every one in the feed, and the last in the meta.
 --
 -- Each event is one stream entry, fields hv v e h c a (hash version, version, event bytes,
 -- hash, command id, the append's time: the server's clock in ms), the same six in every
 -- entry (a listpack stores the field names once per node then); the feed's entries carry
--- t v e h a. The time is data the projections read (a turn's deadline starts then), so a
+-- t v e h a. A stream entry stores its hash only when its version is a multiple of
+-- HASH_EVERY (an anchor); the others store h empty, and readers derive their hash from the
+-- entry before (docs/store.md, "The stored entry"). The feed's entries keep every hash. The time is data the projections read (a turn's deadline starts then), so a
 -- rebuild from the stream gives the same views as the live feed did. The previous hash is not stored: it is the hash of the entry
 -- before, GENESIS for the first, which readers take from there (releases before this
 -- one also wrote it, as 'p'; docs/store.md, "The stored entry").
@@ -47,6 +50,7 @@ local MAX_EVENT_BYTES = 65536
 local MAX_APPEND_BYTES = 262144
 local MAX_EVENTS = 64
 local MAX_OUTCOME_BYTES = 4096
+local HASH_EVERY = 16  -- HASH_EVERY in services/store/base.py (a contract test pins the two)
 local GENESIS = string.rep('0', 64)
 
 local function bad(reason) return {'bad', reason} end
@@ -156,7 +160,9 @@ local v = version
 for i = 1, n do
   v = v + 1
   local hash = ARGV[6 + 2 * i]
-  redis.call('XADD', KEYS[1], '0-' .. v, 'hv', 2, 'v', v, 'e', ARGV[5 + 2 * i], 'h', hash, 'c', command_id, 'a', now)
+  local kept = ''
+  if v % HASH_EVERY == 0 then kept = hash end
+  redis.call('XADD', KEYS[1], '0-' .. v, 'hv', 2, 'v', v, 'e', ARGV[5 + 2 * i], 'h', kept, 'c', command_id, 'a', now)
   prev = hash
 end
 v = version

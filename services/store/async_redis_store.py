@@ -452,10 +452,7 @@ class AsyncRedisEventStore:
         reading = StreamRead(after_version, to_version)  # as RedisEventStore.read
         with _redis_errors():
             while (query := reading.next_range()) is not None:
-                entries: Any = await self.client.xrange(key, *query)
-                if (gap := reading.gap_before(entries)) is not None:
-                    reading.take_before(await self.client.xrevrange(key, gap, "-", count=1))
-                reading.take(entries)
+                reading.take(await self.client.xrange(key, *query))
         return reading.events
 
     async def table_ids(self) -> list[str]:

@@ -11,9 +11,10 @@ field, ``hash_version`` here): version 2, which every append writes, is
 chain too (a command id holds no newline, so the split is unambiguous); version 1, in
 streams stored before it, is ``sha256(prev_hash_hex + event)``. The first event's prev hash
 is ``GENESIS`` (64 zeros); an entry does not store its prev hash, the hash of the entry
-before (docs/store.md, "The stored entry"). The hashes are computed here in Python (fakeredis's Lua has no
-``redis.sha1hex``, and Redis's Lua has no sha256); the append script checks that the new
-events continue the stored head and records the hash version.
+before, and stores its own hash only every ``HASH_EVERY`` versions (docs/store.md, "The
+stored entry"): a reader derives the rest. The hashes are computed here in Python
+(fakeredis's Lua has no ``redis.sha1hex``, and Redis's Lua has no sha256); the append
+script checks that the new events continue the stored head and records the hash version.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 import msgspec
@@ -43,6 +44,10 @@ MAX_OUTCOME_BYTES: Final = 4096
 HASH_V1: Final = 1  # sha256(prev ‖ event): streams stored before the command id was chained
 HASH_V2: Final = 2  # sha256(prev ‖ command id ‖ "\n" ‖ event)
 HASH_VERSION: Final = HASH_V2  # what every append writes (append.lua records it as ``hv``)
+# A stream entry stores its hash only when its version is a multiple of this (an *anchor*);
+# the others store ``h`` empty and readers derive their hash from the entry before
+# (docs/store.md, "The stored entry"). Mirrored in append.lua; a contract test pins the two.
+HASH_EVERY: Final = 16
 
 _HASH = re.compile(r"[0-9a-f]{64}")
 
@@ -70,6 +75,10 @@ class StoredEvent:
     # when it was appended (the Redis server's clock, ms since the epoch; ``a``): the turn
     # that follows starts then (its deadline, projections/views.py). None before it was stored.
     at_ms: int | None = None
+    # whether ``hash`` was read as stored (False: the entry stores none, an entry between two
+    # anchors, and the reader derived it from ``prev_hash``). Not compared: the archive holds
+    # every hash, and an event reads the same from there.
+    hash_stored: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,11 +193,22 @@ def chain_hashes(prev_hash: str, events: Sequence[bytes], command_id: str) -> li
 def stored_hash(prev_hash: str, event: StoredEvent) -> str | None:
     """What ``event``'s hash must be after ``prev_hash``, by the hash version it names
     (None: a version this release does not know)."""
-    if event.hash_version == HASH_V2:
-        return event_hash(prev_hash, event.data, event.command_id)
-    if event.hash_version == HASH_V1:
-        return event_hash(prev_hash, event.data)
+    return derived_hash(prev_hash, event.data, event.command_id, event.hash_version)
+
+
+def derived_hash(prev_hash: str, data: bytes, command_id: str, hash_version: int) -> str | None:
+    """The hash of an entry after ``prev_hash`` by ``hash_version`` (None: a version this
+    release does not know)."""
+    if hash_version == HASH_V2:
+        return event_hash(prev_hash, data, command_id)
+    if hash_version == HASH_V1:
+        return event_hash(prev_hash, data)
     return None
+
+
+def is_anchor(version: int) -> bool:
+    """Whether an entry of this version stores its hash (every ``HASH_EVERY``-th)."""
+    return version % HASH_EVERY == 0
 
 
 def verify_chain(start: Head, events: Sequence[StoredEvent]) -> Head:

@@ -32,12 +32,14 @@ from redis.retry import Retry
 
 from services.store.base import (
     GENESIS,
+    HASH_EVERY,
     Appended,
     FeedEntry,
     Head,
     StoredEvent,
     appended_at,
     check_append,
+    derived_hash,
     event_hash,
     hash_hex,
 )
@@ -301,10 +303,7 @@ class RedisEventStore:
         reading = StreamRead(after_version, to_version)
         with _redis_errors():
             while (query := reading.next_range()) is not None:
-                entries: Any = self.client.xrange(key, *query)
-                if (gap := reading.gap_before(entries)) is not None:
-                    reading.take_before(self.client.xrevrange(key, gap, "-", count=1))
-                reading.take(entries)
+                reading.take(self.client.xrange(key, *query))
         return reading.events
 
     def table_ids(self) -> list[str]:
@@ -445,19 +444,24 @@ def append_args(
 
 class StreamRead:
     """One read of a table's stream, without I/O (both Redis stores drive it): the XRANGE
-    to send next, and each entry's previous hash, derived on the way.
+    to send next, and each entry's previous hash and hash, derived on the way.
 
-    An entry stores no previous hash (docs/store.md, "The stored entry"): it is the hash
-    of the entry before it in the stream, ``GENESIS`` for the first. So a read after
-    version k > 0 asks from entry k on, one entry more than it returns, and takes that
-    entry's hash; if the stream lacks entry k (deleted behind the store's back), the
-    entry before the gap is asked for (``gap_before``, one XREVRANGE), so the first entry
-    of a read from the middle links to what a read from the start would link it to. An
-    entry written by an older release carries its link (``p``), and is read with it:
-    ``mighty verify`` checks that it names the hash before.
+    An entry stores no previous hash, and its own hash only when its version is a
+    multiple of ``HASH_EVERY`` (an *anchor*; docs/store.md, "The stored entry"): the
+    previous hash is the hash of the entry before in the stream (``GENESIS`` for the
+    first), and an entry whose ``h`` is empty has the hash derived from it. So a read after
+    version k > 0 needs entry k's hash: its first XRANGE starts at the anchor
+    a = k - k % HASH_EVERY (at the first entry when a is 0), takes the hash of the last
+    entry up to k that stores one (k itself, in a stream an older release stored, which
+    stored every hash; else a) and chains through the entries after it up to k, returning
+    only the entries after k: one XRANGE, ``READ_CHUNK`` plus the k - a + 1 entries it
+    starts with. If no entry from a to k stores a hash (entries deleted or blanked behind
+    the store's back), it reads again from the first entry, so the read links as a read of
+    the whole stream does. An entry written by an older release carries its link (``p``)
+    and is read with it: ``mighty verify`` checks that it names the hash before.
     """
 
-    __slots__ = ("events", "_after", "_to", "_upper", "_start", "_prev", "_count")
+    __slots__ = ("events", "_after", "_to", "_upper", "_start", "_prev", "_count", "_from")
 
     def __init__(self, after_version: int, to_version: int | None) -> None:
         self.events: list[StoredEvent] = []
@@ -467,40 +471,37 @@ class StreamRead:
         self._start: int | None = after_version + 1  # the next version to return
         self._prev: str | None = GENESIS if after_version <= 0 else None  # None: entry k's hash
         self._count = READ_CHUNK  # what the last XRANGE asked for
+        # where the first XRANGE of a read from the middle starts: the anchor at or before k
+        self._from = max(after_version - after_version % HASH_EVERY, 1)
 
     def next_range(self) -> tuple[str, str, int] | None:
         """The next XRANGE's start, end and count, or None when the read is done. A chunk
-        returns up to ``READ_CHUNK`` events (entry k comes on top of the first), so a
-        read of fewer events than that took one XRANGE (``ArchivedEventStore`` counts on it)."""
+        returns up to ``READ_CHUNK`` events (the entries up to k come on top of the first),
+        so a read of fewer events than that took one XRANGE, but where the entries from
+        the anchor to k were tampered with (``ArchivedEventStore`` counts on it)."""
         start = self._start
         if start is None or (self._to is not None and start > self._to):
             return None
         if self._prev is None:
-            self._count = READ_CHUNK + 1
-            return f"0-{self._after}", self._upper, self._count
+            self._count = READ_CHUNK + self._after - self._from + 1
+            return f"0-{self._from}", self._upper, self._count
         self._count = READ_CHUNK
         return f"0-{start}", self._upper, self._count
-
-    def gap_before(self, entries: list[Any]) -> str | None:
-        """The id to read the entry before from (XREVRANGE id - COUNT 1) when the first
-        reply of a read from the middle does not start with entry k; else None."""
-        if self._prev is None and entries and bytes(entries[0][0]) != f"0-{self._after}".encode():
-            return f"0-{self._after}"
-        return None
-
-    def take_before(self, reply: Any) -> None:
-        """The XREVRANGE ``gap_before`` asked for: the hash the read's first entry follows."""
-        self._prev = _hash_of(reply[0][1]) if reply else GENESIS
 
     def take(self, entries: list[Any]) -> None:
         """Add one XRANGE reply."""
         rows = entries
-        if self._prev is None:  # the first reply of a read from the middle: entry k first
+        if self._prev is None:  # the first reply of a read from the middle: entries up to k first
             if not entries:
                 self._start = None
                 return
-            self._prev = _hash_of(entries[0][1])
-            rows = entries[1:]
+            split = _entries_up_to(entries, self._after)
+            prev = _hash_after(entries[:split], at_start=self._from == 1)
+            if prev is None:  # nothing from the anchor to k stores a hash: from the first entry
+                self._from = 1
+                return
+            self._prev = prev
+            rows = entries[split:]
         prev = self._prev
         events = self.events
         for _, fields in rows:
@@ -509,6 +510,31 @@ class StreamRead:
             prev = event.hash
         self._prev = prev
         self._start = events[-1].version + 1 if len(entries) == self._count and events else None
+
+
+def _entries_up_to(entries: list[Any], version: int) -> int:
+    """How many of ``entries`` (in id order) have ids up to ``0-<version>``."""
+    for n, (entry_id, _) in enumerate(entries):
+        ms, _, seq = bytes(entry_id).partition(b"-")
+        if ms != b"0" or int(seq) > version:
+            return n
+    return len(entries)
+
+
+def _hash_after(prefix: list[Any], at_start: bool) -> str | None:
+    """The hash a read of the whole stream gives the last of ``prefix`` (consecutive stream
+    entries): the last stored one, chained through the entries after it; from ``GENESIS``
+    when none stores one and ``prefix`` starts at the stream's first entry (``at_start``),
+    else None (unknown: it lies in entries before ``prefix``)."""
+    last = len(prefix) - 1
+    while last >= 0 and not prefix[last][1].get(b"h"):
+        last -= 1
+    if last < 0 and not at_start:
+        return None
+    prev = GENESIS if last < 0 else _hash_of(prefix[last][1])
+    for _, fields in prefix[last + 1:]:
+        prev = _derived_hash_of(fields, prev)
+    return prev
 
 
 def meta_pattern(keys: KeySpace, partition: int) -> tuple[str, str]:
@@ -581,17 +607,28 @@ _REPLIES: Final[dict[str, Callable[[list[Any], Head, bytes], Appended]]] = {
 def stored_event(fields: dict[bytes, bytes], prev_hash: str) -> StoredEvent:
     """A stream entry as read, ``prev_hash`` being the hash of the entry before it; an
     entry that stores its link (``p``, written by releases before it was dropped) is read
-    with that link instead, for ``mighty verify`` to check."""
+    with that link instead, for ``mighty verify`` to check. An entry whose ``h`` is empty
+    (all but the anchors: docs/store.md, "The stored entry") gets the hash derived from
+    ``prev_hash`` by its hash version (empty if that version is not known here)."""
     try:
         link = fields.get(b"p")
+        data = as_read(bytes(fields[b"e"]))
+        command_id = fields[b"c"].decode()
+        hash_version = int(fields.get(b"hv", b"1"))  # entries before hash v2 have none
+        stored = fields[b"h"]
+        if stored:
+            digest = hash_hex(stored)
+        else:
+            digest = derived_hash(prev_hash, data, command_id, hash_version) or ""
         return StoredEvent(
             version=int(fields[b"v"]),
-            data=as_read(bytes(fields[b"e"])),
-            hash=hash_hex(fields[b"h"]),
+            data=data,
+            hash=digest,
             prev_hash=prev_hash if link is None else link.decode(),
-            command_id=fields[b"c"].decode(),
-            hash_version=int(fields.get(b"hv", b"1")),  # entries before hash v2 have none
+            command_id=command_id,
+            hash_version=hash_version,
             at_ms=appended_at(fields),
+            hash_stored=bool(stored),
         )
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
@@ -602,6 +639,17 @@ def _hash_of(fields: dict[bytes, bytes]) -> str:
         return hash_hex(fields[b"h"])
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
+
+
+def _derived_hash_of(fields: dict[bytes, bytes], prev_hash: str) -> str:
+    """The hash of an entry that stores none, after ``prev_hash`` (``stored_event``'s,
+    without the rest of the record)."""
+    try:
+        digest = derived_hash(prev_hash, as_read(bytes(fields[b"e"])), fields[b"c"].decode(),
+                              int(fields.get(b"hv", b"1")))
+    except (KeyError, ValueError) as error:
+        raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
+    return digest or ""
 
 
 def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:

@@ -20,7 +20,7 @@ from projections import KINDS
 from services.commands.tables import table_handler
 from services.players import next_submission
 from services.redis_runtime import PrivateRedis
-from services.store.base import HASH_V1, hash_hex, stored_hash
+from services.store.base import GENESIS, HASH_EVERY, HASH_V1, stored_hash
 from services.store.compact import PACKED_WITH, as_read, pack, unpack
 from services.store.errors import StoreCorrupt
 from services.store.keys import KeySpace
@@ -54,11 +54,21 @@ def first_bad(server: PrivateRedis) -> tuple[int, str]:
     return report["first_bad"]["version"], report["first_bad"]["problem"]
 
 
+def hashes(entries: Entries) -> list[str]:
+    """Each entry's hash as a reader takes it: stored (an anchor's, or any an older release
+    stored), else derived from the one before."""
+    out: list[str] = []
+    for _, fields in entries:
+        out.append(stored_event(fields, out[-1] if out else GENESIS).hash)
+    return out
+
+
 def rechained(entries: Entries, start: int = 0) -> Entries:
     """The entries with versions, hashes (and the links of entries that store one) recomputed
-    from ``start`` on, as a forger with write access would (each by the hash version it names)."""
+    from ``start`` on, as a forger with write access would (each by the hash version it names,
+    each hash stored)."""
     out = list(entries[:start])
-    prev = hash_hex(out[-1][1][b"h"]) if out else "0" * 64
+    prev = hashes(out)[-1] if out else GENESIS
     for version, (_, fields) in enumerate(entries[start:], start=start + 1):
         renumbered = {**fields, b"v": str(version).encode()}
         if b"p" in fields:
@@ -72,8 +82,7 @@ def rechained(entries: Entries, start: int = 0) -> Entries:
 
 def set_meta_to_stream(client: redis.Redis, entries: Entries) -> None:
     """The forger also rewrites the table's meta to the rewritten stream's end."""
-    last = entries[-1][1]
-    client.hset(SPACE.table(TABLE).meta, mapping={"v": last[b"v"], "h": hash_hex(last[b"h"])})
+    client.hset(SPACE.table(TABLE).meta, mapping={"v": entries[-1][1][b"v"], "h": hashes(entries)[-1]})
 
 
 def same_json_other_bytes(fields: dict[bytes, bytes]) -> dict[bytes, bytes]:
@@ -120,12 +129,12 @@ def test_a_faithful_table_verifies_with_its_feed_and_with_its_feed_trimmed(
 
 def with_links(entries: Entries) -> Entries:
     """The entries as releases before the link was dropped stored them: each with its
-    previous hash (``p``)."""
-    prev = "0" * 64
+    previous hash (``p``) and its own hash, as hex."""
+    prev = GENESIS
     out: Entries = []
-    for entry_id, fields in entries:
-        out.append((entry_id, {**fields, b"p": prev.encode()}))
-        prev = hash_hex(fields[b"h"])
+    for (entry_id, fields), digest in zip(entries, hashes(entries), strict=True):
+        out.append((entry_id, {**fields, b"h": digest.encode(), b"p": prev.encode()}))
+        prev = digest
     return out
 
 
@@ -265,7 +274,7 @@ def forge_stored_link(client: redis.Redis, entries: Entries) -> int:
     entry names another event, every hash left as it was."""
     k = 30
     linked = with_links(entries)
-    linked[k] = (linked[k][0], {**linked[k][1], b"p": hash_hex(entries[k - 2][1][b"h"]).encode()})
+    linked[k] = (linked[k][0], {**linked[k][1], b"p": hashes(entries)[k - 2].encode()})
     rewrite_stream(client, SPACE.table(TABLE).events, linked)
     return k + 1
 
@@ -276,7 +285,7 @@ def delete_the_stream(client: redis.Redis, entries: Entries) -> int:
 
 
 def meta_behind(client: redis.Redis, entries: Entries) -> int:
-    client.hset(SPACE.table(TABLE).meta, mapping={"v": len(entries) - 2, "h": hash_hex(entries[-3][1][b"h"])})
+    client.hset(SPACE.table(TABLE).meta, mapping={"v": len(entries) - 2, "h": hashes(entries)[-3]})
     return len(entries) - 1
 
 
@@ -292,8 +301,53 @@ def forge_feed_copy(client: redis.Redis, entries: Entries) -> int:
     k = scored_index(entries)
     scored = forged_score(entries[k][1])
     client.xadd(SPACE.feed(SPACE.partition_of(TABLE)), {"t": TABLE, "v": k + 1, "e": scored[b"e"],
-                                                         "h": entries[k][1][b"h"]})
+                                                         "h": bytes.fromhex(hashes(entries)[k])})
     return k + 1
+
+
+# The sparse layout (docs/store.md, "The stored entry"): only every 16th entry (an anchor)
+# stores its hash. With the feed trimmed past an edit, it is named where a stored hash
+# proves it: the next anchor's, or past the last anchor, the meta's head.
+
+ANCHOR = 2 * HASH_EVERY  # entry 32
+
+
+def trim_feed(client: redis.Redis) -> None:
+    client.xtrim(SPACE.feed(SPACE.partition_of(TABLE)), maxlen=0)
+
+
+def edit_between_anchors_feed_trimmed(client: redis.Redis, entries: Entries) -> int:
+    k = 25  # entry 26: no hash of its own; the feed, which had one, is trimmed
+    assert entries[k][1][b"h"] == b"" and entries[ANCHOR - 1][1][b"h"]
+    trim_feed(client)
+    rewrite_stream(client, SPACE.table(TABLE).events,
+                   entries[:k] + [(entries[k][0], same_json_other_bytes(entries[k][1]))] + entries[k + 1:])
+    return ANCHOR
+
+
+def edit_after_the_last_anchor_feed_trimmed(client: redis.Redis, entries: Entries) -> int:
+    k = len(entries) - 2  # the entry before the last: past the last anchor
+    assert len(entries) % HASH_EVERY > 1, "the drill needs two entries after the last anchor"
+    trim_feed(client)
+    rewrite_stream(client, SPACE.table(TABLE).events,
+                   entries[:k] + [(entries[k][0], same_json_other_bytes(entries[k][1]))] + entries[k + 1:])
+    return len(entries)
+
+
+def edit_an_anchors_hash_feed_trimmed(client: redis.Redis, entries: Entries) -> int:
+    k = ANCHOR - 1
+    trim_feed(client)
+    rewrite_stream(client, SPACE.table(TABLE).events,
+                   entries[:k] + [(entries[k][0], {**entries[k][1], b"h": bytes(32)})] + entries[k + 1:])
+    return ANCHOR
+
+
+def blank_an_anchors_hash_feed_trimmed(client: redis.Redis, entries: Entries) -> int:
+    k = ANCHOR - 1
+    trim_feed(client)
+    rewrite_stream(client, SPACE.table(TABLE).events,
+                   entries[:k] + [(entries[k][0], {**entries[k][1], b"h": b""})] + entries[k + 1:])
+    return ANCHOR
 
 
 DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
@@ -317,6 +371,10 @@ DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
     "meta behind the stream": meta_behind,
     "forged feed entry past the stream": forge_feed_after,
     "forged feed entry for a stored version": forge_feed_copy,
+    "sparse: an entry between anchors edited, feed trimmed": edit_between_anchors_feed_trimmed,
+    "sparse: an entry after the last anchor edited, feed trimmed": edit_after_the_last_anchor_feed_trimmed,
+    "sparse: an anchor's stored hash edited, feed trimmed": edit_an_anchors_hash_feed_trimmed,
+    "sparse: an anchor's hash removed, feed trimmed": blank_an_anchors_hash_feed_trimmed,
 }
 
 
@@ -332,8 +390,10 @@ def test_every_tamper_drill_fails_verify_naming_the_first_bad_entry(
     assert everything.returncode == 1 and TABLE in json.loads(everything.stdout.splitlines()[-1])["bad"]
 
 
-@pytest.mark.parametrize("drill", [delete_last, delete_last_commands, meta_behind, edit_rechain_feed_trimmed],
-                         ids=["deleted-last", "deleted-last-commands", "meta-behind", "rechained"])
+@pytest.mark.parametrize("drill", [delete_last, delete_last_commands, meta_behind, edit_rechain_feed_trimmed,
+                                   edit_after_the_last_anchor_feed_trimmed],
+                         ids=["deleted-last", "deleted-last-commands", "meta-behind", "rechained",
+                              "edited-after-the-last-anchor"])
 def test_the_handler_refuses_a_table_whose_meta_and_stream_disagree_and_writes_nothing(
     redis_client: redis.Redis, played: Entries, drill: Callable[[redis.Redis, Entries], int],
 ) -> None:
@@ -351,6 +411,28 @@ def test_the_handler_refuses_a_table_whose_meta_and_stream_disagree_and_writes_n
             handler.handle(TABLE, submission, command_id=f"after-{attempt}")
         assert refused.value.code == "store_corrupt"
     assert (redis_client.xrange(keys.events), redis_client.hgetall(keys.meta), redis_client.xlen(keys.feed)) == before
+
+
+@pytest.mark.parametrize(("drill", "named"), [
+    (edit_between_anchors_feed_trimmed, "the stored hash of event 32 does not match: one of events 17–32 was changed"),
+    (edit_an_anchors_hash_feed_trimmed, "the stored hash of event 32 does not match: one of events 17–32 was changed"),
+    (blank_an_anchors_hash_feed_trimmed, "it stores no hash, which every 16th event does: its hash was removed"),
+], ids=["between-anchors", "anchor-hash-edited", "anchor-hash-removed"])
+def test_an_edit_a_stored_hash_proves_names_the_events_it_lies_among(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries,
+    drill: Callable[[redis.Redis, Entries], int], named: str,
+) -> None:
+    drill(redis_client, played)
+    assert first_bad(redis_server) == (ANCHOR, named)
+
+
+def test_an_edit_after_the_last_anchor_names_the_events_since_it_at_the_meta_head(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries,
+) -> None:
+    last = edit_after_the_last_anchor_feed_trimmed(redis_client, played)
+    anchor = last - last % HASH_EVERY
+    version, problem = first_bad(redis_server)
+    assert version == last and f"one of events {anchor + 1}–{last} was changed" in problem
 
 
 def test_a_forged_feed_entry_of_a_table_that_has_no_stream_fails_verify_all(

@@ -20,8 +20,17 @@ from domain.mighty.handfile import parse, replay
 from domain.mighty.state import Finished
 from domain.table import evolve, initial_state
 from services.audit import export_hand, verify_events
+from services.audit.verify import check_chain
 from services.commands.tables import table_handler
-from services.store.base import EMPTY_HEAD, HASH_V1, HASH_VERSION, Head, StoredEvent, verify_chain
+from services.store.base import (
+    EMPTY_HEAD,
+    HASH_EVERY,
+    HASH_V1,
+    HASH_VERSION,
+    Head,
+    StoredEvent,
+    verify_chain,
+)
 from services.store.errors import StoreCorrupt
 from services.store.redis_store import RedisEventStore
 from tests.fixtures.make_streams import projection_docs
@@ -102,7 +111,9 @@ def test_a_stored_stream_as_redis_holds_it_reads_back_as_version_1_and_takes_ver
         name: str) -> None:
     """The upgrade itself: the entries as the older release wrote them into Redis (no
     ``hv`` field) read back unchanged with hash version 1 and verify; the next append
-    chains a version-2 event onto the version-1 head, and the whole verifies."""
+    chains a version-2 event onto the version-1 head, and the whole verifies; so does the
+    stream once later appends have stored only their anchors' hashes, read whole or from
+    any version."""
     stored = stored_stream(name)
     client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
     store = RedisEventStore(client)
@@ -119,6 +130,17 @@ def test_a_stored_stream_as_redis_holds_it_reads_back_as_version_1_and_takes_ver
     both = store.read(table_id)
     assert [e.hash_version for e in both[-2:]] == [HASH_V1, HASH_VERSION]
     assert verify_chain(EMPTY_HEAD, both) == appended.head == store.head(table_id)
+    for n in range(3):  # on past two anchors: today's entries store only theirs
+        appended = store.append(table_id, [b'{"type":"x%d"}' % i for i in range(12)], expected=appended.head,
+                                command_id=f"after-upgrade-{n}", outcome=b"ok")
+    mixed = store.read(table_id)
+    assert mixed[:len(stored)] == stored and all(e.hash_stored for e in mixed[:len(stored)])
+    assert [e.version for e in mixed[len(stored):] if e.hash_stored] == [
+        v for v in range(len(stored) + 1, len(mixed) + 1) if v % HASH_EVERY == 0]
+    assert verify_chain(EMPTY_HEAD, mixed) == appended.head == store.head(table_id)
+    assert check_chain(mixed) is None
+    for after in range(len(stored) - 20, len(mixed) + 1):
+        assert store.read(table_id, after) == mixed[after:], after
 
 
 def _as_redis_holds_it(name: str, link_of: dict[int, str] | None = None) -> RedisEventStore:
