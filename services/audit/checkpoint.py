@@ -43,8 +43,8 @@ from domain.table import (
     evolve,
     initial_state,
 )
-from services.audit.verify import _DEAL_TAGS, Finding, check_link, replay_command
-from services.store.base import GENESIS, HASH_V1, StoredEvent
+from services.audit.verify import _DEAL_TAGS, Finding, check_link, meta_finding, replay_command
+from services.store.base import GENESIS, HASH_V1, Head, StoredEvent
 
 FIRST_HAND: Final = 1  # a hand's number as a person reads it (docs/api.md): the events count from 0
 
@@ -148,6 +148,16 @@ class Audit:
         if chain is not None and chain.among(self.replay):  # the entry a stored hash's range holds
             return self.replay
         return chain or self.replay
+
+    def against(self, head: Head) -> Finding | None:
+        """The table's meta, read before the events, against the end of what was checked
+        (``check_meta`` for a checkpointed audit): it catches an edit after the last stored
+        hash (docs/store.md, "The stored entry") and deleted last events. A stream that went
+        on past ``head`` is not judged by it: an append came meanwhile, checked by the
+        append script against the meta then."""
+        if self.chain is not None or head.version < self._version:
+            return None
+        return meta_finding(self._version, self._prev, self._proven, head)
 
     def take(self, events: list[StoredEvent], complete: bool) -> None:
         for entry in events:

@@ -178,15 +178,21 @@ def check_meta(stored: list[StoredEvent], head: Head) -> Finding | None:
     whose last events were deleted or whose events were edited and re-chained, fails;
     so does one edited after its last stored hash)."""
     count = len(stored)
-    last = stored[-1].hash if stored else GENESIS
-    if head.version > count:
-        return Finding(count + 1, f"the table's meta says version {head.version}, its stream ends at "
-                                  f"{count}: the last events were deleted")
     if head.version < count:
         return Finding(head.version + 1, f"the stream goes on past version {head.version}, where the "
                                          "table's meta ends: events were added behind the store's back")
-    if head.hash != last:
-        proven = next((e.version for e in reversed(stored) if e.hash_stored), 0)
+    proven = next((e.version for e in reversed(stored) if e.hash_stored), 0)
+    return meta_finding(count, stored[-1].hash if stored else GENESIS, proven, head)
+
+
+def meta_finding(count: int, last: str, proven: int, head: Head) -> Finding | None:
+    """A stream of ``count`` events ending at hash ``last`` (``proven``: its last entry
+    whose stored hash matched) against the meta's ``head``, which is not before its end:
+    the last events deleted, or its head hash another."""
+    if head.version > count:
+        return Finding(count + 1, f"the table's meta says version {head.version}, its stream ends at "
+                                  f"{count}: the last events were deleted")
+    if head.version == count and head.hash != last:
         if proven < count:  # the last hashes were derived: one of those entries may be the one
             return Finding(count, f"the table's meta head hash is not the stream's last hash: one of events "
                                   f"{proven + 1}–{count} was changed, or the stream was edited and its "

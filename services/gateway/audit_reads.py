@@ -82,8 +82,9 @@ class AuditReads:
             await self.backend.save_audit_checkpoint(table_id, encode_checkpoint(audit.saved))
 
     async def verify(self, table_id: str) -> Verified:
+        head = await self.backend.head(table_id)  # first: the stream then holds at least this much
         audit = await self.audit(table_id)
-        finding = audit.finding
+        finding = audit.finding or audit.against(head)
         return Verified(ok=finding is None, events=audit.events, problem=None if finding is None else finding.problem,
                         hands=audit.deals, version=None if finding is None else finding.version)
 

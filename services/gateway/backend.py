@@ -48,7 +48,7 @@ from services.gateway.quotas import Admission
 from services.projection.keys import ProjectionKeys
 from services.projection.rater import RatingsKeys
 from services.projection.store import START, id_ms
-from services.store.base import StoredEvent
+from services.store.base import Head, StoredEvent
 
 if TYPE_CHECKING:
     from services.bootstrap import AsyncWiring
@@ -97,6 +97,10 @@ class Backend(Tables, Protocol):
     # the command path
     async def events(self, table_id: str, after: int = 0, to: int | None = None) -> list[StoredEvent]:
         """The table's events with ``after < version <= to`` (all of them by default)."""
+        ...
+
+    async def head(self, table_id: str) -> Head:
+        """The table's head as its meta holds it (an archived table's: its index entry)."""
         ...
 
     async def audit_checkpoint(self, table_id: str) -> bytes | None:
@@ -378,6 +382,9 @@ class RedisBackend:
 
     async def events(self, table_id: str, after: int = 0, to: int | None = None) -> list[StoredEvent]:
         return await self.store.read(table_id, after, to)
+
+    async def head(self, table_id: str) -> Head:
+        return await self.store.head(table_id)
 
     async def audit_checkpoint(self, table_id: str) -> bytes | None:
         found = await self.aio.get(self.space.table(table_id).audit)

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from services.gateway import tokens
+from services.store.base import HASH_EVERY, is_anchor
+from services.store.compact import pack, unpack
 from tests.unit.gateway_helpers import (
     a_legal_command,
     auth,
@@ -313,6 +315,28 @@ def _play_until_closed(client: Any, table: str, seated: list[dict[str, str]], se
                              json={"id": f"p{step}", "command": a_legal_command(view, rng)}, headers=auth(player))
         assert answer.status_code == 200, answer.text
     raise AssertionError("the match did not end")
+
+
+def test_verify_names_an_edit_after_the_last_stored_hash_by_the_tables_head(client: Any) -> None:
+    """Only every 16th entry stores its hash (docs/store.md, "The stored entry"): an edit of
+    an entry after the last one that does, which the rules cannot see (the same event in
+    other bytes), is caught by the table's head, as ``mighty verify`` catches it."""
+    table, seated = full_table(client, hands=1)
+    _play_until_closed(client, table, seated, seed=5)
+    assert client.get(f"/api/v1/tables/{table}/verify").json()["ok"] is True  # and its checkpoint stored
+    wiring = sync_wiring(client)
+    key = wiring.space.table(table).events
+    entries = wiring.client.xrange(key)
+    last = len(entries)
+    assert not is_anchor(last), "the drill needs entries after the last stored hash"
+    edited = {**entries[-1][1], b"e": pack(unpack(entries[-1][1][b"e"])[:-1] + b" }")}
+    wiring.client.delete(key)
+    for entry_id, fields in [*entries[:-1], (entries[-1][0], edited)]:
+        wiring.client.xadd(key, fields, id=entry_id)
+    verified = client.get(f"/api/v1/tables/{table}/verify").json()
+    assert verified["ok"] is False and verified["version"] == last, verified
+    since = last - last % HASH_EVERY + 1
+    assert f"meta head hash is not the stream's last hash: one of events {since}–{last}" in verified["problem"]
 
 
 def _run_views_worker(client: Any) -> None:
