@@ -4,7 +4,7 @@
    into one ``RatedHand`` per hand that ended with a ledger line (who sat where, the
    sides as they played, each side's rank by the hand's scores, which seats were away,
    when it ended). Its documents: ``ratings:t:<table>`` (the table's state while it is
-   open) and the hash ``ratings:hands`` (one field per hand not yet rated, named by
+   open) and the hash ``ratings:hands`` (one field per hand, named by
    ``hand_field``; one hash per hour of the hands' end, ``ratings:hands:<hour>``), written
    with the partition's checkpoint like any kind's, and kept until the table is archived
    (the partition's record of its hands, which ``mighty projections check`` compares with

@@ -250,8 +250,10 @@ class ArchiveWorker:
             self.client.zrem(self.keys.closed(self.space.partition_of(table_id)), table_id)
             return "gone"
         head = verify_chain(EMPTY_HEAD, stored)
-        own = {kind: docs.of_table(table_id, stored) for kind, docs in TABLE_DOCS_ARCHIVED.items()}
-        if RATINGS in self.kinds and not hands_rated(self.client, self.space, own[RATINGS]):
+        # its own documents of the kinds this worker waits for (it deletes no other's)
+        own = {kind: docs.of_table(table_id, stored) for kind, docs in TABLE_DOCS_ARCHIVED.items()
+               if kind in self.kinds}
+        if RATINGS in own and not hands_rated(self.client, self.space, own[RATINGS]):
             return "held"  # its hands' records go with it, once the rater has applied them
         first_stamp: Any = self.client.lindex(keys.command_index, 0)
         row, hands, seats = summarize(table_id, stored, closed_ms=closed_ms,

@@ -153,6 +153,7 @@ class Rater:
         # a re-rating's hands of archived tables, which left the buckets with their tables
         # (``archived_hands``); the live rater has none: the archive waits for it
         self.archived: list[RatedHand] = []
+        self.seen: set[tuple[int, str, int]] | None = None  # a re-rating's: the keys it applied
         self.applied = 0
 
     def tick(self) -> None:
@@ -196,7 +197,8 @@ class Rater:
                       for hour in map(int, hours) if first <= hour <= last)
 
     def pending(self, upto: int) -> list[RatedHand]:
-        """The stored hands after the cursor that ended at or before ``upto``, in key order.
+        """The stored hands after the cursor that ended at or before ``upto``, in key order,
+        and a re-rating's hands of archived tables (``archived``) among them.
 
         A bucket whose length changed is read again by its fields (``HKEYS``), and only
         the hands after the cursor not held yet are fetched and decoded (``HMGET``): an
@@ -252,6 +254,8 @@ class Rater:
         if not self._store(ratings.flush()):
             return 0
         self.applied += len(ready)
+        if self.seen is not None:
+            self.seen.update(hand.key() for hand in ready)
         return len(ready)
 
     def _restored(self, hands: Sequence[RatedHand]) -> Ratings:
@@ -338,13 +342,18 @@ def dump(client: Any, space: KeySpace) -> dict[str, Any]:
 
 
 def hands_rated(client: Any, space: KeySpace, docs: Sequence[DocKey]) -> bool:
-    """Whether the rater has applied every hand of ``docs`` (a table's records, ``hand_docs``):
-    its cursor is at or past each. The archive deletes a table's records only then."""
-    keys = [key for doc in docs if doc.field is not None and (key := hand_key_of_field(doc.field)) is not None]
+    """Whether the rater's cursor is at or past every hand of ``docs`` (a table's records,
+    ``hand_docs``): the rater has taken them all, in order (a hand stamped before one it
+    had applied, after a clock went back, is passed over: docs/ratings.md, "Order, and the
+    worker"). The archive deletes a table's records only then; a record whose key cannot
+    be read counts as not passed."""
+    keys = [None if doc.field is None else hand_key_of_field(doc.field) for doc in docs]
     if not keys:
         return True
+    if None in keys:
+        return False
     cursor = decode_cursor(client.get(RatingsKeys(space).cursor))
-    return cursor is not None and max(keys) <= cursor
+    return cursor is not None and max(k for k in keys if k is not None) <= cursor
 
 
 class ArchivedTables(Protocol):
@@ -371,38 +380,58 @@ def archived_hands(events: ArchivedTables | None, tables: Iterable[str]) -> list
         table_id, ((e.version, decode_event(e.data), e.at_ms) for e in events.read(table_id)))]
 
 
+class RatingsRebuildFailed(RuntimeError):
+    """A re-rating that could not apply every hand: the live rater goes on from the
+    buckets; run it again (with the archive worker stopped if tables kept moving)."""
+
+
 def rebuild_ratings(client: Any, space: KeySpace, *, timeout_s: float = 60.0,
                     events: ArchivedTables | None = None, attempts: int = 3) -> int:
     """The ratings recomputed from nothing, after the kind's partitions were rebuilt
     from the streams: take the lease from any live rater, delete the ratings, and apply
     every hand up to the watermark in key order with the very code the live rater runs:
-    the partitions' hands and the archived tables' (read through ``events``). Answers
-    the hands applied.
+    the partitions' hands and the archived tables' (read through ``events`` first, before
+    anything is deleted). Answers the hands applied.
 
-    With the cursor deleted, the archive holds back every table with hands (it waits for
-    the rater); a table it archived while this began, its records gone from the buckets
-    and not among the archived tables read, is found at the end, and the re-rating starts
-    over."""
+    With the cursor deleted, the archive holds back every table with hands not yet
+    applied again (it waits for the rater). A table it archived all the same (it checked
+    the cursor before it was deleted, or the re-rating passed its hands), found archived
+    at the end with a hand this re-rating did not apply, makes it start over with that
+    table's hands read. Raises ``RatingsRebuildFailed`` when the lease was taken, an
+    archived hand stayed unapplied (the watermark holds it), or tables kept moving."""
+    tables = archived_tables(events, space)
+    archived = archived_hands(events, tables)
     for _ in range(attempts):
         rater = Rater(client, space, token=f"rebuild-{secrets.token_hex(6)}", lease_ms=60_000, batch=1 << 30)
+        rater.archived = sorted(archived, key=RatedHand.key)
+        rater.seen = set()
         client.set(rater.keys.lease, rater.token, px=rater.lease_ms)
         try:
             client.delete(*global_keys(client, space))
-            tables = archived_tables(events, space)
-            rater.archived = sorted(archived_hands(events, tables), key=RatedHand.key)
             deadline = time.monotonic() + timeout_s
             total = 0
             while True:
+                if not rater.hold():
+                    raise RatingsRebuildFailed("the ratings lease was taken during the rebuild: run it again")
                 applied = rater.step()
                 total += applied
                 if not applied or time.monotonic() > deadline:
                     break
+            if not rater.hold():
+                raise RatingsRebuildFailed("the ratings lease was taken during the rebuild: run it again")
         finally:
             rater.release()
-        if archived_tables(events, space) <= tables:
+        missed = [hand for hand in archived if hand.key() not in rater.seen]
+        if missed:
+            raise RatingsRebuildFailed(f"{len(missed)} hands of archived tables were not applied (the first "
+                                       f"{missed[0].table_id} hand {missed[0].hand_no}): the watermark holds them")
+        later = archived_tables(events, space) - tables
+        moved = archived_hands(events, later)
+        if all(hand.key() in rater.seen for hand in moved):
             return total
-    raise RuntimeError("tables kept being archived while the ratings were rebuilt: stop the archive "
-                       "worker and rebuild the ratings again")
+        tables, archived = tables | later, archived + moved
+    raise RatingsRebuildFailed("tables kept being archived with hands the rebuild had not applied: stop the "
+                               "archive worker and rebuild the ratings again")
 
 
 def stored_hands(client: Any, space: KeySpace) -> list[RatedHand]:

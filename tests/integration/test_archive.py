@@ -27,7 +27,7 @@ from services.archive.postgres import PostgresArchive
 from services.archive.runtime import start_private_postgres
 from services.bootstrap import Wiring, wire
 from services.cli.common import EXIT_DIFFERENT
-from services.projection.rater import Rater, RatingsKeys, dump
+from services.projection.rater import Rater, RatingsKeys, dump, rebuild_ratings
 from services.projection.read import caught_up, feed_positions, player_ledgers
 from services.redis_runtime import PrivateRedis, free_port
 from services.settings import Settings
@@ -242,6 +242,63 @@ def test_an_archived_tables_hand_records_leave_redis_and_a_re_rating_reads_its_h
     redis_client.hset(RatingsKeys(SPACE).reputation, "intruder", b"{}")
     code, out, _ = run_cli(redis_server, archive_url, "projections", "check", "ratings")
     assert code == EXIT_DIFFERENT and "intruder" in out
+
+
+def test_an_archive_worker_that_waits_for_no_ratings_keeps_their_records(
+        redis_client: redis.Redis, wiring: Wiring) -> None:
+    play_tables(redis_client, closed=["done17"])
+    project(redis_client, rate=False)
+    records = rated_hand_fields(redis_client, "done17")
+    worker = wiring.archive_worker(kinds=("views", "ledger", "directory"))
+    assert worker.run_once().archived == ["done17"]  # no rater waited for
+    assert rated_hand_fields(redis_client, "done17") == records  # so none of its records deleted
+
+
+class HidingOne:
+    """The archive's store, hiding one archived table from the first listing of the
+    archived tables (as if it was archived just after a re-rating listed them)."""
+
+    def __init__(self, store: Any, hidden: str) -> None:
+        self.store, self.hidden, self.listings = store, hidden, 0
+
+    def archived_ids(self, partition: int) -> list[str]:
+        self.listings += partition == 0
+        found = self.store.archived_ids(partition)
+        return [t for t in found if t != self.hidden] if self.listings == 1 else found
+
+    def read(self, table_id: str, after_version: int = 0, to_version: int | None = None) -> list[StoredEvent]:
+        return self.store.read(table_id, after_version, to_version)
+
+
+def test_a_re_rating_starts_over_when_a_table_is_archived_under_it_with_hands_it_did_not_apply(
+        redis_client: redis.Redis, wiring: Wiring) -> None:
+    play_tables(redis_client, closed=["done18", "done19"], hands=2)
+    project(redis_client)
+    ratings = dump(redis_client, SPACE)
+    assert sorted(wiring.archive_worker().run_once().archived) == ["done18", "done19"]
+    events = HidingOne(wiring.store, "done19")
+
+    rebuild_ratings(redis_client, SPACE, events=events)
+
+    assert events.listings >= 3  # the first listing, the check after it, the second attempt's check
+    assert dump(redis_client, SPACE) == ratings  # done19's hands came in on the second attempt
+
+
+class Unreachable:
+    def archived_ids(self, partition: int) -> list[str]:
+        return ["done20"] if partition == SPACE.partition_of("done20") else []
+
+    def read(self, table_id: str, after_version: int = 0, to_version: int | None = None) -> list[StoredEvent]:
+        raise ArchiveUnavailable("PostgreSQL is down")
+
+
+def test_a_re_rating_that_cannot_read_the_archive_changes_nothing(redis_client: redis.Redis) -> None:
+    play_tables(redis_client, closed=["done20"])
+    project(redis_client)
+    ratings = dump(redis_client, SPACE)
+    with pytest.raises(ArchiveUnavailable):
+        rebuild_ratings(redis_client, SPACE, events=Unreachable())
+    assert dump(redis_client, SPACE) == ratings  # nothing deleted before the archive was read
 
 
 def test_a_crash_between_the_copy_and_the_delete_is_finished_by_the_next_pass(

@@ -153,6 +153,7 @@ def caught_up(wiring: Wiring) -> None:
     wiring.client.set(rater.keys.lease, rater.token, px=5000)
     while rater.step():
         pass
+    rater.release()
 
 
 @pytest.fixture
