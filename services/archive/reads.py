@@ -23,13 +23,13 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
-from domain.codec import decode_event
 from projections.docs import DocKey
 from projections.ledger import table_name
-from projections.ratings import hand_docs, table_hands, table_of_hand_doc
+from projections.ratings import hand_docs, table_of_hand_doc
 from services.archive.errors import ArchiveUnavailable
 from services.archive.keys import ArchiveKeys, IndexEntry, decode_entry
 from services.archive.postgres import PostgresArchive
+from services.projection.rater import stored_table_hands
 from services.store.async_redis_store import AsyncRedisEventStore
 from services.store.base import Head, StoredEvent
 from services.store.cluster import AsyncClient, SyncClient
@@ -74,7 +74,7 @@ class RatedHandDocs:
     archived events instead (docs/ratings.md, "Archived tables")."""
 
     def of_table(self, table_id: str, events: Sequence[StoredEvent]) -> list[DocKey]:
-        return hand_docs(table_hands(table_id, ((e.version, decode_event(e.data), e.at_ms) for e in events)))
+        return hand_docs(stored_table_hands(table_id, events))
 
     def owner(self, doc: DocKey) -> str | None:
         return table_of_hand_doc(doc)

@@ -309,10 +309,10 @@ def _after(field: bytes, cursor: tuple[int, str, int] | None) -> bool:
     if cursor is None:
         return True
     try:
-        at_ms, table_id, hand_no = field.decode().split(":")
-        return (int(at_ms), table_id, int(hand_no)) > cursor
-    except ValueError:
+        key = hand_key_of_field(field.decode())
+    except UnicodeDecodeError:
         return True
+    return key is None or key > cursor
 
 
 def global_keys(client: Any, space: KeySpace) -> list[str]:
@@ -376,8 +376,12 @@ def archived_hands(events: ArchivedTables | None, tables: Iterable[str]) -> list
     folds them (their records left Redis with them: docs/ratings.md, "Archived tables")."""
     if events is None:
         return []
-    return [hand for table_id in sorted(tables) for hand in table_hands(
-        table_id, ((e.version, decode_event(e.data), e.at_ms) for e in events.read(table_id)))]
+    return [hand for table_id in sorted(tables) for hand in stored_table_hands(table_id, events.read(table_id))]
+
+
+def stored_table_hands(table_id: str, stored: Iterable[StoredEvent]) -> list[RatedHand]:
+    """The hands a table's stored events end, as the kind folds them (``table_hands``)."""
+    return table_hands(table_id, ((e.version, decode_event(e.data), e.at_ms) for e in stored))
 
 
 class RatingsRebuildFailed(RuntimeError):
