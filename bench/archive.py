@@ -184,7 +184,7 @@ def _table_bytes(wiring: Wiring, table_id: str) -> dict[str, int]:
         return sum(int(client.memory_usage(name) or 0) for name in names)
 
     found = {"stream": usage(keys.events), "head": usage(keys.meta),
-             "command_ids": usage(keys.commands, keys.command_index), "views": usage(*views),
+             "command_ids": usage(keys.commands, keys.previous_commands), "views": usage(*views),
              "ledger": usage(f"{prefix}ledger:t:{table_id}")}
     found["total"] = sum(found.values())
     return found

@@ -5,9 +5,9 @@ A pass goes partition by partition:
 
 1. **Discover.** SCAN the partition's table heads (``…:t:<id>:meta``); a table whose last
    event is ``table_closed`` joins the partition's to-do list (``…:archive:closed``, a
-   sorted set) scored by when it closed: the server time of its last append (the
-   command-id index ``…:cmdx`` records it), or, once that has expired, the time the
-   worker first saw it closed (later than the close, so never too early).
+   sorted set) scored by when it closed: the server time of its last append (its stream
+   entry's ``a``), or, for an entry stored before the time was kept, the time the worker
+   first saw it closed (later than the close, so never too early).
 2. **Archive** each table on the list closed ``after_s`` ago or more whose feed entries
    every projection kind has applied (none is in the partition's feed after the slowest
    kind's checkpoint: the feed is a queue, so a worker still to fold the close would
@@ -60,7 +60,7 @@ from services.projection.keys import ProjectionKeys
 from services.projection.rater import KIND as RATINGS
 from services.projection.rater import hands_rated
 from services.projection.store import id_key
-from services.store.base import EMPTY_HEAD, Head, StoredEvent, verify_chain
+from services.store.base import EMPTY_HEAD, Head, StoredEvent, appended_at, verify_chain
 from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient
 from services.store.compact import as_read
 from services.store.errors import StoreCorrupt, StoreUnavailable, is_transient
@@ -169,11 +169,9 @@ class ArchiveWorker:
             for table_id in chunk:
                 keys = self.space.table(table_id)
                 pipe.xrevrange(keys.events, count=1)
-                pipe.lindex(keys.command_index, -1)
             replies = pipe.execute()
             closed: dict[str, int] = {}
-            for i, table_id in enumerate(chunk):
-                last, stamp = replies[2 * i], replies[2 * i + 1]
+            for table_id, last in zip(chunk, replies, strict=True):
                 if not last:
                     continue
                 fields = last[0][1]
@@ -182,7 +180,7 @@ class ArchiveWorker:
                     continue  # the cheap test first; decoding settles it
                 if not isinstance(decode_event(event), TableClosed):
                     continue
-                closed[table_id] = _stamp_ms(stamp, fields.get(b"c", b"").decode()) or now
+                closed[table_id] = appended_at(fields) or now
             if closed:
                 self.client.zadd(todo, closed, nx=True)
                 report.discovered += len(closed)
@@ -244,7 +242,6 @@ class ArchiveWorker:
             self._release(keys=[lock], args=[token])
 
     def _archive_locked(self, table_id: str, closed_ms: int, token: str) -> str:
-        keys = self.space.table(table_id)
         stored = RedisEventStore.read(self.store, table_id)  # Redis only, never the fall-through
         if not stored:
             self.client.zrem(self.keys.closed(self.space.partition_of(table_id)), table_id)
@@ -255,9 +252,7 @@ class ArchiveWorker:
                if kind in self.kinds}
         if RATINGS in own and not hands_rated(self.client, self.space, own[RATINGS]):
             return "held"  # its hands' records go with it, once the rater has applied them
-        first_stamp: Any = self.client.lindex(keys.command_index, 0)
-        row, hands, seats = summarize(table_id, stored, closed_ms=closed_ms,
-                                      created_ms=_stamp_ms(first_stamp, stored[0].command_id))
+        row, hands, seats = summarize(table_id, stored, closed_ms=closed_ms, created_ms=stored[0].at_ms)
         chat = self._chat(table_id)
         self.archive.write(row, stored, hands, chat)
         if self.after_copy is not None:
@@ -319,7 +314,8 @@ class ArchiveWorker:
                     self.log.debug("chat moved while archived; retried next pass", table=table_id)
                     return "locked"
                 pipe.multi()
-                pipe.delete(keys.events, keys.meta, keys.commands, keys.command_index, keys.audit, keys.chat,
+                pipe.delete(keys.events, keys.meta, keys.commands, keys.previous_commands,
+                            keys.legacy_command_index, keys.audit, keys.chat,
                             *self._view_keys(table_id, seats, hands))
                 # its own documents of the kinds kept archived: its ledger (folded from the
                 # archived events when asked), the ratings' records of its hands (rated)
@@ -342,11 +338,3 @@ class ArchiveWorker:
                 return "locked"
         self.log.debug("table archived", table=table_id, version=head.version)
         return "archived"
-
-
-def _stamp_ms(stamp: bytes | None, command_id: str) -> int | None:
-    """The ms of a command-id index entry (``<ms>:<command id>``) if it is this command's."""
-    if not stamp:
-        return None
-    ms, _, cid = stamp.decode().partition(":")
-    return int(ms) if cid == command_id and ms.isdigit() else None

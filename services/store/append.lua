@@ -4,7 +4,8 @@
 -- KEYS[2] table meta      mighty:{pNN}:t:<table>:meta    hash: v = version, h = head hash
 -- KEYS[3] command ids     mighty:{pNN}:t:<table>:cmds    hash: command id -> outcome
 -- KEYS[4] partition feed  mighty:{pNN}:feed
--- KEYS[5] (optional) command-id index  mighty:{pNN}:t:<table>:cmdx  list of '<ms>:<command id>'
+-- KEYS[5] (optional) previous command ids  mighty:{pNN}:t:<table>:cmdp  hash, as KEYS[3]: the
+--   generation before (KEYS[3] holds the current one; see ARGV[7 + 2n])
 -- KEYS[6] (optional) table index     mighty:{pNN}:tables  set of the partition's table ids:
 --   a table's first append adds its id (services/store/table_index.py), so operator tools
 --   list tables without SCANning the keyspace. Same hash tag: same slot, same script.
@@ -27,10 +28,14 @@
 -- before, GENESIS for the first, which readers take from there (releases before this
 -- one also wrote it, as 'p'; docs/store.md, "The stored entry").
 -- ARGV[7 + 2n] (optional, with KEYS[5]) the idempotency window in ms: command ids are kept
---   at least this long, then forgotten. Each append records its id in the index with the
---   server's clock, forgets (HDEL) up to 64 ids older than the window, and keeps both keys
---   at least a window after this append (a key with less left is set to expire 9/8 of a
---   window from now), so a table nobody writes to drops them all.
+--   at least this long, then forgotten, in two generations. KEYS[3] holds the current one
+--   and, in its field '' (no command id is empty), the server time it began; an append
+--   made a window or more after that renames KEYS[3] to KEYS[5] (the generation before,
+--   every id in it older than the window, goes) and begins a new one. An id is looked up
+--   in both. Both keys are kept at least a window after this append (a key with less left
+--   is set to expire 9/8 of a window from now), so a table nobody writes to drops them all.
+--   A KEYS[3] without '' (written by a release before 2026-12-06, which kept a time-ordered
+--   list '...:cmdx' instead) begins its generation at this append: its ids are kept longer.
 --   Without KEYS[5] (the 4-key call of earlier releases) ids are kept for ever, as before.
 --
 -- Replies (RESP2 arrays):
@@ -112,7 +117,6 @@ end
 if total > MAX_APPEND_BYTES then return bad('append too large') end
 
 local kinds = {{KEYS[1], 'stream'}, {KEYS[4], 'stream'}}
-if window then kinds[3] = {KEYS[5], 'list'} end
 for _, pair in ipairs(kinds) do
   local found = key_type(pair[1])
   if found ~= 'none' and found ~= pair[2] then
@@ -142,6 +146,10 @@ if version == nil then return {'corrupt', 'stored version is not a number'} end
 local seen
 seen, refused = read_hash(KEYS[3], 'HGET', KEYS[3], command_id)
 if refused then return refused end
+if not seen and window then
+  seen, refused = read_hash(KEYS[5], 'HGET', KEYS[5], command_id)
+  if refused then return refused end
+end
 if seen then return {'dup', seen, version, head} end
 if expected ~= version then return {'conflict', version} end
 if prev ~= head then return {'chain', head} end
@@ -172,24 +180,26 @@ for i = 1, n do
 end
 prev = as_hex(prev)
 redis.call('HSET', KEYS[2], 'v', v, 'h', prev)
+if window then
+  -- the generation's start; a window or more ago, every id in the generation before is
+  -- older than the window: it goes, and the current one becomes the generation before
+  local since = tonumber(redis.call('HGET', KEYS[3], '') or '')
+  if since and now - since >= window then
+    redis.call('RENAME', KEYS[3], KEYS[5])
+    since = nil
+  end
+  if not since then redis.call('HSET', KEYS[3], '', now) end
+end
 redis.call('HSET', KEYS[3], command_id, outcome)
 if index then redis.call('SADD', index, table_id) end
 if window then
-  for _ = 1, 64 do
-    local oldest = redis.call('LINDEX', KEYS[5], 0)
-    if not oldest then break end
-    local at, id = string.match(oldest, '^(%d+):(.+)$')
-    if at and tonumber(at) > now - window then break end
-    redis.call('LPOP', KEYS[5])
-    if id and id ~= command_id then redis.call('HDEL', KEYS[3], id) end
-  end
-  redis.call('RPUSH', KEYS[5], now .. ':' .. command_id)
   -- both keys outlive this append by at least the window: when one has less left, it is
   -- set to 9/8 of it, so its expiry is written (and goes to the AOF) about once every
-  -- eighth of a window, not with every append
+  -- eighth of a window, not with every append (RENAME carries a key's expiry over)
   local keep = window + math.floor(window / 8)
   for _, key in ipairs({KEYS[3], KEYS[5]}) do
-    if redis.call('PTTL', key) < window then redis.call('PEXPIRE', key, keep) end
+    local left = redis.call('PTTL', key)
+    if left ~= -2 and left < window then redis.call('PEXPIRE', key, keep) end
   end
 end
 return {'ok', v, prev}

@@ -63,6 +63,7 @@ from services.store.redis_store import (
     feed_entry,
     feed_start,
     idempotency_ms,
+    outcome_command,
     parse_head,
     replicas_acknowledged,
     store_error,
@@ -471,13 +472,12 @@ class AsyncRedisEventStore:
     async def outcome_of(self, table_id: str, command_id: str) -> bytes | None:
         """As the sync store's: with ``wait_replicas``, given only once a replica holds
         what the primary held when it was read (``_fenced``)."""
-        key = self.keys.table(table_id).commands
-        field = check_command_id(command_id)
+        command = outcome_command(self.keys.table(table_id), check_command_id(command_id))
         with _redis_errors():
             if self.wait_replicas:
-                found: Any = await self._fenced(key, ("HGET", key, field))
+                found: Any = await self._fenced(command[3], command)
             else:
-                found = await self.client.hget(key, field)
+                found = await self.client.execute_command(*command)
         return None if found is None else bytes(found)
 
     async def _fenced(self, key: str, command: tuple[Any, ...]) -> Any:

@@ -72,10 +72,11 @@ class TableKeys:
     meta: str
     commands: str
     feed: str
-    command_index: str = ""  # the command ids by time, for their expiry
+    previous_commands: str = ""  # the previous generation of command ids (docs/store.md, "Idempotency")
     tables: str = ""  # the partition's table index (a set of table ids, table_index.py)
     audit: str = ""  # the table's audit checkpoint (services/audit/checkpoint.py)
     chat: str = ""  # the table's chat (services/gateway/chat.py), archived with it (docs/archive.md)
+    legacy_command_index: str = ""  # ``…:cmdx``, the ids by time of releases before 2026-12-06 (expires)
 
     def as_list(self) -> list[str]:
         """The four keys of the script's original call (command ids kept for ever)."""
@@ -83,12 +84,12 @@ class TableKeys:
 
     def with_index(self) -> list[str]:
         """The five keys of a call with an idempotency window (command ids expire)."""
-        return [self.events, self.meta, self.commands, self.feed, self.command_index]
+        return [self.events, self.meta, self.commands, self.feed, self.previous_commands]
 
     def with_table_index(self) -> list[str]:
         """The six keys of this release's call: the five, and the partition's table index,
         which a table's first append adds it to (with or without an idempotency window)."""
-        return [self.events, self.meta, self.commands, self.feed, self.command_index, self.tables]
+        return [self.events, self.meta, self.commands, self.feed, self.previous_commands, self.tables]
 
 
 class KeySpace:
@@ -132,8 +133,8 @@ class KeySpace:
             partition = self.partition_of(table_id)
             base = f"{self.namespace}:{self.tag(partition)}:t:{table_id}"
             feed = self.feed(partition)
-            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed, f"{base}:cmdx",
-                             self.tables(partition), f"{base}:audit", f"{base}:chat")
+            keys = TableKeys(f"{base}:events", f"{base}:meta", f"{base}:cmds", feed, f"{base}:cmdp",
+                             self.tables(partition), f"{base}:audit", f"{base}:chat", f"{base}:cmdx")
             if len(self._tables) >= KEY_CACHE_SIZE:
                 self._tables.clear()
             self._tables[table_id] = keys

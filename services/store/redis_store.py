@@ -61,7 +61,13 @@ from services.store.errors import (
     is_transient,
     unavailable,
 )
-from services.store.keys import DEFAULT_IDEMPOTENCY_S, KeySpace, check_command_id, fence_of
+from services.store.keys import (
+    DEFAULT_IDEMPOTENCY_S,
+    KeySpace,
+    TableKeys,
+    check_command_id,
+    fence_of,
+)
 from services.store.table_index import indexed_tables
 
 APPEND_SCRIPT: Final = resources.files("services.store").joinpath("append.lua").read_text()
@@ -323,13 +329,12 @@ class RedisEventStore:
         given only once a replica holds everything the primary held when it was read
         (``fenced_read``): a duplicate is answered, or a refusal stands, only on a state
         that survives a failover."""
-        key = self.keys.table(table_id).commands
-        field = check_command_id(command_id)
+        command = outcome_command(self.keys.table(table_id), check_command_id(command_id))
         with _redis_errors():
             if self.wait_replicas:
-                found: Any = self._fenced(key, ("HGET", key, field))
+                found: Any = self._fenced(command[3], command)
             else:
-                found = self.client.hget(key, field)
+                found = self.client.execute_command(*command)
         return None if found is None else bytes(found)
 
     def _fenced(self, key: str, command: tuple[Any, ...]) -> Any:
@@ -394,6 +399,17 @@ def replicas_acknowledged(waited: Any) -> int:
     if isinstance(waited, Exception):
         raise waited
     return int(waited[1]) if isinstance(waited, list) else int(waited)
+
+
+# A command id's outcome, from the current generation of the table's ids or the one before
+# (append.lua keeps two: docs/store.md, "Idempotency"), in one round trip.
+_OUTCOME_SCRIPT: Final = "return redis.call('HGET', KEYS[1], ARGV[1]) or redis.call('HGET', KEYS[2], ARGV[1])"
+
+
+def outcome_command(keys: TableKeys, command_id: str) -> tuple[str, str, int, str, str, str]:
+    """The command both Redis stores send for ``outcome_of``: an EVAL reading both
+    generations' hashes (one slot: Cluster-legal), the first key at index 3."""
+    return ("EVAL", _OUTCOME_SCRIPT, 2, keys.commands, keys.previous_commands, command_id)
 
 
 def idempotency_ms(window_s: float | None) -> int:

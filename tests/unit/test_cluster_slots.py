@@ -180,7 +180,7 @@ def test_an_append_and_its_replication_fence_touch_one_slot(window_s: float) -> 
     for _ in range(300):
         table_id = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789-_") for _ in range(rng.randint(1, 64)))
         keys, _ = append_call(space, table_id, [b"e"], EMPTY_HEAD, "c1", b"o", idempotency_ms(window_s))
-        assert len(keys) == 6  # events, meta, cmds, feed, cmdx, the table index: always the 6-key call
+        assert len(keys) == 6  # events, meta, cmds, feed, cmdp, the table index: always the 6-key call
         assert same_slot([*keys, fence_of(keys[0])]), keys
         assert slot_of(keys[0]) == slot_of(space.feed(space.partition_of(table_id)))
 
