@@ -33,6 +33,7 @@ from services.store import (
     RedisEventStore,
     StoreCorrupt,
     VersionConflict,
+    record,
 )
 from services.store.async_redis_store import AsyncRedisEventStore
 from services.store.base import (
@@ -48,7 +49,9 @@ from services.store.base import (
     event_hash,
     verify_chain,
 )
+from services.store.compact import pack
 from services.store.redis_store import APPEND_SCRIPT
+from tests.stream_entries import as_fields, as_stored
 
 T = TypeVar("T")
 
@@ -358,7 +361,7 @@ def redis_snapshot(client: redis.Redis, store: AnyRedisStore, table_id: str) -> 
 
 
 CHECKS_DONE = "-- CHECKS DONE: nothing below may fail except the first XADD, which fails whole."
-FIRST_XADD = "'v', v, 'e', ARGV[5 + 2 * i], 'h', kept, 'c', command_id, 'a', now)"
+FIRST_XADD = "'r', string.char(flags) .. kept .. stamped .. ARGV[5 + 2 * i])"
 
 
 class RedisScriptContract:
@@ -461,12 +464,12 @@ class RedisScriptContract:
     def test_an_appended_entry_stores_no_previous_hash(
         self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
-        """The previous hash is the hash of the entry before: every entry written has the
-        same six fields (a listpack keeps one copy of the names per node then)."""
+        """The previous hash is the hash of the entry before: every entry written is one
+        field, ``r``, a record (services/store/record.py)."""
         head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
         append(store, "t1", b"c", at=head, cid="c2")
         entries: Any = client.xrange(store.keys.table("t1").events)
-        assert [list(fields) for _, fields in entries] == [[b"hv", b"v", b"e", b"h", b"c", b"a"]] * 3
+        assert [list(fields) for _, fields in entries] == [[b"r"]] * 3
         read = store.read("t1")
         assert [e.prev_hash for e in read] == [GENESIS, read[0].hash, read[1].hash]
         assert read[1].hash == event_hash(read[0].hash, b"b", "c1")
@@ -475,23 +478,67 @@ class RedisScriptContract:
         self, store: AnyRedisStore, client: redis.Redis
     ) -> None:
         """An anchor (a version a multiple of ``HASH_EVERY``) stores its hash as its 32
-        bytes; every other entry stores ``h`` empty, the same six fields; the feed's
-        entries and the meta hold every hash, as sent."""
+        bytes in its record; every other record stores none; the feed's entries and the
+        meta hold every hash, as sent."""
         head = EMPTY_HEAD
         for n, size in enumerate((3, 20, 1, 16)):
             head = append(store, "t1", *[b"e%d-%d" % (n, i) for i in range(size)], at=head, cid=f"c{n}")
         entries: Any = client.xrange(store.keys.table("t1").events)
         read = store.read("t1")
         assert HASH_EVERY == 16 and len(entries) == 40
-        assert [v for v, (_, f) in enumerate(entries, start=1) if f[b"h"]] == [16, 32]
-        assert all(list(f) == [b"hv", b"v", b"e", b"h", b"c", b"a"] for _, f in entries)
-        assert [entries[v - 1][1][b"h"] for v in (16, 32)] == [bytes.fromhex(read[v - 1].hash) for v in (16, 32)]
+        records = [record.decode(f[b"r"], v) for v, (_, f) in enumerate(entries, start=1)]
+        assert [v for v, r in enumerate(records, start=1) if r.hash] == [16, 32]
+        assert all(list(f) == [b"r"] for _, f in entries)
+        assert [records[v - 1].hash for v in (16, 32)] == [bytes.fromhex(read[v - 1].hash) for v in (16, 32)]
         assert [e.version for e in read if e.hash_stored] == [16, 32]
         assert verify_chain(EMPTY_HEAD, read) == head == store.head("t1")
         feed = [e for e in store.read_feed(store.keys.partition_of("t1"), count=100) if e.table_id == "t1"]
         assert [e.hash for e in feed] == [e.hash for e in read]
         raw_feed: Any = client.xrange(store.keys.feed(store.keys.partition_of("t1")))
         assert all(len(f[b"h"]) == 32 for _, f in raw_feed)
+
+    def test_a_record_is_a_head_on_an_append_s_first_event_every_anchor_and_version_1(
+        self, store: AnyRedisStore, client: redis.Redis
+    ) -> None:
+        """A head stores the append's time and command id (docs/store.md, "The stored
+        entry"); the other records have those of the entry before, as read."""
+        seconds, micros = client.time()
+        before = seconds * 1000 + micros // 1000
+        head = EMPTY_HEAD
+        sizes = (1, 3, 20, 1, 16, 5, 40)  # appends across anchors
+        for n, size in enumerate(sizes):
+            head = append(store, "t1", *[b"e%d-%d" % (n, i) for i in range(size)], at=head, cid=f"cmd-{n}")
+        entries: Any = client.xrange(store.keys.table("t1").events)
+        records = [record.decode(f[b"r"], v) for v, (_, f) in enumerate(entries, start=1)]
+        firsts = [1 + sum(sizes[:n]) for n in range(len(sizes))]
+        assert [v for v, r in enumerate(records, start=1) if r.command_id] == sorted({*firsts, *range(16, 87, 16)})
+        assert {r.event for r in records} == {pack(b"e%d-%d" % (n, i)) for n, size in enumerate(sizes)
+                                              for i in range(size)}
+        read = store.read("t1")
+        assert [e.command_id for e in read] == [f"cmd-{n}" for n, size in enumerate(sizes) for _ in range(size)]
+        assert [e.version for e in read] == list(range(1, 87))
+        assert {e.hash_version for e in read} == {HASH_VERSION}
+        stamps = {r.command_id: r.at_ms for r in records if r.command_id}
+        assert [e.at_ms for e in read] == [stamps[e.command_id] for e in read]
+        assert all(at is not None and before <= at for at in stamps.values())
+        assert verify_chain(EMPTY_HEAD, read) == head == store.head("t1")
+        for after in range(87):
+            assert store.read("t1", after_version=after) == read[after:], after
+
+    def test_a_hash_sent_as_hex_is_stored_as_its_32_bytes_in_the_record(
+        self, store: AnyRedisStore, client: redis.Redis
+    ) -> None:
+        """An older caller sends every hash as 64 hex digits: the feed stores it as sent,
+        the anchor's record its 32 bytes."""
+        events = [b"x%d" % i for i in range(17)]
+        reply = evalsha(store, "t1", raw_args(*events))
+        assert reply[0] == b"ok"
+        anchor = client.xrange(store.keys.table("t1").events, "0-16", "0-16")[0][1][b"r"]
+        read = store.read("t1")
+        assert record.decode(anchor, 16).hash == bytes.fromhex(read[15].hash)
+        assert [e.hash for e in read] == [event_hash(GENESIS if n == 0 else read[n - 1].hash, e, "c1")
+                                          for n, e in enumerate(events)]
+        assert verify_chain(EMPTY_HEAD, read).hash == reply[2].decode()
 
     def test_the_script_keeps_the_hash_of_every_hash_every_th_entry_as_base_py_says(self) -> None:
         """``HASH_EVERY`` lives in base.py and is mirrored in append.lua (the readers count
@@ -546,8 +593,10 @@ class RedisScriptContract:
         if damage == "anchor-blanked":
             entries: Any = client.xrange(key)
             client.delete(key)  # rewritten, as someone with write access could
-            for entry_id, fields in entries:
-                client.xadd(key, {**fields, b"h": b""} if entry_id == b"0-32" else fields, id=entry_id)
+            blanked = [(entry_id, {**fields, b"h": b""} if entry_id == b"0-32" else fields)
+                       for entry_id, fields in as_fields(entries)]
+            for entry_id, fields in as_stored(blanked):
+                client.xadd(key, fields, id=entry_id)
         else:
             gone = {"anchor-deleted": [32], "anchors-deleted": [16, 32], "run-deleted": range(30, 40)}[damage]
             for version in gone:

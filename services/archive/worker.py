@@ -60,11 +60,10 @@ from services.projection.keys import ProjectionKeys
 from services.projection.rater import KIND as RATINGS
 from services.projection.rater import hands_rated
 from services.projection.store import id_key
-from services.store.base import EMPTY_HEAD, Head, StoredEvent, appended_at, verify_chain
+from services.store.base import EMPTY_HEAD, HASH_EVERY, Head, StoredEvent, verify_chain
 from services.store.cluster import CLUSTER_UNAVAILABLE, SyncClient
-from services.store.compact import as_read
 from services.store.errors import StoreCorrupt, StoreUnavailable, is_transient
-from services.store.redis_store import RedisEventStore
+from services.store.redis_store import RedisEventStore, last_entry
 from services.store.table_index import indexed_tables
 
 log = structlog.get_logger("mighty.archive")
@@ -174,13 +173,19 @@ class ArchiveWorker:
             for table_id, last in zip(chunk, replies, strict=True):
                 if not last:
                     continue
-                fields = last[0][1]
-                event = as_read(fields.get(b"e", b""))
-                if _CLOSED_MARK not in event:
-                    continue  # the cheap test first; decoding settles it
-                if not isinstance(decode_event(event), TableClosed):
+                try:
+                    newest = last_entry(last)
+                except StoreCorrupt as error:  # verify names it; the table is not archived
+                    self.log.error("table's last entry unreadable", table=table_id, error=str(error))
                     continue
-                closed[table_id] = appended_at(fields) or now
+                if newest is None or _CLOSED_MARK not in newest.data:
+                    continue  # the cheap test first; decoding settles it
+                if not isinstance(decode_event(newest.data), TableClosed):
+                    continue
+                at_ms = newest.at_ms
+                if newest.command_id is None:  # a record that is not a head: its head holds the time
+                    at_ms = _time_of_last(self.client, self.space.table(table_id).events)
+                closed[table_id] = at_ms or now
             if closed:
                 self.client.zadd(todo, closed, nx=True)
                 report.discovered += len(closed)
@@ -338,3 +343,10 @@ class ArchiveWorker:
                 return "locked"
         self.log.debug("table archived", table=table_id, version=head.version)
         return "archived"
+
+
+def _time_of_last(client: Any, key: str) -> int | None:
+    """The append time of a stream's newest entry when that entry holds none of its own (a
+    record that is not a head: its append's first event, or the anchor before, holds it)."""
+    found = last_entry(client.xrevrange(key, count=HASH_EVERY))
+    return None if found is None else found.at_ms

@@ -12,21 +12,26 @@
 -- ARGV[1] table id, ARGV[2] expected version, ARGV[3] command id, ARGV[4] outcome,
 -- ARGV[5] prev hash (the head hash the caller built on), ARGV[6] event count n,
 -- ARGV[7 ..] n pairs: event bytes, event hash (hash version 2, from the caller:
---   sha256(prev hash hex .. command id .. '\n' .. event); each stream entry records 'hv' 2),
---   the hash as its 32 bytes (what every append of this release sends, and what the
---   anchors and the feed then store) or as 64 hex digits (stored as sent); the meta and
---   the replies hold it as hex either way. Every event's hash is sent: the script keeps
---   the anchors' in the stream, every one in the feed, and the last in the meta.
+--   sha256(prev hash hex .. command id .. '\n' .. event)), the hash as its 32 bytes (what
+--   every append of this release sends, and what the feed then stores) or as 64 hex digits
+--   (the feed stores it as sent; a record stores its 32 bytes either way); the meta and the
+--   replies hold it as hex either way. Every event's hash is sent: the script keeps the
+--   anchors' in the stream, every one in the feed, and the last in the meta.
 --
--- Each event is one stream entry, fields hv v e h c a (hash version, version, event bytes,
--- hash, command id, the append's time: the server's clock in ms), the same six in every
--- entry (a listpack stores the field names once per node then); the feed's entries carry
--- t v e h a. A stream entry stores its hash only when its version is a multiple of
--- HASH_EVERY (an anchor); the others store h empty, and readers derive their hash from the
--- entry before (docs/store.md, "The stored entry"). The feed's entries keep every hash. The time is data the projections read (a turn's deadline starts then), so a
--- rebuild from the stream gives the same views as the live feed did. The previous hash is not stored: it is the hash of the entry
--- before, GENESIS for the first, which readers take from there (releases before this
--- one also wrote it, as 'p'; docs/store.md, "The stored entry").
+-- Each event is one stream entry of one field, r, a record (docs/store.md, "The stored
+-- entry"; services/store/record.py reads it); the entry id 0-<version> is the version.
+-- The record's bytes: a flags byte (0x01: the hash follows, its 32 bytes; 0x02, a *head*:
+-- the append's time, 6 bytes big-endian ms of the server's clock, then the command id, a
+-- length byte and its bytes, follow), then the packed event, the rest. The hash is stored
+-- when the version is a multiple of HASH_EVERY (an anchor): readers derive the others'
+-- from the entry before. The head is stored on the first event of the append, on every
+-- anchor and on version 1: the other events of an append have the command id and time of
+-- the entry before, which readers carry (a read from the middle starts at an anchor, a
+-- head). The record's hash version is 2. The feed's entries carry t v e h a, every hash.
+-- The time is data the projections read (a turn's deadline starts then), so a rebuild
+-- from the stream gives the same views as the live feed did. Releases before this one
+-- wrote six fields hv v e h c a (and, before those, every hash, and the previous hash as
+-- 'p'): readers still read them, and a stream may hold them, then records.
 -- ARGV[7 + 2n] (optional, with KEYS[5]) the idempotency window in ms: command ids are kept
 --   at least this long, then forgotten, in two generations. KEYS[3] holds the current one
 --   and, in its field '' (no command id is empty), the server time it began; an append
@@ -164,13 +169,31 @@ end
 
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+-- the head's time and command id, once an append: 6 bytes of now (ms < 2^53: exact in a double)
+local stamp = {}
+local rest = now
+for j = 6, 1, -1 do
+  stamp[j] = rest % 256
+  rest = math.floor(rest / 256)
+end
+local head_bytes = string.char(stamp[1], stamp[2], stamp[3], stamp[4], stamp[5], stamp[6]) .. string.char(#command_id) .. command_id
 local v = version
 for i = 1, n do
   v = v + 1
   local hash = ARGV[6 + 2 * i]
-  local kept = ''
-  if v % HASH_EVERY == 0 then kept = hash end
-  redis.call('XADD', KEYS[1], '0-' .. v, 'hv', 2, 'v', v, 'e', ARGV[5 + 2 * i], 'h', kept, 'c', command_id, 'a', now)
+  local flags, kept, stamped = 0, '', ''
+  if v % HASH_EVERY == 0 then
+    flags = 1
+    kept = hash
+    if #kept == 64 then  -- sent as hex (an older caller): the record holds its 32 bytes
+      kept = (string.gsub(kept, '%x%x', function(pair) return string.char(tonumber(pair, 16)) end))
+    end
+  end
+  if i == 1 or v == 1 or v % HASH_EVERY == 0 then
+    flags = flags + 2
+    stamped = head_bytes
+  end
+  redis.call('XADD', KEYS[1], '0-' .. v, 'r', string.char(flags) .. kept .. stamped .. ARGV[5 + 2 * i])
   prev = hash
 end
 v = version

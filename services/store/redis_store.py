@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import redis
 import redis.cluster
@@ -30,9 +30,11 @@ from hiredis import pack_command
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
+from services.store import record
 from services.store.base import (
     GENESIS,
     HASH_EVERY,
+    HASH_V2,
     Appended,
     FeedEntry,
     Head,
@@ -68,6 +70,7 @@ from services.store.keys import (
     check_command_id,
     fence_of,
 )
+from services.store.record import FIELD as RECORD
 from services.store.table_index import indexed_tables
 
 APPEND_SCRIPT: Final = resources.files("services.store").joinpath("append.lua").read_text()
@@ -460,24 +463,29 @@ def append_args(
 
 class StreamRead:
     """One read of a table's stream, without I/O (both Redis stores drive it): the XRANGE
-    to send next, and each entry's previous hash and hash, derived on the way.
+    to send next, and each entry's previous hash, hash, command id and append time,
+    derived or carried on the way.
 
     An entry stores no previous hash, and its own hash only when its version is a
     multiple of ``HASH_EVERY`` (an *anchor*; docs/store.md, "The stored entry"): the
     previous hash is the hash of the entry before in the stream (``GENESIS`` for the
-    first), and an entry whose ``h`` is empty has the hash derived from it. So a read after
-    version k > 0 needs entry k's hash: its first XRANGE starts at the anchor
-    a = k - k % HASH_EVERY (at the first entry when a is 0), takes the hash of the last
-    entry up to k that stores one (k itself, in a stream an older release stored, which
-    stored every hash; else a) and chains through the entries after it up to k, returning
+    first), and an entry that stores none has the hash derived from it. A record entry
+    (``record.py``) that is not a *head* stores no command id nor time either: it has
+    those of the entry before (the first event of an append, every anchor and version 1
+    are heads). So a read after version k > 0 needs what entry k has: its first XRANGE
+    starts at the anchor a = k - k % HASH_EVERY (at the first entry when a is 0), takes
+    the hash of the last entry up to k that stores one (k itself, in a stream an older
+    release stored, which stored every hash; else a) and the command id and time of the
+    last head up to k, carries them through the entries after those up to k, and returns
     only the entries after k: one XRANGE, ``READ_CHUNK`` plus the k - a + 1 entries it
-    starts with. If no entry from a to k stores a hash (entries deleted or blanked behind
-    the store's back), it reads again from the first entry, so the read links as a read of
-    the whole stream does. An entry written by an older release carries its link (``p``)
-    and is read with it: ``mighty verify`` checks that it names the hash before.
+    starts with. If the entries from a to k store no hash, or no head, to start from
+    (entries deleted or blanked behind the store's back), it reads again from the first
+    entry, so the read links as a read of the whole stream does. An entry written by an
+    older release carries its link (``p``) and is read with it: ``mighty verify`` checks
+    that it names the hash before.
     """
 
-    __slots__ = ("events", "_after", "_to", "_upper", "_start", "_prev", "_count", "_from")
+    __slots__ = ("events", "_after", "_to", "_upper", "_start", "_prev", "_cid", "_at", "_count", "_from")
 
     def __init__(self, after_version: int, to_version: int | None) -> None:
         self.events: list[StoredEvent] = []
@@ -486,6 +494,9 @@ class StreamRead:
         self._upper = "+" if to_version is None else f"0-{to_version}"
         self._start: int | None = after_version + 1  # the next version to return
         self._prev: str | None = GENESIS if after_version <= 0 else None  # None: entry k's hash
+        # the command id and time a record that is not a head takes (none before the first entry)
+        self._cid = ""
+        self._at: int | None = None
         self._count = READ_CHUNK  # what the last XRANGE asked for
         # where the first XRANGE of a read from the middle starts: the anchor at or before k
         self._from = max(after_version - after_version % HASH_EVERY, 1)
@@ -512,19 +523,19 @@ class StreamRead:
                 self._start = None
                 return
             split = _entries_up_to(entries, self._after)
-            prev = _hash_after(entries[:split], at_start=self._from == 1)
-            if prev is None:  # nothing from the anchor to k stores a hash: from the first entry
+            carried = _carried_after(entries[:split], at_start=self._from == 1)
+            if carried is None:  # no hash or no head from the anchor to k: from the first entry
                 self._from = 1
                 return
-            self._prev = prev
+            self._prev, self._cid, self._at = carried
             rows = entries[split:]
-        prev = self._prev
+        prev, cid, at = self._prev, self._cid, self._at
         events = self.events
-        for _, fields in rows:
-            event = stored_event(fields, prev)
+        for entry_id, fields in rows:
+            event = stored_event(fields, prev, cid, at, entry_id)
             events.append(event)
-            prev = event.hash
-        self._prev = prev
+            prev, cid, at = event.hash, event.command_id, event.at_ms
+        self._prev, self._cid, self._at = prev, cid, at
         self._start = events[-1].version + 1 if len(entries) == self._count and events else None
 
 
@@ -537,20 +548,24 @@ def _entries_up_to(entries: list[Any], version: int) -> int:
     return len(entries)
 
 
-def _hash_after(prefix: list[Any], at_start: bool) -> str | None:
-    """The hash a read of the whole stream gives the last of ``prefix`` (consecutive stream
-    entries): the last stored one, chained through the entries after it; from ``GENESIS``
-    when none stores one and ``prefix`` starts at the stream's first entry (``at_start``),
-    else None (unknown: it lies in entries before ``prefix``)."""
-    last = len(prefix) - 1
-    while last >= 0 and not prefix[last][1].get(b"h"):
-        last -= 1
-    if last < 0 and not at_start:
+def _carried_after(prefix: list[Any], at_start: bool) -> tuple[str, str, int | None] | None:
+    """The hash, command id and time a read of the whole stream gives the last of
+    ``prefix`` (consecutive stream entries): the last stored hash chained through the
+    entries after it, and the last head's command id and time; from ``GENESIS`` and no
+    command id when ``prefix`` starts at the stream's first entry (``at_start``); None when
+    either is unknown (it lies in entries before ``prefix``)."""
+    prev: str | None = GENESIS if at_start else None
+    cid: str | None = "" if at_start else None
+    at: int | None = None
+    for entry_id, fields in prefix:
+        event, head = _stored_event(fields, prev or GENESIS, cid or "", at, entry_id)
+        if head:
+            cid, at = event.command_id, event.at_ms
+        # a derived hash is known when the hash and the command id it is derived from are
+        prev = event.hash if event.hash_stored or (prev is not None and cid is not None) else None
+    if prev is None or cid is None:
         return None
-    prev = GENESIS if last < 0 else _hash_of(prefix[last][1])
-    for _, fields in prefix[last + 1:]:
-        prev = _derived_hash_of(fields, prev)
-    return prev
+    return prev, cid, at
 
 
 def meta_pattern(keys: KeySpace, partition: int) -> tuple[str, str]:
@@ -620,12 +635,27 @@ _REPLIES: Final[dict[str, Callable[[list[Any], Head, bytes], Appended]]] = {
 }
 
 
-def stored_event(fields: dict[bytes, bytes], prev_hash: str) -> StoredEvent:
-    """A stream entry as read, ``prev_hash`` being the hash of the entry before it; an
-    entry that stores its link (``p``, written by releases before it was dropped) is read
-    with that link instead, for ``mighty verify`` to check. An entry whose ``h`` is empty
-    (all but the anchors: docs/store.md, "The stored entry") gets the hash derived from
-    ``prev_hash`` by its hash version (empty if that version is not known here)."""
+def stored_event(fields: dict[bytes, bytes], prev_hash: str, command_id: str = "",
+                 at_ms: int | None = None, entry_id: bytes | None = None) -> StoredEvent:
+    """A stream entry as read, ``prev_hash`` being the hash of the entry before it, and
+    ``command_id`` and ``at_ms`` its (what a record that is not a head has: docs/store.md,
+    "The stored entry"; ``entry_id``, ``0-<version>``, gives a record its version). An
+    entry of the six fields an older release wrote (``hv v e h c a``, or fewer) holds its
+    own; one that stores its link (``p``, written by releases before it was dropped) is
+    read with that link instead, for ``mighty verify`` to check. An entry that stores no
+    hash (all but the anchors) gets the hash derived from ``prev_hash`` by its hash version
+    (empty if that version is not known here). A record that cannot be read raises
+    ``BadRecord`` (a ``StoreCorrupt`` naming its version); an older entry lacking a field,
+    ``StoreCorrupt``."""
+    return _stored_event(fields, prev_hash, command_id, at_ms, entry_id)[0]
+
+
+def _stored_event(fields: dict[bytes, bytes], prev_hash: str, command_id: str, at_ms: int | None,
+                  entry_id: bytes | None) -> tuple[StoredEvent, bool]:
+    """``stored_event``, and whether the entry holds its own command id and time."""
+    raw = fields.get(RECORD)
+    if raw is not None:
+        return _record_event(bytes(raw), prev_hash, command_id, at_ms, entry_id)
     try:
         link = fields.get(b"p")
         data = as_read(bytes(fields[b"e"]))
@@ -645,27 +675,58 @@ def stored_event(fields: dict[bytes, bytes], prev_hash: str) -> StoredEvent:
             hash_version=hash_version,
             at_ms=appended_at(fields),
             hash_stored=bool(stored),
-        )
+        ), True
     except (KeyError, ValueError) as error:
         raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
 
 
-def _hash_of(fields: dict[bytes, bytes]) -> str:
-    try:
-        return hash_hex(fields[b"h"])
-    except (KeyError, ValueError) as error:
-        raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
+def _record_event(raw: bytes, prev_hash: str, command_id: str, at_ms: int | None,
+                  entry_id: bytes | None) -> tuple[StoredEvent, bool]:
+    if entry_id is None:
+        raise ValueError("a record entry is read with its entry id (its version)")
+    version = int(bytes(entry_id).partition(b"-")[2])
+    stored, own_cid, own_at, packed = record.decode(raw, version)
+    if own_cid is not None:
+        command_id, at_ms = own_cid, own_at
+    data = as_read(packed)
+    digest = stored.hex() if stored is not None else event_hash(prev_hash, data, command_id)
+    event = StoredEvent(version, data, digest, prev_hash, command_id, HASH_V2, at_ms, stored is not None)
+    return event, own_cid is not None
 
 
-def _derived_hash_of(fields: dict[bytes, bytes], prev_hash: str) -> str:
-    """The hash of an entry that stores none, after ``prev_hash`` (``stored_event``'s,
-    without the rest of the record)."""
-    try:
-        digest = derived_hash(prev_hash, as_read(bytes(fields[b"e"])), fields[b"c"].decode(),
-                              int(fields.get(b"hv", b"1")))
-    except (KeyError, ValueError) as error:
-        raise StoreCorrupt(f"a stream entry lacks a field or holds a bad one: {error}") from error
-    return digest or ""
+class LastEntry(NamedTuple):
+    """A table stream's newest entry: its event, and its command id and append time (None
+    when the entries read do not hold them: a record that is not a head, read without
+    the head before it)."""
+
+    data: bytes
+    command_id: str | None
+    at_ms: int | None
+
+
+def last_entry(newest_first: list[Any]) -> LastEntry | None:
+    """The newest entry of an XREVRANGE reply (newest first; None when empty), with the
+    command id and time of the newest head among the entries (docs/store.md, "The stored
+    entry"): an XREVRANGE of ``HASH_EVERY`` entries always holds one (an anchor is a
+    head), one of a single entry holds it when that entry is a head (or written by an
+    older release, whose entries all hold theirs)."""
+    if not newest_first:
+        return None
+    newest: LastEntry | None = None
+    for entry_id, fields in newest_first:
+        raw = fields.get(RECORD)
+        if raw is None:
+            data = as_read(bytes(fields.get(b"e", b"")))
+            cid, at = fields.get(b"c", b"").decode(errors="replace") or None, appended_at(fields)
+        else:
+            version = int(bytes(entry_id).partition(b"-")[2])
+            stored = record.decode(bytes(raw), version)
+            data, cid, at = as_read(stored.event), stored.command_id, stored.at_ms
+        if newest is None:
+            newest = LastEntry(data, cid, at)
+        if cid is not None:
+            return LastEntry(newest.data, cid, at)
+    return newest
 
 
 def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:

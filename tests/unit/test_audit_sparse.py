@@ -25,6 +25,7 @@ from services.players import next_submission, seating
 from services.store.base import HASH_EVERY, FeedEntry, StoredEvent
 from services.store.compact import pack, unpack
 from services.store.redis_store import RedisEventStore
+from tests.stream_entries import as_fields, as_stored
 from tests.unit.test_audit_checkpoint import audited, same_as_whole
 
 TABLE = "t1"
@@ -53,10 +54,12 @@ def edit(store: RedisEventStore, version: int, change: Callable[[Fields], Fields
     """Entry ``version`` rewritten in place, as someone with write access could."""
     client: redis.Redis = store.client
     key = store.keys.table(TABLE).events
-    entries: Any = client.xrange(key)
+    entries = as_fields(client.xrange(key))  # six fields each (tests/stream_entries.py)
     client.delete(key)
-    for entry_id, fields in entries:
-        client.xadd(key, change(fields) if entry_id == f"0-{version}".encode() else fields, id=entry_id)
+    edited = [(entry_id, change(fields) if entry_id == f"0-{version}".encode() else fields)
+              for entry_id, fields in entries]
+    for entry_id, fields in as_stored(edited):
+        client.xadd(key, fields, id=entry_id)
 
 
 def other_bytes(fields: Fields) -> Fields:

@@ -18,6 +18,7 @@ from services.store.compact import DICTIONARIES, PACKED_WITH, pack, unpack
 from services.store.errors import StoreCorrupt
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
+from tests.stream_entries import as_fields
 
 CARD_PLAYED = b'{"type":"card_played","v":2,"seat":4,"card":"9C","suit":null,"joker_call":false}'
 
@@ -76,7 +77,7 @@ def test_the_store_hashes_the_event_and_stores_it_packed_and_every_read_gives_th
     space = KeySpace(namespace="packed")
     store = RedisEventStore(client, keys=space)
     done = store.append("t1", [CARD_PLAYED, b"{}"], expected=EMPTY_HEAD, command_id="c1", outcome=b"{}")
-    stored = [fields[b"e"] for _, fields in client.xrange(space.table("t1").events)]
+    stored = [fields[b"e"] for _, fields in as_fields(client.xrange(space.table("t1").events))]
     assert stored[0][0] == PACKED_WITH and stored[1] == b"{}"
     read = store.read("t1")
     assert [event.data for event in read] == [CARD_PLAYED, b"{}"]

@@ -12,6 +12,7 @@ import pytest
 from services.gateway import tokens
 from services.store.base import HASH_EVERY, is_anchor
 from services.store.compact import pack, unpack
+from tests.stream_entries import as_fields, as_stored
 from tests.unit.gateway_helpers import (
     a_legal_command,
     auth,
@@ -326,12 +327,12 @@ def test_verify_names_an_edit_after_the_last_stored_hash_by_the_tables_head(clie
     assert client.get(f"/api/v1/tables/{table}/verify").json()["ok"] is True  # and its checkpoint stored
     wiring = sync_wiring(client)
     key = wiring.space.table(table).events
-    entries = wiring.client.xrange(key)
+    entries = as_fields(wiring.client.xrange(key))  # six fields each (tests/stream_entries.py)
     last = len(entries)
     assert not is_anchor(last), "the drill needs entries after the last stored hash"
     edited = {**entries[-1][1], b"e": pack(unpack(entries[-1][1][b"e"])[:-1] + b" }")}
     wiring.client.delete(key)
-    for entry_id, fields in [*entries[:-1], (entries[-1][0], edited)]:
+    for entry_id, fields in as_stored([*entries[:-1], (entries[-1][0], edited)]):
         wiring.client.xadd(key, fields, id=entry_id)
     verified = client.get(f"/api/v1/tables/{table}/verify").json()
     assert verified["ok"] is False and verified["version"] == last, verified

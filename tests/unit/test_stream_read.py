@@ -1,7 +1,8 @@
 """``StreamRead`` (services/store/redis_store.py), the read both Redis stores drive, on a
 stream held in a list: how many XRANGEs a read asks for and where they start. Only every
-16th entry stores its hash (docs/store.md, "The stored entry"), so a read from the middle
-starts at the anchor before and chains to where it returns from, in the one XRANGE."""
+16th entry stores its hash, and a record stores its command id and time only on a head
+(docs/store.md, "The stored entry"), so a read from the middle starts at the anchor
+before and carries them to where it returns from, in the one XRANGE."""
 
 from __future__ import annotations
 
@@ -10,22 +11,35 @@ from typing import Any
 import pytest
 
 from services.store.base import GENESIS, HASH_EVERY, event_hash
+from services.store.errors import StoreCorrupt
+from services.store.record import BadRecord, encode
 from services.store.redis_store import READ_CHUNK, StreamRead
+from tests.stream_entries import as_stored
 
 Entry = tuple[bytes, dict[bytes, bytes]]
+LAYOUTS = ["record", "six-fields"]  # what the script writes; what it wrote until 2026-12-06
 
 
-def sparse_stream(count: int, every: int = HASH_EVERY) -> list[Entry]:
-    """``count`` entries as the append script stores them: ``h`` on every ``every``-th."""
+def sparse_stream(count: int, every: int = HASH_EVERY, layout: str = "six-fields",
+                  sizes: tuple[int, ...] = (3,)) -> list[Entry]:
+    """``count`` entries as the append script stores them: ``h`` on every ``every``-th;
+    appends of ``sizes`` events in turn (each its command id and time), as records or
+    as the six fields of the release before."""
     entries: list[Entry] = []
     prev = GENESIS
-    for version in range(1, count + 1):
-        data, cid = b"e%d" % version, f"c{version // 3}"
-        prev = event_hash(prev, data, cid)
-        stored = bytes.fromhex(prev) if version % every == 0 else b""
-        entries.append((f"0-{version}".encode(), {b"hv": b"2", b"v": str(version).encode(), b"e": data,
-                                                  b"h": stored, b"c": cid.encode(), b"a": b"1"}))
-    return entries
+    version, append = 0, 0
+    while version < count:
+        size = sizes[append % len(sizes)]
+        cid, at = f"c{append}", 1_700_000_000_000 + 2500 * append
+        for _ in range(min(size, count - version)):
+            version += 1
+            data = b"e%d" % version
+            prev = event_hash(prev, data, cid)
+            stored = bytes.fromhex(prev) if version % every == 0 else b""
+            entries.append((f"0-{version}".encode(), {b"hv": b"2", b"v": str(version).encode(), b"e": data,
+                                                      b"h": stored, b"c": cid.encode(), b"a": str(at).encode()}))
+        append += 1
+    return as_stored(entries) if layout == "record" else entries
 
 
 def xrange(entries: list[Entry], start: str, end: str, count: int) -> list[Entry]:
@@ -45,9 +59,10 @@ def read(entries: list[Entry], after: int, to: int | None = None) -> tuple[list[
     return reading.events, asked
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("after", [1, 15, 16, 17, 31, 32, 33, 40])
-def test_a_read_from_the_middle_asks_one_xrange_from_the_anchor_before(after: int) -> None:
-    entries = sparse_stream(45)
+def test_a_read_from_the_middle_asks_one_xrange_from_the_anchor_before(after: int, layout: str) -> None:
+    entries = sparse_stream(45, layout=layout)
     whole, asked = read(entries, 0)
     assert asked == [("0-1", "+", READ_CHUNK)]
     events, asked = read(entries, after)
@@ -67,8 +82,9 @@ def test_a_stream_storing_every_hash_is_read_from_the_middle_linked_to_entry_k_s
     assert len(asked) == 1 and events == whole[20:]
 
 
-def test_a_read_whose_anchor_was_deleted_reads_again_from_the_first_entry() -> None:
-    entries = sparse_stream(45)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_read_whose_anchor_was_deleted_reads_again_from_the_first_entry(layout: str) -> None:
+    entries = sparse_stream(45, layout=layout)
     del entries[31]  # entry 32
     whole, _ = read(entries, 0)
     events, asked = read(entries, 35)
@@ -76,9 +92,99 @@ def test_a_read_whose_anchor_was_deleted_reads_again_from_the_first_entry() -> N
     assert events == [e for e in whole if e.version > 35]
 
 
-def test_a_read_longer_than_a_chunk_goes_on_from_its_last_event() -> None:
-    entries = sparse_stream(READ_CHUNK + 40)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_read_longer_than_a_chunk_goes_on_from_its_last_event(layout: str) -> None:
+    entries = sparse_stream(READ_CHUNK + 40, layout=layout, sizes=(7, 1, 30))
     whole, _ = read(entries, 0)
     events, asked = read(entries, 20)
     assert [query[0] for query in asked] == ["0-16", f"0-{READ_CHUNK + 21}"]
     assert events == whole[20:]
+
+
+# Records (one field ``r``, services/store/record.py): the command id and time are stored
+# on the heads only (the first event of an append, every anchor, version 1).
+
+SIZES = (1, 3, 20, 1, 16, 5, 40, 2)  # appends spanning anchors, one starting on one
+
+
+def heads(entries: list[Entry]) -> list[int]:
+    return [n for n, (_, f) in enumerate(entries, start=1) if f[b"r"][0] & 0x02]
+
+
+def test_records_store_the_command_id_and_time_on_the_heads_only() -> None:
+    entries = sparse_stream(88, layout="record", sizes=SIZES)
+    firsts = [1 + sum(SIZES[:n]) for n in range(len(SIZES))]
+    assert heads(entries) == sorted({*firsts, *range(16, 89, 16)})
+    assert [n for n, (_, f) in enumerate(entries, start=1) if f[b"r"][0] & 0x01] == list(range(16, 89, 16))
+    whole, _ = read(entries, 0)
+    assert whole == read(sparse_stream(88, sizes=SIZES), 0)[0]  # as the six fields read
+    assert [e.command_id for e in whole[:5]] == ["c0", "c1", "c1", "c1", "c2"]
+    assert [e.at_ms for e in whole[:5]] == [1_700_000_000_000 + 2500 * n for n in (0, 1, 1, 1, 2)]
+    assert [e.version for e in whole if e.hash_stored] == list(range(16, 89, 16))
+
+
+@pytest.mark.parametrize("layout", [*LAYOUTS, "mixed"])
+def test_a_read_after_any_version_is_the_tail_of_a_whole_read_command_ids_and_times_too(layout: str) -> None:
+    """``StoredEvent`` equality covers the hash, the previous hash, the command id and the
+    time: each read from the middle carries them as the whole read does."""
+    if layout == "mixed":  # an old table appended to by this release: six fields, then records
+        six, records = sparse_stream(88, sizes=SIZES), sparse_stream(88, layout="record", sizes=SIZES)
+        entries = six[:37] + records[37:]
+    else:
+        entries = sparse_stream(88, layout=layout, sizes=SIZES)
+    whole, _ = read(entries, 0)
+    assert len(whole) == 88 and whole == read(sparse_stream(88, sizes=SIZES), 0)[0]
+    for after in range(89):
+        events, asked = read(entries, after)
+        assert events == whole[after:], after
+        assert len(asked) == 1, after
+        for to in (after + 1, after + 17):
+            assert read(entries, after, to)[0] == whole[after:to], (after, to)
+
+
+@pytest.mark.parametrize("gone", [[16], [17], [16, 17], [33], [32, 33], [1], [1, 2, 3]])
+def test_a_read_from_the_middle_of_records_whose_heads_were_deleted_links_as_a_whole_read(gone: list[int]) -> None:
+    """With a head deleted behind the store's back (an anchor, an append's first event),
+    the entries after it carry the command id of the head before (none before the first
+    entry): wrong, so their hashes fail, as in the whole read, which verify names."""
+    entries = [e for n, e in enumerate(sparse_stream(50, layout="record", sizes=SIZES), start=1) if n not in gone]
+    whole, _ = read(entries, 0)
+    for after in range(51):
+        assert read(entries, after)[0] == [e for e in whole if e.version > after], after
+
+
+def record_entry(version: int, raw: bytes) -> Entry:
+    return f"0-{version}".encode(), {b"r": raw}
+
+
+@pytest.mark.parametrize("raw", [
+    b"",  # nothing
+    b"\x04" + b"e",  # a flag this release does not know
+    b"\x81" + bytes(32) + b"e",
+    b"\x01" + bytes(31),  # cut in its hash
+    b"\x02" + bytes(5),  # cut in its time
+    b"\x02" + bytes(6) + b"\x05abc",  # cut in its command id
+    b"\x02" + bytes(6) + b"\x00e",  # an empty command id
+    b"\x02" + bytes(6) + b"\x02\xff\xfee",  # not ASCII
+], ids=["empty", "unknown-flag", "high-flag", "cut-hash", "cut-time", "cut-command-id", "empty-command-id",
+        "not-ascii"])
+def test_a_record_this_release_cannot_read_is_store_corrupt_naming_its_version(raw: bytes) -> None:
+    entries = sparse_stream(20, layout="record")
+    entries[6] = record_entry(7, raw)
+    for after in (0, 3):
+        with pytest.raises(BadRecord) as raised:
+            read(entries, after)
+        assert isinstance(raised.value, StoreCorrupt) and raised.value.version == 7
+
+
+def test_a_record_round_trips_its_parts() -> None:
+    from services.store.record import decode
+
+    digest = bytes(range(32))
+    for hash_ in (None, digest):
+        for head in (None, ("c-1:x", 1_796_495_538_328)):
+            raw = encode(b"\x01packed", hash=hash_, command_id=head and head[0], at_ms=head and head[1])
+            found = decode(raw, 5)
+            assert (found.hash, found.command_id, found.at_ms, found.event) == (
+                hash_, head and head[0], head and head[1], b"\x01packed")
+    assert encode(b"", command_id="c", at_ms=2 ** 48 - 1) == b"\x02" + b"\xff" * 6 + b"\x01c"

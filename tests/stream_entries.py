@@ -1,0 +1,66 @@
+"""Table stream entries as the tests edit them: a record entry (one field ``r``,
+``services/store/record.py``) seen as the six fields an older release wrote (``hv v e h c
+a``, the command id and time carried into the records that are not heads), and back.
+
+A drill that forges or edits entries works on the six fields (``as_fields``) and writes
+them back as records (``as_stored``), as someone with write access who knows the layout
+could: an entry is written as a head where its command id or time differs from the entry
+before's (or it is version 1 or an anchor), so a faithful stream comes back byte for byte.
+An entry that holds a link (``p``), or names no hash version 2, is written as it is (the
+layouts of older releases)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.store.base import HASH_EVERY, HASH_V2
+from services.store.record import FIELD, decode, encode
+
+Entries = list[tuple[bytes, dict[bytes, bytes]]]
+
+
+def version_of(entry_id: bytes) -> int:
+    return int(bytes(entry_id).partition(b"-")[2])
+
+
+def as_fields(entries: Any) -> Entries:
+    """Each record entry as six fields (its hash raw, empty where it stores none); the
+    entries of older layouts as they are."""
+    out: Entries = []
+    cid, at = b"", b""
+    for entry_id, fields in entries:
+        raw = fields.get(FIELD)
+        if raw is None:
+            out.append((entry_id, dict(fields)))
+            cid, at = fields.get(b"c", cid), fields.get(b"a", at)
+            continue
+        version = version_of(entry_id)
+        record = decode(bytes(raw), version)
+        if record.command_id is not None:
+            cid, at = record.command_id.encode(), str(record.at_ms).encode()
+        out.append((entry_id, {b"hv": b"2", b"v": str(version).encode(), b"e": record.event,
+                               b"h": record.hash or b"", b"c": cid, b"a": at}))
+    return out
+
+
+def as_stored(entries: Entries) -> Entries:
+    """``as_fields``'s entries as the store writes them: records, but those of older
+    layouts (a link ``p``, a hash version other than 2, no time), as they are."""
+    out: Entries = []
+    before: tuple[bytes, bytes] | None = None
+    for entry_id, fields in entries:
+        if (b"p" in fields or fields.get(b"hv") != str(HASH_V2).encode() or FIELD in fields
+                or b"a" not in fields):
+            out.append((entry_id, fields))
+            before = (fields.get(b"c", b""), fields.get(b"a", b""))
+            continue
+        version = version_of(entry_id)
+        stamp = (fields[b"c"], fields[b"a"])
+        head = version == 1 or version % HASH_EVERY == 0 or stamp != before
+        stored = bytes(fields[b"h"])
+        digest = bytes.fromhex(stored.decode()) if len(stored) == 64 else stored or None
+        raw = encode(bytes(fields[b"e"]), hash=digest, command_id=stamp[0].decode() if head else None,
+                     at_ms=int(stamp[1]) if head else None)
+        out.append((entry_id, {FIELD: raw}))
+        before = stamp
+    return out
