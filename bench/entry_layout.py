@@ -9,8 +9,9 @@ and append times (one a command, 2.5 s apart), each event packed as the stores p
 Prints one JSON object: the bytes per hand of each layout and its difference from the
 layout stored today, at each ``--node-bytes`` (the server's ``stream-node-max-bytes``;
 the deployment sets 2048 since 2026-12-05, Redis's default is 4096). Layouts other than
-today's are the one stored before (every hash) and candidates, measured and not taken
-(docs/performance.md, "Memory").
+today's (one field, a record: docs/store.md, "The stored entry") are the ones stored
+before (six fields, every hash, then the anchors' only) and candidates, measured and not
+taken (docs/performance.md, "Memory").
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 import msgspec
 
 from services.redis_runtime import start_private_redis
+from services.store import record
 from services.store.base import HASH_EVERY
 from services.store.compact import pack
 from services.store.redis_store import connect
@@ -69,10 +71,25 @@ def _today(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
     return {**_every_hash(t, v, e, last), "h": _hash(t, v) if v % HASH_EVERY == 0 else b""}
 
 
-TODAY = f"hv v e h c a, h empty but on every {HASH_EVERY}th entry (stored today)"
+def _record(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
+    """One field ``r``, a record (services/store/record.py): the hash on the anchors, the
+    append time and command id on the heads (an append's first event, anchors, version 1)."""
+    head = last != e["command_id"] or v % HASH_EVERY == 0 or v == 1
+    return {"r": record.encode(_packed(e), hash=_hash(t, v) if v % HASH_EVERY == 0 else None,
+                               command_id=e["command_id"] if head else None, at_ms=_at(e) if head else None)}
+
+
+def _record_every_head(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
+    """A record that is a head on every entry (the time and the command id each time)."""
+    return _record(t, v, e, None)
+
+
+TODAY = f"r: one record, hash on every {HASH_EVERY}th, time and command id once an append (stored today)"
 LAYOUTS: dict[str, Layout] = {
-    "hv v e h c a, h on every entry (stored until 2026-12-06)": _every_hash,
-    TODAY: _today,
+    "hv v e h c a, h on every entry (stored until sparse hashes, 2026-12-06)": _every_hash,
+    f"hv v e h c a, h empty but on every {HASH_EVERY}th entry (stored until 2026-12-06)": _today,
+    TODAY: _record,
+    "r: one record, the time and command id on every entry": _record_every_head,
     "hv v e c a (no h: every reader chains the hashes from the head or a known one)":
         lambda t, v, e, last: {k: x for k, x in _every_hash(t, v, e, last).items() if k != "h"},
     "e c a (no hv, v nor h)":

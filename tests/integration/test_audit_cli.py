@@ -20,6 +20,7 @@ from services.redis_runtime import PrivateRedis
 from services.store.compact import pack, unpack
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore
+from tests.stream_entries import as_fields, as_stored
 
 pytestmark = pytest.mark.integration
 
@@ -44,9 +45,10 @@ def mighty(server: PrivateRedis, *args: str) -> subprocess.CompletedProcess[str]
 
 
 def rewrite_stream(client: redis.Redis, key: str, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
-    """What someone with write access could do: rebuild the stream with other contents."""
+    """What someone with write access could do: rebuild the stream with other contents
+    (``entries`` as ``as_fields`` shows them, written back as records: tests/stream_entries.py)."""
     client.delete(key)
-    for entry_id, fields in entries:
+    for entry_id, fields in as_stored(entries):
         client.xadd(key, fields, id=entry_id)
 
 
@@ -54,7 +56,7 @@ def rewrite_stream(client: redis.Redis, key: str, entries: list[tuple[bytes, dic
 def played(redis_server: PrivateRedis, redis_client: redis.Redis) -> tuple[str, list[tuple[bytes, dict[bytes, bytes]]]]:
     play(redis_client, "audit1", hands=2)
     key = KeySpace().table("audit1").events
-    return key, redis_client.xrange(key)
+    return key, as_fields(redis_client.xrange(key))
 
 
 def test_verify_accepts_a_faithful_table(redis_server: PrivateRedis, played: tuple[str, list]) -> None:
@@ -90,7 +92,8 @@ def test_verify_names_reordered_events(redis_server: PrivateRedis, redis_client:
     rewrite_stream(redis_client, key, entries[:k] + swapped + entries[k + 2:])
     done = mighty(redis_server, "verify", "audit1")
     assert done.returncode == 1
-    assert json.loads(done.stdout)["first_bad"]["version"] == k + 2
+    # the entry at 0-41 holds event 42: a record's version is its entry id
+    assert json.loads(done.stdout)["first_bad"]["version"] == k + 1
 
 
 def test_verify_all_checks_every_table_and_names_the_bad_ones(

@@ -13,6 +13,7 @@ import pytest
 from services.store.compact import unpack
 from services.store.keys import KeySpace
 from tests.integration.test_gateway import Gateway, gateway  # noqa: F401 - the fixture
+from tests.stream_entries import as_fields
 
 pytestmark = pytest.mark.integration
 
@@ -63,7 +64,7 @@ def test_the_invite_is_shown_to_the_creator_only_and_never_in_the_tables_events(
     assert gateway.http.get(f"/api/v1/tables/{table}", headers=gateway.headers(bo)).json()["invite"] is None
     assert gateway.http.get(f"/api/v1/tables/{table}").json()["invite"] is None
     # the table's stream holds the code's hash, never the code
-    events = redis_client.xrange(KeySpace().table(table).events)
+    events = as_fields(redis_client.xrange(KeySpace().table(table).events))  # six fields (tests/stream_entries.py)
     stored = b"".join(unpack(value) if name == b"e" else value  # events are stored packed
                       for _, fields in events for name, value in fields.items())
     assert code.encode() not in stored

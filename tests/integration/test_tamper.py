@@ -20,6 +20,7 @@ from projections import KINDS
 from services.commands.tables import table_handler
 from services.players import next_submission
 from services.redis_runtime import PrivateRedis
+from services.store import record
 from services.store.base import GENESIS, HASH_EVERY, HASH_V1, stored_hash
 from services.store.compact import PACKED_WITH, as_read, pack, unpack
 from services.store.errors import StoreCorrupt
@@ -27,6 +28,7 @@ from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, stored_event
 from tests.integration.test_audit_cli import mighty, play, rewrite_stream
 from tests.integration.workers.support import applied, feed_length, in_process_worker, store_of
+from tests.stream_entries import as_fields
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +40,7 @@ Entries = list[tuple[bytes, dict[bytes, bytes]]]
 @pytest.fixture
 def played(redis_client: redis.Redis) -> Entries:
     play(redis_client, TABLE, hands=2)
-    return redis_client.xrange(SPACE.table(TABLE).events)
+    return as_fields(redis_client.xrange(SPACE.table(TABLE).events))  # six fields each: tests/stream_entries.py
 
 
 def verdict(server: PrivateRedis) -> dict[str, Any]:
@@ -225,10 +227,13 @@ def delete_last_commands(client: redis.Redis, entries: Entries) -> int:
 
 
 def reorder(client: redis.Redis, entries: Entries) -> int:
+    """Two entries swapped. A record's version is its entry id (it stores no ``v``), so the
+    entry at 0-41 holding event 42 is the first bad one (releases that stored ``v`` read
+    that entry as version 42 and named it, not following 40)."""
     k = 40
     swapped = [(entries[k][0], entries[k + 1][1]), (entries[k + 1][0], entries[k][1])]
     rewrite_stream(client, SPACE.table(TABLE).events, entries[:k] + swapped + entries[k + 2:])
-    return k + 2
+    return k + 1
 
 
 def reorder_and_rechain(client: redis.Redis, entries: Entries) -> int:
@@ -350,6 +355,60 @@ def blank_an_anchors_hash_feed_trimmed(client: redis.Redis, entries: Entries) ->
     return ANCHOR
 
 
+# Records (one field ``r`` an entry, docs/store.md "The stored entry"), edited as stored:
+# a head holds its append's command id and time, the entries after it in that append hold
+# neither; a record this release cannot read is named by its version.
+
+
+def edit_record(client: redis.Redis, pick: Callable[[int, record.Record], bool],
+                change: Callable[[bytes, record.Record], bytes]) -> int:
+    """The first record ``pick`` chooses (by version and parts) past the first anchor,
+    its bytes changed; its version."""
+    key = SPACE.table(TABLE).events
+    raw: Entries = client.xrange(key)
+    for n, (entry_id, fields) in enumerate(raw):
+        version = n + 1
+        parts = record.decode(fields[b"r"], version)
+        if version > HASH_EVERY and pick(version, parts):
+            edited = (entry_id, {b"r": change(fields[b"r"], parts)})
+            rewrite_stream(client, key, [*raw[:n], edited, *raw[n + 1:]])
+            return version
+    raise AssertionError("no record to edit")
+
+
+def is_head(version: int, parts: record.Record) -> bool:
+    return parts.command_id is not None and version % HASH_EVERY != 0
+
+
+def record_flag_unknown(client: redis.Redis, entries: Entries) -> int:
+    return edit_record(client, lambda v, r: True, lambda raw, r: bytes((raw[0] | 0x04,)) + raw[1:])
+
+
+def record_cut_short(client: redis.Redis, entries: Entries) -> int:
+    return edit_record(client, lambda v, r: r.hash is not None, lambda raw, r: raw[:20])
+
+
+def record_non_head_event_edited(client: redis.Redis, entries: Entries) -> int:
+    def edited(raw: bytes, parts: record.Record) -> bytes:
+        return raw[:len(raw) - len(parts.event)] + pack(unpack(parts.event)[:-1] + b" }")
+    return edit_record(client, lambda v, r: r.command_id is None, edited)
+
+
+def record_head_command_id_edited(client: redis.Redis, entries: Entries) -> int:
+    def edited(raw: bytes, parts: record.Record) -> bytes:
+        assert parts.command_id is not None and parts.at_ms is not None
+        return record.encode(parts.event, hash=parts.hash, command_id=parts.command_id + "x", at_ms=parts.at_ms)
+    return edit_record(client, is_head, edited)
+
+
+def record_head_command_id_edited_feed_trimmed(client: redis.Redis, entries: Entries) -> int:
+    """Named where a stored hash proves it: the next anchor (the meta's head past the last)."""
+    trim_feed(client)
+    version = record_head_command_id_edited(client, entries)
+    anchor = version + (-version % HASH_EVERY)
+    return anchor if anchor <= len(entries) else len(entries)
+
+
 DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
     "edited bytes": edit_bytes,
     "packed bytes edited": edit_packed_bytes,
@@ -375,6 +434,11 @@ DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
     "sparse: an entry after the last anchor edited, feed trimmed": edit_after_the_last_anchor_feed_trimmed,
     "sparse: an anchor's stored hash edited, feed trimmed": edit_an_anchors_hash_feed_trimmed,
     "sparse: an anchor's hash removed, feed trimmed": blank_an_anchors_hash_feed_trimmed,
+    "record: a flag this release does not know": record_flag_unknown,
+    "record: cut short": record_cut_short,
+    "record: the event of an entry that is not a head edited": record_non_head_event_edited,
+    "record: a head's command id edited": record_head_command_id_edited,
+    "record: a head's command id edited, feed trimmed": record_head_command_id_edited_feed_trimmed,
 }
 
 
@@ -402,7 +466,7 @@ def test_the_handler_refuses_a_table_whose_meta_and_stream_disagree_and_writes_n
     before = (redis_client.xrange(keys.events), redis_client.hgetall(keys.meta), redis_client.xlen(keys.feed))
     handler = table_handler(RedisEventStore(redis_client))  # a process started after the edit
     state = handler.core.decider.initial_state(TABLE)
-    for _, fields in redis_client.xrange(keys.events):  # what the stream says the table is at
+    for _, fields in as_fields(redis_client.xrange(keys.events)):  # what the stream says the table is at
         state = handler.core.decider.evolve(state, handler.core.decider.decode_event(unpack(fields[b"e"])))
     for attempt in range(2):  # refused each time, by name; never a version_conflict loop
         submission = next_submission(state, random.Random(attempt))

@@ -24,13 +24,16 @@ from services.audit.verify import check_chain
 from services.commands.tables import table_handler
 from services.store.base import (
     EMPTY_HEAD,
+    GENESIS,
     HASH_EVERY,
     HASH_V1,
     HASH_VERSION,
     Head,
     StoredEvent,
+    event_hash,
     verify_chain,
 )
+from services.store.compact import pack
 from services.store.errors import StoreCorrupt
 from services.store.redis_store import RedisEventStore
 from tests.fixtures.make_streams import projection_docs
@@ -195,3 +198,38 @@ def test_each_stored_hand_exports_to_a_hand_file_that_replays_to_its_score(name:
         if isinstance(outcome.state, Finished):
             replayed.append(outcome.state.scored.scores)
     assert replayed == scores
+
+
+@pytest.mark.parametrize("name", ["mighty-5", "mitigati"])
+def test_a_stream_of_the_six_field_layout_takes_record_appends_and_verifies_whole(name: str) -> None:
+    """A table the release before stored (six fields ``hv v e h c a``, the hash on the
+    anchors only: docs/store.md, "The stored entry") appended to by this one, whose entries
+    are records: the stream holds both, reads whole and from every version as the whole
+    read's tail (command ids and times too), and verifies whole."""
+    stored = stored_stream(name)
+    client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
+    store = RedisEventStore(client)
+    table_id = table_of(name)
+    keys = store.keys.table(table_id)
+    prev = GENESIS
+    for e in stored:  # as the release before wrote them, on a version-2 chain
+        prev = event_hash(prev, e.data, e.command_id)
+        client.xadd(keys.events, {"hv": 2, "v": e.version, "e": pack(e.data),
+                                  "h": bytes.fromhex(prev) if e.version % HASH_EVERY == 0 else b"",
+                                  "c": e.command_id, "a": 1_796_000_000_000 + e.version}, id=f"0-{e.version}")
+    client.hset(keys.meta, mapping={"v": stored[-1].version, "h": prev})
+    head = Head(stored[-1].version, prev)
+    for n, size in enumerate((1, 5, 17, 2)):
+        head = store.append(table_id, [b'{"type":"x%d"}' % i for i in range(size)], expected=head,
+                            command_id=f"after-upgrade-{n}", outcome=b"ok").head
+    raw = client.xrange(keys.events)
+    assert all(b"hv" in f for _, f in raw[:len(stored)]) and all(list(f) == [b"r"] for _, f in raw[len(stored):])
+    mixed = store.read(table_id)
+    assert [e.command_id for e in mixed[:len(stored)]] == [e.command_id for e in stored]
+    assert [e.command_id for e in mixed[len(stored):]] == [f"after-upgrade-{n}" for n, size in enumerate((1, 5, 17, 2))
+                                                           for _ in range(size)]
+    assert [e.at_ms for e in mixed[:3]] == [1_796_000_000_001, 1_796_000_000_002, 1_796_000_000_003]
+    assert verify_chain(EMPTY_HEAD, mixed) == head == store.head(table_id)
+    assert check_chain(mixed) is None
+    for after in range(len(mixed) + 1):
+        assert store.read(table_id, after) == mixed[after:], after

@@ -13,7 +13,7 @@ import pytest
 from services.store.base import GENESIS, HASH_EVERY, event_hash
 from services.store.errors import StoreCorrupt
 from services.store.record import BadRecord, encode
-from services.store.redis_store import READ_CHUNK, StreamRead
+from services.store.redis_store import READ_CHUNK, LastEntry, StreamRead, last_entry
 from tests.stream_entries import as_stored
 
 Entry = tuple[bytes, dict[bytes, bytes]]
@@ -188,3 +188,35 @@ def test_a_record_round_trips_its_parts() -> None:
             assert (found.hash, found.command_id, found.at_ms, found.event) == (
                 hash_, head and head[0], head and head[1], b"\x01packed")
     assert encode(b"", command_id="c", at_ms=2 ** 48 - 1) == b"\x02" + b"\xff" * 6 + b"\x01c"
+
+
+def test_the_last_entry_has_the_command_id_and_time_of_the_head_before_it() -> None:
+    """``last_entry`` (the archive's scan for closed tables): the newest entry's event, and
+    the command id and time of the newest head among the entries read (newest first); an
+    XREVRANGE of ``HASH_EVERY`` entries always holds one."""
+    entries = sparse_stream(45, layout="record", sizes=(40, 5))  # 41..45: one append, 41 its head
+    newest_first = entries[::-1]
+    only = last_entry(newest_first[:1])
+    assert only == LastEntry(b"e45", None, None)
+    assert last_entry(newest_first[:HASH_EVERY]) == LastEntry(b"e45", "c1", 1_700_000_000_000 + 2500)
+    assert last_entry(sparse_stream(45, sizes=(40, 5))[::-1][:1]) == LastEntry(b"e45", "c1", 1_700_000_000_000 + 2500)
+    assert last_entry([]) is None
+    with pytest.raises(BadRecord):
+        last_entry([record_entry(46, b"\x08e")])
+
+
+def test_the_archive_scan_finds_the_command_id_of_a_last_entry_that_is_not_a_head() -> None:
+    import fakeredis
+
+    from services.archive.worker import _command_id_of_last
+    from services.store.base import EMPTY_HEAD
+    from services.store.redis_store import RedisEventStore
+
+    client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
+    store = RedisEventStore(client)
+    head = store.append("t1", [b"a"] * 3, expected=EMPTY_HEAD, command_id="first", outcome=b"").head
+    store.append("t1", [b"b"] * 20, expected=head, command_id="last", outcome=b"")  # 4..23, heads 4 and 16
+    key = store.keys.table("t1").events
+    newest = last_entry(client.xrevrange(key, count=1))
+    assert newest is not None and newest.command_id is None
+    assert _command_id_of_last(client, key) == "last"
