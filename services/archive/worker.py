@@ -6,8 +6,9 @@ A pass goes partition by partition:
 1. **Discover.** SCAN the partition's table heads (``…:t:<id>:meta``); a table whose last
    event is ``table_closed`` joins the partition's to-do list (``…:archive:closed``, a
    sorted set) scored by when it closed: the server time of its last append (its stream
-   entry's ``a``), or, for an entry stored before the time was kept, the time the worker
-   first saw it closed (later than the close, so never too early).
+   entry's, ``redis_store.last_entry``: a record that is not a head has its append's
+   head's, read from the entries before it), or, for an entry stored before the time was
+   kept, the time the worker first saw it closed (later than the close, so never too early).
 2. **Archive** each table on the list closed ``after_s`` ago or more whose feed entries
    every projection kind has applied (none is in the partition's feed after the slowest
    kind's checkpoint: the feed is a queue, so a worker still to fold the close would

@@ -205,10 +205,10 @@ def test_the_last_entry_has_the_command_id_and_time_of_the_head_before_it() -> N
         last_entry([record_entry(46, b"\x08e")])
 
 
-def test_the_archive_scan_finds_the_command_id_of_a_last_entry_that_is_not_a_head() -> None:
+def test_the_archive_scan_finds_the_time_of_a_last_entry_that_is_not_a_head() -> None:
     import fakeredis
 
-    from services.archive.worker import _command_id_of_last
+    from services.archive.worker import _time_of_last
     from services.store.base import EMPTY_HEAD
     from services.store.redis_store import RedisEventStore
 
@@ -218,5 +218,5 @@ def test_the_archive_scan_finds_the_command_id_of_a_last_entry_that_is_not_a_hea
     store.append("t1", [b"b"] * 20, expected=head, command_id="last", outcome=b"")  # 4..23, heads 4 and 16
     key = store.keys.table("t1").events
     newest = last_entry(client.xrevrange(key, count=1))
-    assert newest is not None and newest.command_id is None
-    assert _command_id_of_last(client, key) == "last"
+    assert newest is not None and newest.command_id is None and newest.at_ms is None
+    assert _time_of_last(client, key) == store.read("t1")[-1].at_ms is not None
