@@ -524,6 +524,11 @@ class RedisScriptContract:
         assert verify_chain(EMPTY_HEAD, read) == head == store.head("t1")
         for after in range(87):
             assert store.read("t1", after_version=after) == read[after:], after
+        heads = {1, *firsts, *range(16, 87, 16)}
+        assert [f[b"r"] for _, f in entries] == [  # byte for byte what record.encode writes
+            record.encode(pack(e.data), hash=bytes.fromhex(e.hash) if e.version % HASH_EVERY == 0 else None,
+                          command_id=e.command_id if e.version in heads else None,
+                          at_ms=e.at_ms if e.version in heads else None) for e in read]
 
     def test_a_hash_sent_as_hex_is_stored_as_its_32_bytes_in_the_record(
         self, store: AnyRedisStore, client: redis.Redis
