@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal, cast
 
 import msgspec
 from openskill.models import PlackettLuce, PlackettLuceRating
@@ -162,7 +162,10 @@ def hand_of(line: LedgerLine, *, at_ms: int, table_id: str, rules: str, rated: b
 
 class TableDoc(msgspec.Struct, frozen=True, kw_only=True):
     """A table's state as the kind ``ratings`` stores it: its rated flag, its bots, the
-    seats away now, and its ledger (which says who sits where and folds each hand)."""
+    seats away now, and its ledger (which says who sits where and folds each hand),
+    without its hands' lines since 2026-12-06 (``_without_lines``: the fold only adds one;
+    the hands are the kind's other documents; a doc stored before holds them and restores
+    the same)."""
 
     table_id: str
     rated: bool = True
@@ -172,6 +175,15 @@ class TableDoc(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _decode_doc = msgspec.json.Decoder(TableDoc).decode
+
+
+def _without_lines(ledger: AnyTableLedger) -> AnyTableLedger:
+    """The ledger without its hands' lines: all the fold needs to tell the next hand's
+    (it adds one line a hand), so what the kind keeps of a table does not grow a hand."""
+    if not ledger.hands:
+        return ledger
+    trimmed: AnyTableLedger = msgspec.structs.replace(cast(Any, ledger), hands=())  # every game's is a Struct
+    return trimmed
 
 
 @dataclass
@@ -221,6 +233,7 @@ class HandsProjection:
                 self._hands.append(hand_of(after.hands[-1], at_ms=at_ms or 0, table_id=table_id,
                                            rules=after.variant, rated=table.rated, bots=table.bots,
                                            away=table.away))
+                table.ledger = _without_lines(after)  # its line is a RatedHand now
         if changed or isinstance(event, TableClosed):
             self._dirty[table_id] = None
 
@@ -234,7 +247,7 @@ class HandsProjection:
             else:
                 docs[DocKey(table_doc(table_id))] = encode(TableDoc(
                     table_id=table_id, rated=table.rated, bots=table.bots, away=tuple(sorted(table.away)),
-                    ledger=msgspec.Raw(encode(table.ledger))))
+                    ledger=msgspec.Raw(encode(_without_lines(table.ledger)))))
         docs.update((DocKey(hands_doc(hand.at_ms // HOUR_MS), hand_field(hand)), encode(hand))
                     for hand in self._hands)
         docs.update((DocKey(HOURS_DOC, str(hand.at_ms // HOUR_MS)), b"1") for hand in self._hands)

@@ -177,8 +177,9 @@ class _Outcome(msgspec.Struct, frozen=True):
 
 class _PackedOutcome(msgspec.Struct, frozen=True, array_like=True):
     """An outcome as stored since 2026-12-05: a MessagePack array of the first and last
-    versions and the fingerprint's 16 bytes, about 22 bytes where the JSON object took 63
-    (docs/store.md, "Idempotency"); outcomes stored before are JSON objects, read as they were."""
+    versions and the fingerprint's bytes (8 since 2026-12-06, 16 before), about 14 bytes
+    where the JSON object took 63 (docs/store.md, "Idempotency"); outcomes stored before
+    are JSON objects, read as they were."""
 
     first: int
     last: int
@@ -194,15 +195,30 @@ _encode_command = msgspec.json.Encoder().encode
 _SHA256: Final = hashlib.sha256()
 
 
+# A fingerprint's hex digits: 16 (64 bits) since 2026-12-06, 32 before. It tells a command
+# id sent again with another command, by mistake: a client that wanted to pass one command
+# off as another would need a second preimage of a 64-bit truncated sha256 (2^64 tries).
+FINGERPRINT_DIGITS: Final = 16
+
+
 def fingerprint(command: object) -> str:
-    """What one command id must always name: the command with its sender, hashed."""
+    """What one command id must always name: the command with its sender, hashed (the
+    first ``FINGERPRINT_DIGITS`` hex digits of its sha256; an older, longer one starts
+    with these: ``same_command``)."""
     try:
         data = _encode_command(command)
     except (TypeError, msgspec.EncodeError):
         data = repr(command).encode()
     digest = _SHA256.copy()
     digest.update(data)
-    return digest.hexdigest()[:32]
+    return digest.hexdigest()[:FINGERPRINT_DIGITS]
+
+
+def same_command(stored: str | None, mark: str) -> bool:
+    """Whether an outcome's fingerprint (None: stored before fingerprints were) names the
+    command whose fingerprint is ``mark``: a longer one, stored before 2026-12-06, by its
+    first digits."""
+    return stored is None or stored[:len(mark)] == mark
 
 
 def inner(command: object) -> object:
@@ -537,7 +553,7 @@ class CommandCore(Generic[S, C, E]):
     ) -> Steps[CommandResult[E]]:
         """The store had this command id: the first result, if it was this command."""
         first = _outcome(appended.outcome)
-        if first.command not in (None, mark):
+        if not same_command(first.command, mark):
             raise CommandIdReused(
                 f"command id {command_id} was used for another command; send this one with a new id"
             )
@@ -554,7 +570,7 @@ class CommandCore(Generic[S, C, E]):
         if stored is None:
             raise refusal
         first = _outcome(stored)
-        if first.command not in (None, fingerprint(command)):
+        if not same_command(first.command, fingerprint(command)):
             # answered as the append would answer it: the same code however the race went
             raise CommandIdReused(
                 f"command id {command_id} was used for another command; send this one with a new id"

@@ -22,6 +22,7 @@ from domain.table import (
     initial_state,
 )
 from projections import replay
+from projections.docs import DocKey
 from projections.ratings import (
     CALIBRATION,
     HANDS_DOC,
@@ -40,6 +41,7 @@ from projections.ratings import (
     rate_all,
     side_weights,
     softmax,
+    table_doc,
     win_chances,
 )
 from services.players import next_submission, seating
@@ -207,6 +209,29 @@ def test_folding_in_batches_gives_the_same_documents() -> None:
     entries = _play("mighty-5", 5, hands=3, seed=11)
     assert replay(HandsProjection(), entries, batch=1) == replay(HandsProjection(), entries)  # type: ignore[arg-type]
     assert replay(HandsProjection(), entries, batch=7) == replay(HandsProjection(), entries)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("variant", "players"), [("mighty-5", 5), ("mitigati", 3)])
+def test_a_worker_restored_from_the_stored_table_doc_anywhere_rates_the_same_hands(variant: str, players: int) -> None:
+    """The table doc keeps the ledger without its hands' lines: a projection restored from
+    it after any event, then given the rest, writes exactly the documents of one that
+    folded the whole table, and the doc does not grow with the hands."""
+    entries = _play(variant, players, hands=4, seed=23)
+    whole = replay(HandsProjection(), entries)  # type: ignore[arg-type]
+    sizes: list[int] = []
+    for cut in range(1, len(entries)):
+        first = HandsProjection()
+        before = replay(first, entries[:cut])  # type: ignore[arg-type]
+        table_id = str(entries[0][0])
+        stored = before.get(DocKey(table_doc(table_id)))
+        sizes.append(len(stored or b""))
+        second = HandsProjection()
+        second.restore(table_id, stored)
+        after = replay(second, entries[cut:])  # type: ignore[arg-type]
+        merged = {**before, **after}
+        merged.pop(DocKey(table_doc(table_id)), None)  # the close deletes it
+        assert merged == whole, cut
+    assert max(sizes) <= min(s for s in sizes if s) + 200, "the table doc grew with the hands"
 
 
 def test_a_seat_the_table_gave_a_bot_is_rated_under_its_level() -> None:

@@ -357,9 +357,15 @@ def test_a_command_id_reused_for_another_command_is_not_answered_with_the_first(
     assert [e.command_id for e in store.read("t1")] == ["open", "c1"]
 
 
-def test_an_outcome_is_stored_packed_and_one_stored_as_json_by_an_earlier_release_still_answers() -> None:
-    """A command id's outcome takes ~22 bytes (the versions and the fingerprint's 16 bytes,
-    MessagePack), not the 63 of the JSON object earlier releases stored; those still read."""
+def test_an_outcome_is_stored_packed_and_ones_stored_by_earlier_releases_still_answer() -> None:
+    """A command id's outcome takes at most 16 bytes (the versions and the fingerprint's 8
+    bytes, MessagePack), not the 63 of the JSON object earlier releases stored, nor the 22
+    of the 16-byte fingerprint stored until 2026-12-06; both still read, by their first
+    digits, and still tell another command sent with the id."""
+    import hashlib
+
+    import msgspec
+
     from services.commands.core import fingerprint
 
     client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
@@ -367,14 +373,19 @@ def test_an_outcome_is_stored_packed_and_one_stored_as_json_by_an_earlier_releas
     h = opened(store)
     first = h.handle("t1", Add(1, 5), command_id="c1")
     stored = store.outcome_of("t1", "c1")
-    assert stored is not None and len(stored) <= 24
+    assert stored is not None and len(stored) <= 16
     again = handler(store).handle("t1", Add(1, 5), command_id="c1")
     assert again.duplicate and (again.version, again.events) == (first.version, first.events)
-    # as an earlier release stored it: a JSON object with the fingerprint in hex
     mark = fingerprint(Add(1, 5))
-    client.hset(store.keys.table("t1").commands, "c1",
-                b'{"first":%d,"last":%d,"command":"%s"}' % (first.version, first.version, mark.encode()))
-    again = handler(store).handle("t1", Add(1, 5), command_id="c1")
-    assert again.duplicate and (again.version, again.events) == (first.version, first.events)
-    with pytest.raises(CommandIdReused):
-        handler(store).handle("t1", Add(2, 7), command_id="c1")
+    longer = hashlib.sha256(msgspec.json.encode(Add(1, 5))).hexdigest()[:32]  # as stored before
+    assert len(mark) == 16 and longer.startswith(mark)
+    earlier = {
+        "json": b'{"first":%d,"last":%d,"command":"%s"}' % (first.version, first.version, longer.encode()),
+        "packed, 16 bytes": msgspec.msgpack.encode([first.version, first.version, bytes.fromhex(longer)]),
+    }
+    for kind, outcome in earlier.items():
+        client.hset(store.keys.table("t1").commands, "c1", outcome)
+        again = handler(store).handle("t1", Add(1, 5), command_id="c1")
+        assert again.duplicate and (again.version, again.events) == (first.version, first.events), kind
+        with pytest.raises(CommandIdReused):
+            handler(store).handle("t1", Add(2, 7), command_id="c1")
