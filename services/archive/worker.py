@@ -176,16 +176,16 @@ class ArchiveWorker:
                     continue
                 try:
                     newest = last_entry(last)
+                    if newest is None or _CLOSED_MARK not in newest.data:
+                        continue  # the cheap test first; decoding settles it
+                    if not isinstance(decode_event(newest.data), TableClosed):
+                        continue
+                    at_ms = newest.at_ms
+                    if newest.command_id is None:  # a record that is not a head: its head holds the time
+                        at_ms = _time_of_last(self.client, self.space.table(table_id).events)
                 except StoreCorrupt as error:  # verify names it; the table is not archived
-                    self.log.error("table's last entry unreadable", table=table_id, error=str(error))
+                    self.log.error("table's last entries unreadable", table=table_id, error=str(error))
                     continue
-                if newest is None or _CLOSED_MARK not in newest.data:
-                    continue  # the cheap test first; decoding settles it
-                if not isinstance(decode_event(newest.data), TableClosed):
-                    continue
-                at_ms = newest.at_ms
-                if newest.command_id is None:  # a record that is not a head: its head holds the time
-                    at_ms = _time_of_last(self.client, self.space.table(table_id).events)
                 closed[table_id] = at_ms or now
             if closed:
                 self.client.zadd(todo, closed, nx=True)

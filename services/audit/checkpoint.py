@@ -44,7 +44,7 @@ from domain.table import (
     initial_state,
 )
 from services.audit.verify import _DEAL_TAGS, Finding, check_link, meta_finding, replay_command
-from services.store.base import GENESIS, HASH_V1, Head, StoredEvent
+from services.store.base import GENESIS, HASH_V1, Head, StoredEvent, one_append
 
 FIRST_HAND: Final = 1  # a hand's number as a person reads it (docs/api.md): the events count from 0
 
@@ -163,7 +163,7 @@ class Audit:
         for entry in events:
             if self.chain is None:
                 self.chain = self._link(entry)
-            if self._pending and entry.command_id != self._pending[0].command_id:
+            if self._pending and not one_append(self._pending[0], entry):
                 self._command(self._pending)
                 self._pending = []
             self._pending.append(entry)

@@ -9,7 +9,7 @@ from domain.codec import decode_event
 from domain.games import AnyGame
 from domain.registry import game_of_event
 from domain.table import DealRevealed, TableClosed, TableEvent
-from services.store.base import StoredEvent
+from services.store.base import StoredEvent, one_append
 
 
 class HandInProgress(LookupError):
@@ -64,13 +64,14 @@ def export_hand(table_id: str, stored: list[StoredEvent], hand_no: int | None,
 
 
 def _by_command(stored: list[StoredEvent], events: list[TableEvent]) -> list[list[TableEvent]]:
-    """The events, in runs appended by one command each (their stored command ids)."""
+    """The events, in runs appended by one command each (their stored command ids and
+    append times: ``one_append``)."""
     groups: list[list[TableEvent]] = []
-    last: str | None = None
+    first: StoredEvent | None = None
     for entry, event in zip(stored, events, strict=True):
-        if groups and entry.command_id == last:
+        if groups and first is not None and one_append(first, entry):
             groups[-1].append(event)
         else:
             groups.append([event])
-        last = entry.command_id
+            first = entry
     return groups

@@ -67,6 +67,7 @@ from services.store.base import (
     Head,
     StoredEvent,
     is_anchor,
+    one_append,
     stored_hash,
 )
 
@@ -101,10 +102,10 @@ class Verdict:
 
 
 def command_groups(stored: list[StoredEvent]) -> Iterator[list[StoredEvent]]:
-    """Consecutive events appended by one command."""
+    """Consecutive events appended by one command (``one_append``)."""
     group: list[StoredEvent] = []
     for event in stored:
-        if group and event.command_id != group[0].command_id:
+        if group and not one_append(group[0], event):
             yield group
             group = []
         group.append(event)

@@ -126,8 +126,8 @@ def _feeds(wiring: Any, partitions: Iterable[int]) -> dict[str, list[Any]]:
 def unreadable_report(table_id: str, error: BadRecord) -> dict[str, Any]:
     """The report on a table whose stream holds an entry this release cannot read (a
     record with a flag it does not know, or cut short): named by its version."""
-    return {"table": table_id, "events": 0, "hands": 0, "ok": False,
-            "first_bad": {"version": error.version, "problem": str(error)}}
+    return {"table": table_id, "events": error.version - 1, "hands": 0, "ok": False,  # events: those before it
+            "first_bad": {"version": error.version, "problem": error.problem_text}}
 
 
 def verify_report(table_id: str, stored: list[Any], head: Any = None, feed: Any = None) -> dict[str, Any]:

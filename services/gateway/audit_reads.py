@@ -21,12 +21,14 @@ import time
 from typing import Any, Final
 
 from services.audit.checkpoint import Audit, HandEntry, decode_checkpoint, encode_checkpoint
+from services.audit.verify import Finding
 from services.gateway import audit as table_audit
 from services.gateway.backend import Backend
 from services.gateway.errors import ApiError
 from services.gateway.wire import Deal, HandSummary, Verified
 from services.i18n.catalogs import DEFAULT
 from services.store.base import StoredEvent
+from services.store.record import BadRecord
 
 SLICE: Final = 5000  # events read and checked at a time
 BUDGET_S: Final = 2.0  # the work one call does on a table behind its checkpoint, at most
@@ -60,7 +62,11 @@ class AuditReads:
         after = start.version
         began = time.monotonic()
         while True:
-            events = await backend.events(table_id, after, after + self.slice_events)
+            try:
+                events = await backend.events(table_id, after, after + self.slice_events)
+            except BadRecord as unreadable:  # tampered with, or a later release's: verify names it
+                audit.chain = audit.chain or Finding(unreadable.version, unreadable.problem_text)
+                return audit
             complete = len(events) < self.slice_events
             await asyncio.to_thread(audit.take, events, complete)
             if events:

@@ -81,6 +81,15 @@ class StoredEvent:
     hash_stored: bool = field(default=True, compare=False)
 
 
+def one_append(first: StoredEvent, other: StoredEvent) -> bool:
+    """Whether ``other`` was appended with ``first``, by one command: the same command id
+    and the same append time (an id may be sent again once the idempotency window has
+    forgotten it, for a new command: docs/store.md, "Idempotency"); by the id alone where
+    either has no time (stored before it was kept)."""
+    return other.command_id == first.command_id and (
+        first.at_ms is None or other.at_ms is None or other.at_ms == first.at_ms)
+
+
 @dataclass(frozen=True, slots=True)
 class FeedEntry:
     id: str

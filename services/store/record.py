@@ -19,6 +19,7 @@ carries the hash, the command id and the time through a read.
 
 from __future__ import annotations
 
+import re
 from typing import Final, NamedTuple
 
 from services.store.errors import StoreCorrupt
@@ -30,6 +31,9 @@ KNOWN_FLAGS: Final = HAS_HASH | HEAD
 HASH_BYTES: Final = 32
 AT_BYTES: Final = 6  # ms since the epoch, big-endian: up to year 10889
 MAX_COMMAND_ID_BYTES: Final = 128  # keys.check_command_id; the script refuses longer ids
+# what keys.check_command_id lets through, as bytes: the hash's input is the command id,
+# "\n", then the event, so an id holding "\n" would make that boundary ambiguous
+_COMMAND_ID: Final = re.compile(rb"[A-Za-z0-9_.:-]+")
 
 
 class Record(NamedTuple):
@@ -50,6 +54,11 @@ class BadRecord(StoreCorrupt):
         super().__init__(f"stream entry {version} is not a record this release reads: {problem}")
         self.version = version
         self.problem = problem
+
+    @property
+    def problem_text(self) -> str:
+        """What ``mighty verify`` and the API's verify say of the entry."""
+        return f"it is not a record this release reads: {self.problem}"
 
 
 def encode(event: bytes, *, hash: bytes | None = None, command_id: str | None = None,
@@ -96,8 +105,8 @@ def decode(raw: bytes, version: int) -> Record:
     start = at + AT_BYTES + 1
     if not 0 < size <= MAX_COMMAND_ID_BYTES or len(raw) < start + size:
         raise BadRecord(version, "it is cut short in its command id, or holds an empty or too long one")
-    try:
-        command_id = raw[start:start + size].decode("ascii")
-    except UnicodeDecodeError:
-        raise BadRecord(version, "its command id is not ASCII") from None
+    cid = raw[start:start + size]
+    if not _COMMAND_ID.fullmatch(cid):  # the script stores no other (keys.check_command_id)
+        raise BadRecord(version, "its command id holds a character no command id has")
+    command_id = cid.decode("ascii")
     return Record(digest, command_id, at_ms, raw[start + size:])

@@ -340,6 +340,24 @@ def test_verify_names_an_edit_after_the_last_stored_hash_by_the_tables_head(clie
     assert f"meta head hash is not the stream's last hash: one of events {since}–{last}" in verified["problem"]
 
 
+def test_verify_names_an_unreadable_record_by_its_version_as_mighty_verify_does(client: Any) -> None:
+    """A record with a flag this release does not know (tampered with, or a later
+    release's) is a finding at its version, not a failed request."""
+    table, seated = full_table(client, hands=1)
+    _play_until_closed(client, table, seated, seed=5)
+    wiring = sync_wiring(client)
+    key = wiring.space.table(table).events
+    entries = wiring.client.xrange(key)
+    wiring.client.delete(key)
+    for entry_id, fields in entries:
+        wiring.client.xadd(key, {b"r": b"\x08junk"} if entry_id == b"0-20" else fields, id=entry_id)
+    answer = client.get(f"/api/v1/tables/{table}/verify")
+    assert answer.status_code == 200, answer.text
+    verified = answer.json()
+    assert verified["ok"] is False and verified["version"] == 20, verified
+    assert "not a record this release reads" in verified["problem"]
+
+
 def _run_views_worker(client: Any) -> None:
     worker = sync_wiring(client).worker("views", linger_ms=0, block_ms=1)
     while worker.step():

@@ -166,8 +166,11 @@ def record_entry(version: int, raw: bytes) -> Entry:
     b"\x02" + bytes(6) + b"\x05abc",  # cut in its command id
     b"\x02" + bytes(6) + b"\x00e",  # an empty command id
     b"\x02" + bytes(6) + b"\x02\xff\xfee",  # not ASCII
+    # a newline: the hash's input is the id, "\n", the event, so "c1\nk" + "zz" hashes as "c1" + "k\nzz"
+    b"\x02" + bytes(6) + b"\x04c1\nkzz",
+    b"\x02" + bytes(6) + b"\x03c 1e",  # a space: no command id has one
 ], ids=["empty", "unknown-flag", "high-flag", "cut-hash", "cut-time", "cut-command-id", "empty-command-id",
-        "not-ascii"])
+        "not-ascii", "newline-in-command-id", "space-in-command-id"])
 def test_a_record_this_release_cannot_read_is_store_corrupt_naming_its_version(raw: bytes) -> None:
     entries = sparse_stream(20, layout="record")
     entries[6] = record_entry(7, raw)
