@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import redis
 
 from bench.load import run_queue_s
 from domain.registry import game_named
@@ -42,6 +43,7 @@ from services.bootstrap import Wiring, wire
 from services.bots.worker import BOTS_KIND
 from services.projection.keys import ProjectionKeys
 from services.projection.leases import Leases, fair_share
+from services.projection.store import last_given
 from services.sessions import own_session
 from services.settings import Settings, settings_from
 from services.store import connect
@@ -253,8 +255,12 @@ class _Cpu:
 
 
 def _last_ms(client: Any, feed: str) -> int:
-    last = client.xrevrange(feed, "+", "-", count=1)
-    return int(bytes(last[0][0]).decode().partition("-")[0]) if last else 0
+    """When the feed was last given an entry (its workers may have trimmed it empty)."""
+    try:
+        info = client.xinfo_stream(feed)
+    except redis.ResponseError:  # no feed
+        return 0
+    return int(last_given(info).partition("-")[0])
 
 
 def _moves(wiring: Wiring, table_id: str) -> int:

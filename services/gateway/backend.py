@@ -47,7 +47,7 @@ from services.gateway.presence import Presence
 from services.gateway.quotas import Admission
 from services.projection.keys import ProjectionKeys
 from services.projection.rater import RatingsKeys
-from services.projection.store import START, id_ms
+from services.projection.store import START, id_ms, last_given
 from services.store.base import Head, StoredEvent
 
 if TYPE_CHECKING:
@@ -487,14 +487,17 @@ class RedisBackend:
         """Per kind, the age of the oldest feed entry it has not applied (0: caught up)."""
         pipe = self.aio.pipeline(transaction=False)
         for partition in range(self.space.partitions):
-            pipe.xrevrange(self.space.feed(partition), count=1)
+            pipe.xinfo_stream(self.space.feed(partition))
         for kind in KINDS:
             keys = ProjectionKeys(self.space, kind)
             for partition in range(self.space.partitions):
                 pipe.hget(keys.checkpoint(partition), "id")
-        replies = await pipe.execute()
+        replies = await pipe.execute(raise_on_error=False)
         p = self.space.partitions
-        heads = [found[0][0].decode() if found else START for found in replies[:p]]
+        for reply in replies[p:]:  # an XINFO error is a feed not made yet (``last_given``)
+            if isinstance(reply, Exception):
+                raise reply
+        heads = [last_given(info) for info in replies[:p]]  # the last entry each feed was given
         now_ms = time.time() * 1000
         lag: dict[str, float] = {}
         for k, kind in enumerate(KINDS):
@@ -507,8 +510,11 @@ class RedisBackend:
                     # checkpoint, which is younger than the checkpoint itself
                     pending = await self.aio.xrange(self.space.feed(partition), f"({checkpoint}"
                                                     if checkpoint != START else "-", "+", count=1)
-                    if pending:
-                        worst = max(worst, (now_ms - id_ms(pending[0][0].decode())) / 1000)
+                    # none left: the kind was set back past what the feed keeps (its
+                    # checkpoint kept off the AOF, a restart) and rebuilds; it is at
+                    # least as far behind as the last entry the feed was given
+                    oldest = pending[0][0].decode() if pending else heads[partition]
+                    worst = max(worst, (now_ms - id_ms(oldest)) / 1000)
             lag[kind] = worst
         return lag
 

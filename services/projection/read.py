@@ -23,7 +23,7 @@ from projections.views import SPECTATOR, view_name
 from services.projection.fanout import FanoutHub
 from services.projection.keys import ProjectionKeys
 from services.projection.notify import follow_async
-from services.projection.store import START, ProjectionStore, id_key
+from services.projection.store import ProjectionStore, id_key, last_given
 from services.projection.worker import behind
 from services.store.cluster import AsyncClient, SyncClient
 from services.store.keys import KeySpace
@@ -155,11 +155,12 @@ class AsyncReader:
 
 
 def feed_positions(client: SyncClient, space: KeySpace) -> dict[int, str]:
-    """The last entry id of every partition's feed: a position to wait for."""
+    """The id of the last entry every partition's feed was given (kept or trimmed): a
+    position to wait for."""
     pipe = client.pipeline(transaction=False)
     for partition in range(space.partitions):
-        pipe.xrevrange(space.feed(partition), count=1)
-    return {p: (found[0][0].decode() if found else START) for p, found in enumerate(pipe.execute())}
+        pipe.xinfo_stream(space.feed(partition))
+    return {p: last_given(info) for p, info in enumerate(pipe.execute(raise_on_error=False))}
 
 
 def caught_up(client: SyncClient, space: KeySpace, kind: str, positions: dict[int, str]) -> bool:

@@ -31,8 +31,13 @@ START: Final = "0-0"
 # (docs/workers.md).
 CLUSTER_POLL_S: Final = (0.002, 0.05)
 
-# The feed is a queue: entries every kind's checkpoint has passed are dropped (XTRIM
-# MINID keeps the checkpoints' own entries). A kind with no checkpoint yet holds it all.
+# The feed is a queue: entries every kind's checkpoint has passed are dropped, the
+# slowest checkpoint's own entry too (XTRIM MINID just past it), so a feed every kind has
+# applied holds no node at all: a listpack node whose entries are only marked deleted
+# keeps its memory (2 KB a partition) until its last entry goes. A kind with no
+# checkpoint yet holds it all. Nothing reads a checkpoint's entry again: the workers read
+# after it (XREAD, ``(id``), and ``trimmed_past`` counts entries (a feed trimmed up to
+# and including the checkpoint holds exactly the entries after it).
 _TRIM = """
 local lowest = nil
 for i = 2, #KEYS do
@@ -45,8 +50,20 @@ for i = 2, #KEYS do
   end
 end
 if lowest == nil or lowest[1] == 0 and lowest[2] == 0 then return 0 end
-return redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d-%d', lowest[1], lowest[2]))
+return redis.call('XTRIM', KEYS[1], 'MINID', string.format('%d-%d', lowest[1], lowest[2] + 1))
 """
+
+
+def last_given(info: Any) -> str:
+    """The id of the last entry a feed was given, from its ``XINFO STREAM`` (an error: no
+    feed, ``START``): where a kind that has applied everything stands. Not its last entry:
+    a feed every kind has applied is trimmed empty (``_TRIM``)."""
+    if isinstance(info, Exception):
+        if isinstance(info, redis.ResponseError):
+            return START
+        raise info
+    last = info.get("last-generated-id") or b"0-0"
+    return last.decode() if isinstance(last, bytes) else str(last)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,8 +218,7 @@ class ProjectionStore:
             info = self.client.xinfo_stream(self.keys.feed(partition))
         except redis.ResponseError:  # no feed yet
             return Checkpoint()
-        last = info.get("last-generated-id") or b"0-0"
-        return Checkpoint(last.decode() if isinstance(last, bytes) else str(last), int(info.get("entries-added", 0)))
+        return Checkpoint(last_given(info), int(info.get("entries-added", 0)))
 
     def trimmed_past(self, partition: int, checkpoint: Checkpoint) -> bool:
         """Whether entries after ``checkpoint`` are gone from the feed (it was trimmed

@@ -39,6 +39,7 @@ from services.projection.store import (
     ProjectionStore,
     id_key,
     id_ms,
+    last_given,
 )
 from services.store.base import EventStore, FeedEntry
 from services.store.cluster import CLUSTER_UNAVAILABLE
@@ -510,6 +511,9 @@ def behind(store: ProjectionStore, checkpoints: dict[int, Checkpoint]) -> dict[i
         if isinstance(info, Exception) and not isinstance(info, redis.ResponseError):
             raise info
         entries = max(0, added - checkpoint.count)
-        ms = max(0, now - id_ms(oldest[0][0].decode())) if entries and oldest else 0
+        # none past the checkpoint left (the feed trimmed past a checkpoint set back): at
+        # least as old as the last entry the feed was given
+        first = oldest[0][0].decode() if oldest else last_given(info)
+        ms = max(0, now - id_ms(first)) if entries else 0
         found[partition] = (entries, ms)
     return found

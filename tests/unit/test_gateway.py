@@ -458,6 +458,41 @@ def test_metrics_count_each_kinds_dead_letters_from_the_streams_the_workers_writ
     assert 'mighty_dead_letters{kind="views"} 0.0' in text and 'mighty_dead_letters{kind="directory"} 0.0' in text
 
 
+def test_a_kind_set_back_behind_a_feed_trimmed_empty_shows_its_lag(client: Any) -> None:
+    """Every kind applied the whole feed: the trim leaves it empty (no node keeps its
+    memory), and the lag is nil. A kind set back behind it (its checkpoint lost with a
+    restart: the views are kept off the AOF) is behind by what the feed was last given,
+    though the feed holds none of it any more."""
+    import re
+
+    from projections import KINDS
+    from services.projection.worker import behind
+
+    wiring = sync_wiring(client)
+    space = wiring.space
+    table, _ = full_table(client)
+    partition = space.partition_of(table)
+    for kind in KINDS:
+        worker = wiring.worker(kind, linger_ms=0, block_ms=1)
+        while worker.step():
+            pass
+    views = wiring.projection_store("views")
+    views.trim([partition], KINDS)
+    assert wiring.client.xlen(space.feed(partition)) == 0, "every kind passed every entry: none is kept"
+
+    def lag() -> float:
+        found = re.search(r'mighty_projection_lag_seconds\{kind="views"\} (\S+)', client.get("/metrics").text)
+        assert found is not None
+        return float(found.group(1))
+
+    assert lag() == 0.0
+    wiring.client.hset(views.keys.checkpoint(partition), mapping={"id": "0-1", "n": 1})  # as it stood then
+    time.sleep(0.05)
+    assert lag() >= 0.05, "the feed is empty, yet the kind has not applied what it was given"
+    entries, ms = behind(views, {partition: views.checkpoint(partition)})[partition]
+    assert entries > 0 and ms >= 50, "mighty projections lag says so too"
+
+
 def test_the_openapi_document_describes_every_route_of_the_api(client: Any) -> None:
     document = client.get("/schema/openapi.json").json()
     assert document["openapi"].startswith("3.1")
