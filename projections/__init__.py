@@ -12,7 +12,7 @@ from typing import Protocol
 
 from domain.table import TableEvent
 from projections.directory import DirectoryProjection
-from projections.docs import DocKey, Docs
+from projections.docs import DocKey, Docs, LastWord
 from projections.ledger import LedgerProjection
 from projections.ratings import HandsProjection
 from projections.views import ViewsProjection
@@ -69,7 +69,7 @@ def replay(projection: Projection, entries: Iterable[Entry], batch: int = 0) -> 
 
 def _merge(docs: dict[DocKey, bytes], changes: Docs) -> None:
     for key, data in changes.items():
-        if data is None:
+        if data is None or isinstance(data, LastWord):  # a last word is not kept
             docs.pop(key, None)
         else:
             docs[key] = data

@@ -6,7 +6,9 @@ rest, ``domain/games.py``), which already hide what a reader may not see: no rul
 
 - ``view:<t>:<seat>`` for each seat, ``view:<t>:spectator``: the current hand as that
   reader sees it, with the table around it, at the table's version (the client's cursor);
-  once the table is closed, the seat views hold the table without the hand (compacted);
+  once the table is closed, the seat views are a last word (``docs.LastWord``): the table
+  without the hand, announced to each seat's follower, then not kept (nobody acts there
+  again; a reader after that is shown the spectator's view, the table's public face);
 - (no audit document: the audit view of an ended hand and its deal's proof are read from
   the stream by the audit routes, ``services/gateway/audit_reads.py``; releases before
   2026-12-05 wrote ``view:<t>:audit:<hand_no>``, which nothing read and the archive still
@@ -29,7 +31,7 @@ from domain.table import (
     evolve,
     initial_state,
 )
-from projections.docs import DocKey, Docs, changed, encode
+from projections.docs import DocKey, Docs, LastWord, changed, encode
 from projections.turns import TURNS_DOC, turn_of
 
 SPECTATOR = "spectator"
@@ -200,12 +202,14 @@ class ViewsProjection:
                 continue
             closing = state.table.status == "closed"
             for reader, view in render_all(state).items():
-                # A closed table's seat views are compacted to the table without the hand
-                # (nobody acts there again; the audit views show every hand in full): a
-                # seat's follower still learns the table closed. The spectator view keeps
-                # the last public face.
+                # A closed table's seat views are a last word: the table without the hand
+                # (nobody acts there again; the audit shows every hand in full), announced
+                # so that a seat's follower learns the table closed, then not kept (they
+                # would cost every closed table a key a seat until it is archived). The
+                # spectator view keeps the last public face, which every reader is shown.
                 if closing and reader != SPECTATOR:
-                    view = replace(view, hand=None)
+                    docs[DocKey(view_name(table_id, reader))] = LastWord(encode(replace(view, hand=None)))
+                    continue
                 docs[DocKey(view_name(table_id, reader))] = encode(view)
             turn = turn_of(state.table, state.version, state.bots, state.turn_seconds, turn_deadline(state))
             docs[DocKey(TURNS_DOC, table_id)] = None if turn is None else encode(turn)

@@ -17,7 +17,9 @@
 -- then ops of 4 arguments: code, key index, field, value. Codes: s = SET, d = DEL,
 -- h = HSET, x = HDEL; S and H also publish the value (sharded Pub/Sub) on a channel
 -- named after the key (and ':' .. field for a hash field); T = HSET that publishes the
--- value on the channel of the key itself (one channel for every field: the turns).
+-- value on the channel of the key itself (one channel for every field: the turns);
+-- P = a last word: DEL the key and publish the value on its channel (a closed table's
+-- seat views: the followers learn it, nothing is kept).
 --
 -- Replies: {'ok', seconds, microseconds}   written; the server's clock after the write
 --          {'done', stored}                 the checkpoint is already at or past this
@@ -86,6 +88,9 @@ for i = first_op, #ARGV, 4 do
     if code == 'H' then redis.call('SPUBLISH', key .. ':' .. field, value) end
   elseif code == 'T' then
     redis.call('HSET', key, field, value)
+    redis.call('SPUBLISH', key, value)
+  elseif code == 'P' then
+    redis.call('DEL', key)
     redis.call('SPUBLISH', key, value)
   elseif code == 'd' then
     redis.call('DEL', key)

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import redis
 
-from projections.docs import DocKey, Docs
+from projections.docs import DocKey, Docs, LastWord
 from projections.turns import TURNS_DOC
 from services.projection.keys import ProjectionKeys
 from services.projection.leases import Leases
@@ -389,6 +389,10 @@ ANNOUNCED_HASHES: Final = frozenset({TURNS_DOC})
 
 
 def _op(doc: DocKey, data: bytes | None, publish: bool) -> list[Any]:
+    if isinstance(data, LastWord):  # announced, then not kept (projections/docs.py)
+        if doc.field is not None:
+            raise ValueError(f"a last word is a string document's, not a hash field's: {doc}")
+        return ["P", 0, "", data] if publish else ["d", 0, "", b""]
     if doc.field is not None and doc.name in ANNOUNCED_HASHES and data is not None:
         return ["T" if publish else "h", 0, doc.field, data]
     if doc.field is None:

@@ -35,7 +35,7 @@ from domain.table import (
 )
 from projections import new_projection, replay
 from projections.directory import DIRECTORY_DOC, DirectoryProjection, decode_entry
-from projections.docs import DocKey
+from projections.docs import DocKey, LastWord
 from projections.ledger import (
     PLAYERS_DOC,
     LedgerProjection,
@@ -187,9 +187,13 @@ def test_the_views_worker_writes_no_document_per_hand_only_each_readers_view_and
     entries = play_table("t1", ["ana", "bo", "cy", "di", "ed"], 2, random.Random(2))
     assert sum(isinstance(e, DealRevealed) for _, _, e in entries) >= 2
     docs = replay(ViewsProjection(), entries)
-    readers = {view_name("t1", reader) for reader in [*map(str, range(5)), SPECTATOR]}
-    assert {key.name for key in docs if key.name.startswith("view:")} == readers
+    # the table closed: its seat views were a last word, announced and not kept
+    assert {key.name for key in docs if key.name.startswith("view:")} == {view_name("t1", SPECTATOR)}
     assert not any(":audit:" in key.name for key in docs)
+    open_table = replay(ViewsProjection(), play_table("t2", ["ana", "bo", "cy", "di", "ed"], 2, random.Random(2),
+                                                      close=False))
+    readers = {view_name("t2", reader) for reader in [*map(str, range(5)), SPECTATOR]}
+    assert {key.name for key in open_table if key.name.startswith("view:")} == readers
 
 
 def test_a_view_is_written_again_only_when_it_changed() -> None:
@@ -344,12 +348,18 @@ def test_a_table_closed_mid_hand_leaves_no_view_saying_whose_turn_it_is_or_what_
             entries.append(("t1", len(entries) + 1, event))
     for event in decide(state, Submission(command=Resign(seat=0), player="ana")):
         entries.append(("t1", len(entries) + 1, event))
-    docs = replay(ViewsProjection(), entries)
+    projection = ViewsProjection()
+    for table_id, version, event in entries:
+        projection.apply(table_id, version, event)
+    docs = projection.flush()  # what the worker stores, and announces
+    assert set(replay(ViewsProjection(), entries)) == {DocKey(view_name("t1", SPECTATOR))}, "seat views not kept"
     for reader in [*map(str, range(5)), SPECTATOR]:
-        view = msgspec.json.decode(docs[DocKey(view_name("t1", reader))])
+        data = docs[DocKey(view_name("t1", reader))]
+        assert data is not None
+        view = msgspec.json.decode(data)
         assert view["status"] == "closed"
-        if reader != SPECTATOR:  # compacted: the table without the hand
-            assert view["hand"] is None, reader
+        if reader != SPECTATOR:  # a last word: the table without the hand, announced, not kept
+            assert isinstance(data, LastWord) and view["hand"] is None, reader
             continue
         assert view["hand"]["to_act"] is None and view["hand"]["legal"] == [], reader
         assert view["hand"]["discard_count"] is None

@@ -16,10 +16,11 @@ from litestar.connection import ASGIConnection, WebSocket
 from litestar.exceptions import WebSocketDisconnect
 from litestar.handlers import websocket
 from litestar.params import FromPath, FromQuery, JSONBody
+from msgspec.structs import replace
 
 from domain.errors import MightyError
 from domain.table import TableState
-from projections.views import ViewState, render
+from projections.views import SPECTATOR, ViewState, render
 from services.app import commands as playing
 from services.app import seats
 from services.bots.timers import deadline_of
@@ -79,8 +80,14 @@ async def reader_of(backend: BackendDep, table_id: str, player: str | None) -> t
 def rendered(state: TableState, version: int, reader: str) -> bytes:
     """The reader's view as the views worker stores it, rendered here: for a table the
     worker has not folded this far yet (behind by a moment, or folding its views again
-    after a Redis restart: they are kept off the AOF, docs/workers.md)."""
-    return msgspec.json.encode(render(ViewState(table=state, version=version, name=""), reader))
+    after a Redis restart: they are kept off the AOF, docs/workers.md), and for a seat of
+    a closed table, whose view the worker does not keep (projections/views.py): the
+    table's public face, the spectator's view, as that seat's (what the seat's follower
+    was last pushed, and what an archived table shows)."""
+    folded = ViewState(table=state, version=version, name="")
+    if state.status == "closed" and reader != SPECTATOR:
+        return msgspec.json.encode(replace(render(folded, SPECTATOR), reader=reader))
+    return msgspec.json.encode(render(folded, reader))
 
 
 async def _document(backend: BackendDep, table_id: str, stored: bytes, timed: bool = True,
@@ -292,8 +299,11 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
         if behind or version > last:  # the reader is owed the table as it is now
             # a stored view a step behind the table is most often the views worker at work:
             # it is waited for a moment, since a view rendered here lacks what only the
-            # worker folds (the turn's deadline, from the append times)
+            # worker folds (the turn's deadline, from the append times); a closed table's
+            # seat view is not kept (``rendered``), nor waited for
             stored, waits = await backend.view(table_id, reader), 0
+            if stored is None and state.status == "closed":
+                waits = _STORED_VIEW_WAITS
             while (stored is None or api_view(stored).version < version) and waits < _STORED_VIEW_WAITS:
                 await asyncio.sleep(_STORED_VIEW_WAIT_S)
                 stored, waits = await backend.view(table_id, reader), waits + 1
