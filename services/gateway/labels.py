@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 from string import Formatter
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 from babel.lists import format_list
@@ -26,6 +26,12 @@ from services.gateway.wire import Game, Games
 from services.i18n.catalogs import DEFAULT, Catalog, catalog
 
 _FIELDS = Formatter()
+# Labels a process keeps rendered, every language together; past it they are forgotten
+# at once and rendered again (a network-facing process must not grow). A few thousand
+# sentences (a card played, a bid, a friend called) serve every table of a language.
+LABELS_KEPT: Final = 8192
+_kept: dict[tuple[str, bytes], str] = {}
+_message_key = msgspec.json.Encoder().encode
 
 
 def render(message: Message, lang: str | Catalog = DEFAULT) -> str:
@@ -43,6 +49,21 @@ def render(message: Message, lang: str | Catalog = DEFAULT) -> str:
     args = message.args
     return "".join(literal if field is None else (_argument(args[field], texts) if field in args else "")
                    for literal, field in _parsed(text))
+
+
+def label(message: Message, lang: str) -> str:
+    """``render(message, lang)``, kept: every push renders the labels of the legal
+    commands of the seat to act, and the same sentences recur at every table. A message
+    is a frozen struct holding a dict (unhashable): its JSON, which tells every argument
+    apart (a string from a number from a message), is its key; rendering is a function of
+    the message and the language alone."""
+    key = (lang, _message_key(message))
+    text = _kept.get(key)
+    if text is None:
+        if len(_kept) >= LABELS_KEPT:
+            _kept.clear()
+        text = _kept[key] = render(message, lang)
+    return text
 
 
 @cache

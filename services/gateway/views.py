@@ -88,11 +88,13 @@ def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DE
         legal = [_labelled(game, view, c, t, lang) for c, t in zip(shown.get("legal") or (), typed, strict=True)]
         if game is not None and view is not None:
             order = game.presentation.hand_order(view)
+            # the decoded view is this call's own: the derived fields go into it, where
+            # a copy would put them (at the end, or in the place of a field of that name)
             if order is not None:
-                shown = {**shown, "hand_order": list(order)}
+                shown["hand_order"] = list(order)
             facts = game.presentation.facts(view)  # derived as it is sent, never stored
             if facts:
-                shown = {**shown, **facts}
+                shown.update(facts)
         if shown.get("discard_count") is not None and seat is not None:
             # the cards the step may take: the game says when not every card of the hand
             # may go (Mitigati's honours stay), else the whole hand
@@ -109,10 +111,17 @@ def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DE
         if closed:
             to_act, legal = None, []  # every command is refused now (table_closed)
         if shown.get("trick") or shown.get("tricks"):
-            shown = _placed(shown, doc.get("variant"))
+            _placed(shown, doc.get("variant"))
     # The game's fields, then the API's (``View``, in its field order) over them: built
     # as a dict directly, the same document as ``View``'s own encoding over the game's.
-    document = {k: v for k, v in shown.items() if k not in _RESHAPED} if shown else {}
+    # The game's view is this call's own: the reshaped fields leave it (the others keep
+    # their order) rather than the rest being copied.
+    if shown:
+        for key in _RESHAPED:
+            shown.pop(key, None)
+        document = shown
+    else:
+        document = {}
     document.update(
         table=doc["table_id"], version=doc["version"], seat=seat, phase=phase, hand=cards,
         to_act=to_act, deadline=_deadline(doc, to_act), legal=legal, status=doc.get("status", ""),
@@ -124,24 +133,25 @@ def document_of(doc: dict[str, Any], public: bytes | None = None, lang: str = DE
     return document
 
 
-def _placed(shown: dict[str, Any], variant: object) -> dict[str, Any]:
+def _placed(shown: dict[str, Any], variant: object) -> None:
     """Each trick with its ``seats``: who played each card, by the game's direction of
     play (``played_by``: Mighty goes one way round, Mitigati the other), so that a client
-    places the cards without knowing the game; derived as it is sent, never stored."""
+    places the cards without knowing the game; derived as it is sent, never stored. The
+    decoded tricks are ``document_of``'s own: each gets its ``seats`` in place (every push
+    places every trick of the hand so far; a copy of each was most of the cost)."""
     players = len(shown.get("hand_sizes") or ())
     if not isinstance(variant, str) or labels.game_for(variant) is None or not players:
-        return shown
+        return
 
-    def placed(trick: Any) -> Any:
-        if not isinstance(trick, dict):
-            return trick
-        leader = int(trick.get("leader") or 0)
-        return {**trick, "seats": list(_seats(variant, leader, len(trick.get("cards") or ()), players))}
+    def place(trick: Any) -> None:
+        if isinstance(trick, dict):
+            leader = int(trick.get("leader") or 0)
+            trick["seats"] = list(_seats(variant, leader, len(trick.get("cards") or ()), players))
 
-    placed_tricks = {"trick": placed(shown.get("trick"))} if shown.get("trick") else {}
-    if shown.get("tricks"):
-        placed_tricks["tricks"] = [placed(t) for t in shown["tricks"]]
-    return {**shown, **placed_tricks}
+    if shown.get("trick"):
+        place(shown["trick"])
+    for trick in shown.get("tricks") or ():
+        place(trick)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -160,7 +170,14 @@ def _deadline(doc: dict[str, Any], to_act: int | None) -> str | None:
     ISO 8601 UTC; None with nobody to act, at an untimed table, or in a view stored
     before views held it (the gateway then asks the timer worker's document)."""
     ms = doc.get("deadline_ms")
-    return None if to_act is None or not isinstance(ms, int) else iso_of_ms(ms)
+    return None if to_act is None or not isinstance(ms, int) else _iso(ms)
+
+
+@functools.lru_cache(maxsize=256)
+def _iso(ms: int) -> str:
+    """``iso_of_ms``, kept for a moment: a change of a table is pushed to each of its
+    readers, and every one of their views holds the same deadline."""
+    return iso_of_ms(ms)
 
 
 def api_view(stored: bytes) -> View:
@@ -182,7 +199,7 @@ def _typed_view(game: AnyGame | None, shown: dict[str, Any]) -> Any:
 def _label(game: AnyGame | None, view: Any, entry: Any, lang: str) -> str:
     if game is None or view is None:
         return str(getattr(entry, "type", "discard"))
-    return labels.render(game.presentation.label(view, entry), lang)
+    return labels.label(game.presentation.label(view, entry), lang)
 
 
 def _labelled(game: AnyGame | None, view: Any, stored: dict[str, Any], typed: Any, lang: str) -> dict[str, Any]:
