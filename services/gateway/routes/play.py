@@ -19,6 +19,7 @@ from litestar.params import FromPath, FromQuery, JSONBody
 
 from domain.errors import MightyError
 from domain.table import TableState
+from projections.docs import encode
 from projections.views import ViewState, render
 from services.app import commands as playing
 from services.app import seats
@@ -77,10 +78,11 @@ async def reader_of(backend: BackendDep, table_id: str, player: str | None) -> t
 
 
 def rendered(state: TableState, version: int, reader: str) -> bytes:
-    """The reader's view as the views worker stores it, rendered here: for a table the
-    worker has not folded this far yet (behind by a moment, or folding its views again
-    after a Redis restart: they are kept off the AOF, docs/workers.md)."""
-    return msgspec.json.encode(render(ViewState(table=state, version=version, name=""), reader))
+    """The reader's view as the views worker stores it (MessagePack: projections/docs.py),
+    rendered here: for a table the worker has not folded this far yet (behind by a moment,
+    or folding its views again after a Redis restart: they are kept off the AOF,
+    docs/workers.md)."""
+    return encode(render(ViewState(table=state, version=version, name=""), reader))
 
 
 async def _document(backend: BackendDep, table_id: str, stored: bytes, timed: bool = True,
