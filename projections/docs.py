@@ -5,18 +5,19 @@ name to a Redis key under the partition's hash tag (``mighty:{p07}:`` + name), s
 document of a partition lives in that partition's cluster slot, beside its feed and
 checkpoint. ``None`` as a value deletes the document.
 
-Every document is stored as MessagePack (``encode``): a quarter to a third smaller than
-its JSON (a seat view 274 bytes against 350, a spectator view 1,069 against 1,541), and
+Every document is stored as MessagePack (``encode``): about 30 % smaller than its JSON
+(a seat view in play 885 bytes against 1,267, a spectator view 821 against 1,170), and
 Redis keeps every seat's view of every live table. It encodes deterministically (msgspec
 Structs: fixed field order), so a rebuild from the streams produces the same bytes as the
-live workers did. The turns (``projections/turns.py``) stay JSON (``encode_json``): the
-timer worker hands a turn to a Lua script as JSON, and a bot worker of an earlier release
-reads them. Nothing a client receives is either: the gateway sends JSON it makes itself.
+live workers did. The turns (``projections/turns.py``) stay JSON (``encode_json``): they
+are announced to the bot and timer workers, whose earlier releases read JSON only, and
+the timer worker's Lua scripts keep a turn as JSON (cjson). What a client receives is no
+stored document: the gateway decodes the view and sends JSON of its own making.
 
 Releases before 2026-12-06 stored every document as JSON, so a reader takes both
 (``Decoder``, ``decode``), told apart by the first byte: a JSON document is an object or
 an array (``{``, ``[``), a MessagePack one a map or an array (0x80-0x9f, 0xdc-0xdf).
-Documents kept on the AOF (the ledger, the ratings) stay JSON until their table changes.
+A document an earlier release stored stays JSON until a worker writes it again.
 """
 
 from __future__ import annotations
