@@ -362,7 +362,11 @@ class Ledgers(Protocol[R_in, E_in, L]):
         """The ledger after one of this game's hand events; the same object if unchanged."""
         ...
 
-    def decode_ledger(self, data: bytes) -> L: ...
+    @property
+    def ledger_type(self) -> type[L]:
+        """The table's ledger (``new_ledger``'s type): what a stored ledger document is
+        decoded into (projections/ledger.py, in whichever encoding it was stored)."""
+        ...
 
 
 class Players(Protocol[R_in, C, V_in]):

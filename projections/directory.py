@@ -24,7 +24,7 @@ from domain.table import (
     TableStarted,
     seated,
 )
-from projections.docs import DocKey, Docs, encode
+from projections.docs import Decoder, DocKey, Docs, encode
 
 DIRECTORY_DOC = "dir"
 CLOSED_DOC = "dir:closed"
@@ -101,7 +101,7 @@ def fold(entry: DirectoryEntry, version: int, event: TableEvent) -> DirectoryEnt
     return entry
 
 
-_decode = msgspec.json.Decoder(DirectoryEntry).decode
+_decode = Decoder(DirectoryEntry).decode
 
 
 def decode_entry(data: bytes) -> DirectoryEntry:

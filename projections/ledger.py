@@ -26,7 +26,7 @@ from msgspec.structs import replace
 from domain.games import AnyGame, LedgerLine, TableCreatedEvent, TableLedger
 from domain.registry import DEFAULT, game_named, game_of, game_of_event
 from domain.table import PlayerJoined, PlayerLeft, TableClosed, TableEvent, seated
-from projections.docs import DocKey, Docs, encode
+from projections.docs import Decoder, DocKey, Docs, encode
 
 PLAYERS_DOC = "ledger:players"
 AnyTableLedger = TableLedger  # a table's ledger, of its game's shape
@@ -112,14 +112,18 @@ class _Variant(msgspec.Struct):
     variant: str | None = None
 
 
-_decode_variant = msgspec.json.Decoder(_Variant).decode  # reads that one field, skips the rest
-_decode_player = msgspec.json.Decoder(PlayerLedger).decode
+_decode_variant = Decoder(_Variant).decode  # reads that one field, skips the rest
+_decode_player = Decoder(PlayerLedger).decode
+_table_decoders: dict[str, Decoder[AnyTableLedger]] = {}  # by game
 
 
 def decode_table(data: bytes) -> AnyTableLedger:
     """A table's ledger document, of its game's shape: its ``variant`` says which."""
-    ledger: AnyTableLedger = _game(_decode_variant(data).variant).decode_ledger(data)
-    return ledger
+    game = _game(_decode_variant(data).variant)
+    decoder = _table_decoders.get(game.name)
+    if decoder is None:
+        decoder = _table_decoders[game.name] = Decoder(game.ledger_type)
+    return decoder.decode(data)
 
 
 def decode_player(data: bytes) -> PlayerLedger:

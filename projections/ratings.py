@@ -33,7 +33,7 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 
 from domain.games import LedgerLine, TableCreatedEvent
 from domain.table import SeatAway, TableClosed, TableEvent
-from projections.docs import DocKey, Docs, encode
+from projections.docs import Decoder, DocKey, Docs, decode, encode
 from projections.ledger import AnyTableLedger, Uncreated, decode_table, fold
 
 HANDS_DOC: Final = "ratings:hands:"  # + the hour of the hands' end: hash hand_field -> RatedHand
@@ -174,7 +174,7 @@ class TableDoc(msgspec.Struct, frozen=True, kw_only=True):
     ledger: msgspec.Raw = msgspec.Raw(b"null")
 
 
-_decode_doc = msgspec.json.Decoder(TableDoc).decode
+_decode_doc = Decoder(TableDoc).decode
 
 
 def _without_lines(ledger: AnyTableLedger) -> AnyTableLedger:
@@ -297,9 +297,9 @@ class Reputation(msgspec.Struct, frozen=True, kw_only=True):
     abandoned: int = 0
 
 
-decode_rating = msgspec.json.Decoder(PlayerRating).decode
-decode_reputation = msgspec.json.Decoder(Reputation).decode
-decode_hand = msgspec.json.Decoder(RatedHand).decode
+decode_rating = Decoder(PlayerRating).decode
+decode_reputation = Decoder(Reputation).decode
+decode_hand = Decoder(RatedHand).decode
 
 
 def new_model(beta: float | None = None) -> PlackettLuce:
@@ -463,7 +463,7 @@ class Calibration(msgspec.Struct, frozen=True, kw_only=True):
         return softmax(z, self.temperature, self.bias, declaring)
 
 
-decode_calibration = msgspec.json.Decoder(Calibration).decode
+decode_calibration = Decoder(Calibration).decode
 
 
 def fresh_calibration(prior: float = CALIBRATION_PRIOR) -> Calibration:
@@ -646,7 +646,7 @@ class RatingsDocs:
 def decode_cursor(data: bytes | None) -> tuple[int, str, int] | None:
     if data is None:
         return None
-    at_ms, table_id, hand_no = msgspec.json.decode(data, type=tuple[int, str, int])
+    at_ms, table_id, hand_no = decode(data, tuple[int, str, int])
     return (at_ms, table_id, hand_no)
 
 

@@ -31,7 +31,7 @@ from domain.table import (
     evolve,
     initial_state,
 )
-from projections.docs import DocKey, Docs, LastWord, changed, encode
+from projections.docs import DocKey, Docs, LastWord, changed, encode, encode_json
 from projections.turns import TURNS_DOC, turn_of
 
 SPECTATOR = "spectator"
@@ -212,7 +212,7 @@ class ViewsProjection:
                     continue
                 docs[DocKey(view_name(table_id, reader))] = encode(view)
             turn = turn_of(state.table, state.version, state.bots, state.turn_seconds, turn_deadline(state))
-            docs[DocKey(TURNS_DOC, table_id)] = None if turn is None else encode(turn)
+            docs[DocKey(TURNS_DOC, table_id)] = None if turn is None else encode_json(turn)  # JSON: docs.py
             if closing:
                 closed.append(table_id)
         self._dirty.clear()

@@ -291,7 +291,7 @@ class MightyGame:
         return ledger.new_ledger(table_id, version, rules)
 
     fold_ledger = staticmethod(ledger.fold)
-    decode_ledger = staticmethod(ledger.decode)
+    ledger_type = ledger.TableLedger
 
 
 MIGHTY: Final[Game[RuleSet, HandState, HandCommand, HandEvent, HandView, ledger.TableLedger]] = MightyGame()

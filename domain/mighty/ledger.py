@@ -87,5 +87,3 @@ def _scored(ledger: TableLedger, version: int, event: HandScored) -> TableLedger
     )
     return replace(ledger, version=version, hands=(*ledger.hands, line), totals=totals)
 
-
-decode = msgspec.json.Decoder(TableLedger).decode

@@ -255,7 +255,7 @@ class MitigatiGame:
         return ledger.new_ledger(table_id, version)
 
     fold_ledger = staticmethod(ledger.fold)
-    decode_ledger = staticmethod(ledger.decode)
+    ledger_type = ledger.TableLedger
 
 
 MITIGATI: Final[Game[RuleSet, MitigatiState, MitigatiCommand, MitigatiEvent, MitigatiView, ledger.TableLedger]] = (

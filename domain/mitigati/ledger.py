@@ -87,5 +87,3 @@ def fold(ledger: TableLedger, version: int, event: MitigatiEvent) -> TableLedger
         return replace(ledger, version=version, hand_no=event.hand_no, dealer=event.dealer)
     return ledger
 
-
-decode = msgspec.json.Decoder(TableLedger).decode

@@ -43,6 +43,7 @@ from domain.errors import MightyError
 from domain.games import AnyGame, Rules
 from domain.registry import game_of, rules_of_directory
 from domain.table import Submission
+from projections.docs import Decoder
 from projections.turns import AWAY_LEVEL, TURNS_DOC, Turn, decode_turn
 from services.app.steps import send_then_step, service_steps
 from services.commands.tables import TableHandler
@@ -273,7 +274,7 @@ class SeatReader:
     space: KeySpace
     _rules: dict[bytes, Rules]  # by the rule set's directory fields (``_rules_key``)
     _levels: dict[str, str | None]
-    _decoders: dict[str, msgspec.json.Decoder[Any]]
+    _decoders: dict[str, Decoder[Any]]
 
     def rules_of(self, turn: Turn) -> Rules:
         """The turn's rule set, kept by its directory fields, not by table: most tables
@@ -305,7 +306,7 @@ class SeatReader:
             self._levels[turn.player] = None if raw is None else bytes(raw).decode()
         return self._levels[turn.player]
 
-    def _decoder(self, game: AnyGame) -> msgspec.json.Decoder[Any]:
+    def _decoder(self, game: AnyGame) -> Decoder[Any]:
         decoder = self._decoders.get(game.name)
         if decoder is None:
             seat_view = msgspec.defstruct(
@@ -313,7 +314,8 @@ class SeatReader:
                 [("version", int), ("status", str), ("hand", game.view_type | None),
                  ("away", tuple[int, ...], ())],
             )
-            decoder = self._decoders[game.name] = msgspec.json.Decoder(seat_view)
+            # a stored view, in either encoding (projections/docs.py)
+            decoder = self._decoders[game.name] = Decoder(seat_view)
         return decoder
 
 

@@ -10,6 +10,7 @@ import argparse
 from collections.abc import Callable
 
 from projections import KINDS
+from projections.docs import as_text
 from services.bootstrap import Wiring
 from services.cli.common import EXIT_DIFFERENT, EXIT_OK, fail, wired, write_json_line
 from services.projection.store import ProjectionStore
@@ -121,7 +122,8 @@ def _forged(wiring: Wiring) -> list[object]:
 
 
 def _text(data: bytes | None) -> str | None:
-    return None if data is None else data.decode()
+    """A document as JSON text (stored as MessagePack: projections/docs.py)."""
+    return None if data is None else as_text(data)
 
 
 def cmd_lag(args: argparse.Namespace) -> int:

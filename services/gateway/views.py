@@ -23,13 +23,14 @@ import msgspec
 
 from domain.games import AnyGame
 from domain.presentation import DiscardStep
+from projections.docs import Decoder
 from services.bots.timers import iso_of_ms
 from services.gateway import labels
 from services.gateway.wire import View
 from services.i18n.catalogs import DEFAULT
 
-_decode = msgspec.json.Decoder(dict[str, Any]).decode
-_encode = msgspec.json.Encoder().encode
+_decode = Decoder(dict[str, Any]).decode  # a stored view, in either encoding (projections/docs.py)
+_encode = msgspec.json.Encoder().encode  # what a client is sent: JSON
 
 # The game view's fields the API gives in its own shape, or not at all: the legal
 # commands (reshaped), the discard step (folded into ``legal``) and the game's 0-based

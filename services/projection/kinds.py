@@ -20,6 +20,7 @@ from domain.codec import decode_event
 from domain.table import TableEvent
 from projections import new_projection
 from projections.directory import DIRECTORY_DOC, DirectoryProjection
+from projections.docs import Decoder
 from projections.ledger import PLAYERS_DOC, LedgerProjection, table_name
 from projections.ratings import HandsProjection, table_doc
 from projections.views import SPECTATOR, ViewsProjection, view_name
@@ -35,7 +36,7 @@ class _Version(msgspec.Struct):
     version: int
 
 
-_decode_version = msgspec.json.Decoder(_Version).decode
+_decode_version = Decoder(_Version).decode  # a stored view, in either encoding (projections/docs.py)
 
 
 class Kind(Protocol):

@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 import redis.asyncio as aioredis
 
+from projections.docs import Decoder
 from projections.views import view_name
 from services.projection.fanout import FanoutHub
 from services.projection.keys import ProjectionKeys
@@ -29,7 +30,7 @@ class _Version(msgspec.Struct):
     version: int
 
 
-_version = msgspec.json.Decoder(_Version).decode
+_version = Decoder(_Version).decode  # a view, in either encoding (projections/docs.py)
 
 
 def channel_of(space: KeySpace, table_id: str, reader: str) -> str:

@@ -119,7 +119,8 @@ class AsyncReader:
             self._hub = None
 
     async def view(self, table_id: str, reader: str) -> bytes | None:
-        """The stored view of ``reader`` (JSON, with its ``version``), or None."""
+        """The stored view of ``reader`` (MessagePack, or JSON from an earlier release:
+        projections/docs.py), with its ``version``, or None."""
         data: Any = await self.client.get(_view_doc(self.space, table_id, reader))
         return None if data is None else bytes(data)
 

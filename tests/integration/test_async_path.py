@@ -14,6 +14,7 @@ import msgspec
 import pytest
 
 from domain.table import CreateTable, Submission, TableState, evolve, initial_state
+from projections.docs import decode
 from projections.views import SPECTATOR
 from services.commands.handler import AsyncCommandHandler
 from services.commands.tables import TableDecider
@@ -143,7 +144,7 @@ def _published(redis_client: Any, channel: str, stop: threading.Event, into: lis
     while not stop.is_set():
         message = pubsub.get_sharded_message(timeout=0.05)
         if message is not None and message["type"] == "smessage":
-            into.append(msgspec.json.decode(message["data"])["version"])
+            into.append(decode(message["data"])["version"])
         elif message is not None and message["type"] == "ssubscribe":
             into.append(-1)  # marks: subscribed from here on
     pubsub.close()
@@ -163,20 +164,20 @@ def test_following_a_view_from_a_cursor_misses_nothing_and_gives_nothing_twice(
             tables = AsyncTables(client, seed=5)
             await tables.open([table_id])
             await asyncio.to_thread(wait_until, redis_client, SPACE, "views", None, 60.0)
-            seen = msgspec.json.decode(await AsyncReader(client, SPACE).view(table_id, "2") or b"{}")
+            seen = decode(await AsyncReader(client, SPACE).view(table_id, "2") or b"{}")
             followed: list[int] = []
             stream = follow_async(client, SPACE, table_id, "2", cursor=seen["version"] - 1)
 
             async def follow() -> None:
                 async for doc in stream:
-                    followed.append(msgspec.json.decode(doc)["version"])
+                    followed.append(decode(doc)["version"])
 
             task = asyncio.create_task(follow())
             while not followed:  # the stored view, newer than the cursor, comes first
                 await asyncio.sleep(0.01)
             await tables.play(hands=1, steps=40)
             await asyncio.to_thread(wait_until, redis_client, SPACE, "views", None, 60.0)
-            final = msgspec.json.decode(view(redis_client, SPACE, table_id, "2") or b"{}")["version"]
+            final = decode(view(redis_client, SPACE, table_id, "2") or b"{}")["version"]
             deadline = time.monotonic() + 30
             while followed[-1] < final and time.monotonic() < deadline:
                 await asyncio.sleep(0.01)

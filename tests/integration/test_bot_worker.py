@@ -3,7 +3,6 @@ private redis-server: tables of bots play on by themselves."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import pytest
 
 from domain.codec import decode_event
 from domain.table import CreateTable, JoinSeat, Submission, TableClosed, TurnTimedOut
+from projections.docs import decode
 from projections.views import view_name
 from services.app.steps import service_steps
 from services.bootstrap import Wiring, wire
@@ -192,7 +192,7 @@ def test_a_timed_turn_ends_at_the_deadline_its_views_showed_from_the_append_that
     def timed_out() -> bool:
         stored = views.client.get(views.keys.doc(partition, view_name("clock", "0")))
         if stored is not None:
-            view = json.loads(stored)
+            view = decode(stored)
             if view["hand"] is not None and view["hand"]["to_act"] == 0:
                 shown[view["version"]] = view["deadline_ms"]
         return any(isinstance(decode_event(e.data), TurnTimedOut) for e in wiring.store.read("clock"))

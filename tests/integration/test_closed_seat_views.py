@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 
 from domain.table import CloseTable, Submission
 from projections import KINDS
+from projections.docs import decode
 from services.projection.notify import channel_of
 from services.projection.rebuild import rebuild
 from services.store.keys import KeySpace
@@ -52,7 +52,7 @@ def test_a_closed_tables_seat_views_are_announced_to_their_followers_and_not_kep
     for _ in range(50):
         message = listener.get_sharded_message(timeout=0.2)
         if message is not None and message["type"] == "smessage":
-            told[message["channel"].decode()] = msgspec.json.decode(message["data"])
+            told[message["channel"].decode()] = decode(message["data"])
         if len(told) == len(seats):
             break
     listener.close()

@@ -8,11 +8,11 @@ import random
 import time
 from typing import Any
 
-import msgspec
 import pytest
 
 from domain.registry import game_named
 from domain.table import CreateTable, Submission, initial_state
+from projections.docs import decode
 from projections.ratings import HANDS_DOC, decode_cursor, decode_hand
 from services.players import seating
 from services.projection.rater import (
@@ -90,7 +90,7 @@ def test_ratings_rebuilt_from_the_streams_equal_the_live_ones_byte_for_byte(redi
     keys = RatingsKeys(SPACE)
     assert any(k.startswith(keys.ratings("mighty-5")) for k in live)
     assert any(k.startswith(keys.ratings("mitigati")) for k in live)
-    reputation = {k.decode(): msgspec.json.decode(v) for k, v in live[keys.reputation].items()}
+    reputation = {k.decode(): decode(v) for k, v in live[keys.reputation].items()}
     assert all(r["finished"] > 0 and r["abandoned"] == 0 for r in reputation.values())
 
     for partition in range(SPACE.partitions):

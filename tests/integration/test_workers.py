@@ -20,6 +20,7 @@ import pytest
 from domain.codec import decode_event
 from domain.table import TableState, evolve, initial_state
 from projections import KINDS
+from projections.docs import decode, is_msgpack
 from projections.ledger import decode_table
 from projections.views import SPECTATOR
 from services.projection.keys import ProjectionKeys
@@ -32,7 +33,7 @@ from services.projection.read import (
     view,
     wait_until,
 )
-from services.projection.rebuild import rebuild
+from services.projection.rebuild import check, rebuild
 from services.store.keys import KeySpace
 from services.store.redis_store import RedisEventStore, connect
 from tests.integration.conftest import config_set_everywhere
@@ -351,10 +352,10 @@ def test_stored_views_and_notifications_hold_only_what_their_reader_may_see(
     history = _history(redis_client, table_ids)
     stored = [view(redis_client, SPACE, t, r) for t in table_ids for r in [*map(str, range(5)), SPECTATOR]]
     for doc in [*received, *[d for d in stored if d is not None]]:
-        found = msgspec.json.decode(doc)
+        found = decode(doc)
         state, salts = history[found["table_id"]][found["version"]]
         assert_reader_may_see(doc, state, salts)
-    versions = {(v["table_id"], v["version"]) for v in map(msgspec.json.decode, received)}
+    versions = {(v["table_id"], v["version"]) for v in map(decode, received)}
     assert len(versions) > 10 * len(table_ids), "notifications all along the hands, not just the last view"
 
 
@@ -443,3 +444,62 @@ def test_a_table_ledger_document_reads_back(redis_client: Any) -> None:
     worker.shutdown()
     key = ProjectionKeys(SPACE, "ledger").doc(SPACE.partition_of("z000"), "ledger:t:z000")
     assert decode_table(redis_client.get(key)).seats == tables.states["z000"][0].seats
+
+
+def _catch_up(client: Any, kinds: tuple[str, ...] = KINDS) -> None:
+    """A fresh in-process worker of each kind (it restores what is stored), stepped until
+    it has applied every feed entry."""
+    for kind in kinds:
+        worker = in_process_worker(client, kind, SPACE, linger_ms=0, block_ms=10)
+        while applied(client, SPACE, kind) < feed_length(client, SPACE):
+            worker.step()
+        worker.shutdown()
+
+
+def _store_as_an_earlier_release(client: Any) -> int:
+    """Every stored document written again as JSON, as releases before 2026-12-06 stored them."""
+    rewritten = 0
+    for kind in KINDS:
+        store = store_of(client, SPACE, kind)
+        for partition in range(SPACE.partitions):
+            for doc, data in store.docs(partition).items():
+                if not is_msgpack(data):
+                    continue  # the turns, the hours' markers: as they were
+                key = store.keys.key_of(partition, doc)
+                old = msgspec.json.encode(decode(data))
+                if doc.field is None:
+                    client.set(key, old)
+                else:
+                    client.hset(key, doc.field, old)
+                rewritten += 1
+    return rewritten
+
+
+def test_documents_an_earlier_release_stored_as_json_are_read_and_check_as_the_same(redis_client: Any) -> None:
+    """A rolling upgrade: what a release that wrote JSON stored reads on, checks identical
+    to a rebuild, and is written as MessagePack the next time its table changes."""
+    tables = Tables(redis_client, SPACE, seed=12)
+    tables.open(ids("j", 4))
+    tables.play(hands=1, steps=30)
+    _catch_up(redis_client)
+    assert _store_as_an_earlier_release(redis_client) > 4 * 6
+    assert_identical_to_a_rebuild(redis_client, SPACE)
+    ledger = table_ledger(redis_client, SPACE, "j000")
+    assert ledger is not None and ledger.seats == tables.states["j000"][0].seats
+    spectator = view(redis_client, SPACE, "j001", SPECTATOR)
+    assert spectator is not None and spectator.startswith(b"{")
+    assert decode(spectator)["version"] == tables.states["j001"][1]
+
+    tables.play(hands=1)  # the workers restore from the JSON documents, then fold on
+    _catch_up(redis_client)
+    assert_identical_to_a_rebuild(redis_client, SPACE)
+    assert sum(p.total for p in player_ledgers(redis_client, SPACE)) == 0 and player_ledgers(redis_client, SPACE)
+    for table_id in tables.states:
+        stored = view(redis_client, SPACE, table_id, SPECTATOR)
+        assert stored is not None and is_msgpack(stored)
+        assert decode(stored)["version"] == tables.states[table_id][1]
+    # a JSON document that is not the rebuilt one is still found
+    key = ProjectionKeys(SPACE, "ledger").doc(SPACE.partition_of("j002"), "ledger:t:j002")
+    redis_client.set(key, msgspec.json.encode({**decode(redis_client.get(key)), "totals": [1, 2, 3, 4, 5]}))
+    differences = check(store_of(redis_client, SPACE, "ledger"), SPACE.partition_of("j002"))
+    assert [d.doc.name for d in differences] == ["ledger:t:j002"]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from projections import KINDS
+from projections.docs import decode
 from projections.views import SPECTATOR, view_name
 from services.projection.read import lag, wait_until
 from services.projection.rebuild import rebuild
@@ -33,7 +34,7 @@ SPACE = KeySpace(16)
 def _stored_version(client: Any, table_id: str) -> int:
     store = store_of(client, SPACE, "views")
     data = client.get(store.keys.doc(SPACE.partition_of(table_id), view_name(table_id, SPECTATOR)))
-    return 0 if data is None else int(json.loads(data)["version"])
+    return 0 if data is None else int(decode(data)["version"])
 
 
 def _cli(url: str, *args: str) -> list[dict[str, Any]]:

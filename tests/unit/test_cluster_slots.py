@@ -38,7 +38,7 @@ _ALL_KEYS = {"MGET", "DEL", "UNLINK", "EXISTS", "WATCH", "TOUCH"}
 
 def keys_of(args: Sequence[Any]) -> list[Any]:
     """The keys of a command that may name several (one-key commands: one slot anyway)."""
-    words = [a.decode() if isinstance(a, bytes) else str(a) for a in args]
+    words = [a.decode(errors="replace") if isinstance(a, bytes) else str(a) for a in args]  # a value: MessagePack
     name = words[0].upper()
     if name in ("EVAL", "EVALSHA"):
         return list(args[3:3 + int(args[2])])

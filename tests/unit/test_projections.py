@@ -35,7 +35,7 @@ from domain.table import (
 )
 from projections import new_projection, replay
 from projections.directory import DIRECTORY_DOC, DirectoryProjection, decode_entry
-from projections.docs import DocKey, LastWord
+from projections.docs import DocKey, LastWord, decode
 from projections.ledger import (
     PLAYERS_DOC,
     LedgerProjection,
@@ -138,7 +138,7 @@ def allowed_cards(state: TableState, reader: str) -> set[str]:
 
 def assert_reader_may_see(doc: bytes, state: TableState, deal_salts: set[str]) -> None:
     """A stored or published view holds nothing its reader may not see (§8)."""
-    view = msgspec.json.decode(doc)
+    view = decode(doc)
     reader = view["reader"]
     assert view["deal"] is None, "only the audit view holds the deal"
     hidden = cards_in(view) - allowed_cards(state, reader)
@@ -174,10 +174,10 @@ def test_each_readers_view_is_the_domains_view_of_that_reader() -> None:
         if state.hand is None:
             continue
         for seat in range(5):
-            view = msgspec.json.decode(docs[DocKey(view_name(table_id, str(seat)))])
+            view = decode(docs[DocKey(view_name(table_id, str(seat)))])
             assert view["hand"] == as_json(seat_view(state.hand, seat))
             assert view["version"] == version
-        spectator = msgspec.json.decode(docs[DocKey(view_name(table_id, SPECTATOR))])
+        spectator = decode(docs[DocKey(view_name(table_id, SPECTATOR))])
         assert spectator["hand"] == as_json(spectator_view(state.hand))
 
 
@@ -225,7 +225,7 @@ def test_a_spectator_sees_no_unplayed_card_but_the_turned_up_kitty() -> None:
         projection.apply(table_id, version, event)
         doc = projection.flush().get(DocKey(view_name(table_id, SPECTATOR)))
         assert doc is not None
-        assert cards_in(msgspec.json.decode(doc)) <= public_cards(state)
+        assert cards_in(decode(doc)) <= public_cards(state)
 
 
 # ---------------------------------------------------------------- the same documents however batched
@@ -356,7 +356,7 @@ def test_a_table_closed_mid_hand_leaves_no_view_saying_whose_turn_it_is_or_what_
     for reader in [*map(str, range(5)), SPECTATOR]:
         data = docs[DocKey(view_name("t1", reader))]
         assert data is not None
-        view = msgspec.json.decode(data)
+        view = decode(data)
         assert view["status"] == "closed"
         if reader != SPECTATOR:  # a last word: the table without the hand, announced, not kept
             assert isinstance(data, LastWord) and view["hand"] is None, reader

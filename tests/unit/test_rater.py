@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import fakeredis
-import msgspec
 import pytest
 
-from projections.docs import DocKey, encode
+from projections.docs import DocKey, decode, encode
 from projections.ratings import (
     HOUR_MS,
     HOURS_DOC,
@@ -124,7 +123,7 @@ def test_a_hand_the_cursor_has_passed_is_never_applied_twice(client: Any) -> Non
     stored = client.hget(RatingsKeys(SPACE).ratings("mighty-5"), "a")
     assert Rater(client, SPACE, token=rater.token).step() == 0  # a fresh rater, nothing cached
     assert client.hget(RatingsKeys(SPACE).ratings("mighty-5"), "a") == stored
-    assert msgspec.json.decode(stored)["hands"] == 1
+    assert decode(stored)["hands"] == 1
 
 
 def test_the_rater_holds_only_its_backlog_and_fetches_only_the_hands_it_has_not_seen(

@@ -22,7 +22,7 @@ from domain.table import (
     initial_state,
 )
 from projections import replay
-from projections.docs import DocKey
+from projections.docs import DocKey, decode
 from projections.ratings import (
     CALIBRATION,
     HANDS_DOC,
@@ -147,8 +147,8 @@ def test_an_unrated_table_changes_no_rating_but_counts_for_reputation() -> None:
     ratings.apply(_hand(1, "t", 0, (0, 1), rated=False, away=(False, True, False, False, False)))
     docs = ratings.flush()
     assert docs.ratings == {}
-    assert msgspec.json.decode(docs.reputations["a"]) == {"player": "a", "finished": 1, "abandoned": 0}
-    assert msgspec.json.decode(docs.reputations["b"]) == {"player": "b", "finished": 0, "abandoned": 1}
+    assert decode(docs.reputations["a"]) == {"player": "a", "finished": 1, "abandoned": 0}
+    assert decode(docs.reputations["b"]) == {"player": "b", "finished": 0, "abandoned": 1}
 
 
 def test_a_rating_is_provisional_until_its_sigma_falls_below_the_bound() -> None:
@@ -362,7 +362,7 @@ def test_the_calibration_changes_predictions_only_and_is_restored_with_the_ratin
     docs = whole.flush()
     stored = docs.ratings[("mighty-5", CALIBRATION)]
     assert ("mighty-5", CALIBRATION) not in docs.ordinals  # on no leaderboard
-    learned = msgspec.json.decode(stored, type=Calibration)
+    learned = decode(stored, Calibration)
     assert learned.hands == 120 and learned.temperature != 1.0
     # in two batches, the second restored from the first's documents: the same bytes
     first, second = Ratings(), Ratings()

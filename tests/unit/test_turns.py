@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from domain.table import (
     CloseTable,
     CreateTable,
@@ -15,7 +13,7 @@ from domain.table import (
     evolve,
     initial_state,
 )
-from projections.docs import DocKey
+from projections.docs import DocKey, decode
 from projections.turns import TURNS_DOC, decode_turn
 from projections.views import ViewsProjection
 from services.commands.dealer import deal_command
@@ -93,7 +91,7 @@ def test_a_timed_turn_ends_turn_seconds_after_the_append_that_began_it_in_the_tu
         assert docs.get(TURNS_DOC) is None or decode_turn(docs[TURNS_DOC] or b"").deadline_ms is None
     assert to_act is not None
     turn = decode_turn(dealt[TURNS_DOC] or b"")
-    views = {name: json.loads(doc or b"{}") for name, doc in dealt.items() if name.startswith("view:t1:")}
+    views = {name: decode(doc or b"\x80") for name, doc in dealt.items() if name.startswith("view:t1:")}
     assert turn.deadline_ms == appended[turn.version - 1] + 20_000
     assert views and all(view["deadline_ms"] == turn.deadline_ms for view in views.values())
     untimed, _ = play(0, list(appended))

@@ -20,6 +20,7 @@ from msgspec.structs import replace
 
 from domain.errors import MightyError
 from domain.table import TableState
+from projections.docs import encode
 from projections.views import SPECTATOR, ViewState, render
 from services.app import commands as playing
 from services.app import seats
@@ -78,16 +79,16 @@ async def reader_of(backend: BackendDep, table_id: str, player: str | None) -> t
 
 
 def rendered(state: TableState, version: int, reader: str) -> bytes:
-    """The reader's view as the views worker stores it, rendered here: for a table the
-    worker has not folded this far yet (behind by a moment, or folding its views again
-    after a Redis restart: they are kept off the AOF, docs/workers.md), and for a seat of
-    a closed table, whose view the worker does not keep (projections/views.py): the
-    table's public face, the spectator's view, as that seat's (what the seat's follower
-    was last pushed, and what an archived table shows)."""
+    """The reader's view as the views worker stores it (MessagePack: projections/docs.py),
+    rendered here: for a table the worker has not folded this far yet (behind by a moment,
+    or folding its views again after a Redis restart: they are kept off the AOF,
+    docs/workers.md), and for a seat of a closed table, whose view the worker does not
+    keep (projections/views.py): the table's public face, the spectator's view, as that
+    seat's (what the seat's follower was last pushed, and what an archived table shows)."""
     folded = ViewState(table=state, version=version, name="")
     if state.status == "closed" and reader != SPECTATOR:
-        return msgspec.json.encode(replace(render(folded, SPECTATOR), reader=reader))
-    return msgspec.json.encode(render(folded, reader))
+        return encode(replace(render(folded, SPECTATOR), reader=reader))
+    return encode(render(folded, reader))
 
 
 async def _document(backend: BackendDep, table_id: str, stored: bytes, timed: bool = True,
