@@ -62,10 +62,10 @@ def as_stored(entries: Entries) -> Entries:
             continue
         version = version_of(entry_id)
         stamp = (fields[b"c"], fields[b"a"])
-        whole = version == 1 or version % HASH_EVERY == 0
-        head = whole or stamp != before
         stored = bytes(fields[b"h"])
         digest = bytes.fromhex(stored.decode()) if len(stored) == 64 else stored or None
+        whole = version == 1 or version % HASH_EVERY == 0 or digest is not None  # a record with a hash: no delta
+        head = whole or stamp != before
         at_ms = int(stamp[1]) if head else None
         delta = None
         if head and not whole and after_record and before is not None and int(stamp[1]) >= int(before[1]):

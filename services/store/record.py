@@ -10,7 +10,8 @@ the version is not stored again. The record's bytes:
   with ``HEAD``, since 2026-12-06 too): the time is an unsigned LEB128 varint of the ms
   since the time of the entry before it (what readers carry), not 6 bytes big-endian of
   ms since the epoch (the server's clock). Any other bit set, or ``TIME_DELTA`` without
-  ``HEAD``, on an anchor or on version 1: ``BadRecord`` (room for later layouts).
+  ``HEAD``, with ``HAS_HASH``, on an anchor or on version 1: ``BadRecord`` (room for later
+  layouts).
 * then the event, packed (``compact.pack``): the rest of the bytes.
 
 A record is a *head* on the first event of every append, on every anchor and on version 1;
@@ -132,9 +133,9 @@ def decode(raw: bytes, version: int) -> Record:
     if flags & ~KNOWN_FLAGS:
         raise BadRecord(version, f"flags {flags:#04x} name a layout this release does not know")
     delta = flags & TIME_DELTA
-    if delta and (not flags & HEAD or version == 1 or version % HASH_EVERY == 0):
+    if delta and (flags & HAS_HASH or not flags & HEAD or version == 1 or version % HASH_EVERY == 0):
         raise BadRecord(version, "its time is a delta where none can be (a record that is not a head, "
-                                 "an anchor or version 1)")
+                                 "that stores its hash, an anchor or version 1)")
     at = 1
     digest = None
     if flags & HAS_HASH:

@@ -247,6 +247,7 @@ def record_entry(version: int, raw: bytes) -> Entry:
     b"",  # nothing
     b"\x04" + b"e",  # a delta time on a record that is not a head
     b"\x05" + bytes(32) + b"e",
+    b"\x07" + bytes(32) + b"\x05\x01ce",  # a delta on a record that stores its hash
     b"\x08" + b"e",  # a flag this release does not know
     b"\x81" + bytes(32) + b"e",
     b"\x01" + bytes(31),  # cut in its hash
@@ -262,7 +263,7 @@ def record_entry(version: int, raw: bytes) -> Entry:
     b"\x06\x80\x80\x80\x80\x80\x80\x80\x01\x01ce",  # a delta longer than 7 bytes
     b"\x06\x85\x00\x01ce",  # not in its shortest form
     b"\x06\x05\x00e",  # an empty command id after a delta
-], ids=["empty", "delta-without-head", "delta-with-hash-without-head", "unknown-flag", "high-flag", "cut-hash",
+], ids=["empty", "delta-without-head", "delta-with-hash-without-head", "delta-with-hash", "unknown-flag", "high-flag", "cut-hash",
         "cut-time", "cut-command-id", "empty-command-id", "not-ascii", "newline-in-command-id", "space-in-command-id",
         "cut-delta", "cut-delta-continued", "delta-too-long", "delta-not-shortest", "delta-empty-command-id"])
 def test_a_record_this_release_cannot_read_is_store_corrupt_naming_its_version(raw: bytes) -> None:
