@@ -71,24 +71,37 @@ def _today(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
     return {**_every_hash(t, v, e, last), "h": _hash(t, v) if v % HASH_EVERY == 0 else b""}
 
 
-def _record(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
+def _record_whole_time(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
     """One field ``r``, a record (services/store/record.py): the hash on the anchors, the
-    append time and command id on the heads (an append's first event, anchors, version 1)."""
+    append time (6 bytes) and command id on the heads (an append's first event, anchors,
+    version 1)."""
     head = last != e["command_id"] or v % HASH_EVERY == 0 or v == 1
     return {"r": record.encode(_packed(e), hash=_hash(t, v) if v % HASH_EVERY == 0 else None,
                                command_id=e["command_id"] if head else None, at_ms=_at(e) if head else None)}
 
 
+def _record(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
+    """``_record_whole_time``, but a head that is not an anchor nor version 1 stores its
+    time as a varint of the ms since the append before's (what ``append.lua`` writes)."""
+    if last is None or last == e["command_id"] or v % HASH_EVERY == 0 or v == 1:
+        return _record_whole_time(t, v, e, last)
+    delta = _at(e) - _at({"command_id": last})
+    return {"r": record.encode(_packed(e), command_id=e["command_id"], delta_ms=delta)}
+
+
 def _record_every_head(t: int, v: int, e: Entry, last: str | None) -> dict[str, Any]:
     """A record that is a head on every entry (the time and the command id each time)."""
-    return _record(t, v, e, None)
+    return _record_whole_time(t, v, e, None)
 
 
-TODAY = f"r: one record, hash on every {HASH_EVERY}th, time and command id once an append (stored today)"
+TODAY = (f"r: one record, hash on every {HASH_EVERY}th, time and command id once an append, "
+         "the time a delta but on anchors and version 1 (stored today)")
 LAYOUTS: dict[str, Layout] = {
     "hv v e h c a, h on every entry (stored until sparse hashes, 2026-12-06)": _every_hash,
     f"hv v e h c a, h empty but on every {HASH_EVERY}th entry (stored until 2026-12-06)": _today,
     TODAY: _record,
+    f"r: one record, hash on every {HASH_EVERY}th, time (6 bytes) and command id once an append "
+    "(stored until the time delta, 2026-12-06)": _record_whole_time,
     "r: one record, the time and command id on every entry": _record_every_head,
     "hv v e c a (no h: every reader chains the hashes from the head or a known one)":
         lambda t, v, e, last: {k: x for k, x in _every_hash(t, v, e, last).items() if k != "h"},

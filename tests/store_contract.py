@@ -328,6 +328,27 @@ class StoreContract:
 AnyRedisStore = RedisEventStore | SyncOverAsync  # the latter over an AsyncRedisEventStore
 
 
+def encoded(read: list[StoredEvent], *, delta_from: int, whole: frozenset[int] | set[int] = frozenset()) -> list[bytes]:
+    """The records the script writes for the events ``read`` (a whole read), as
+    ``record.encode`` writes them: a head on each append's first event (its command id
+    differs from the event before's), every anchor and version 1; its time whole on an
+    anchor, version 1, before version ``delta_from`` and on the versions ``whole``, else
+    as ms after the event before's."""
+    out = []
+    for n, e in enumerate(read):
+        before = read[n - 1] if n else None
+        anchor = e.version % HASH_EVERY == 0
+        head = e.version == 1 or anchor or before is None or before.command_id != e.command_id
+        delta = head and not anchor and e.version != 1 and e.version >= delta_from and e.version not in whole
+        assert e.at_ms is not None and (before is None or before.at_ms is not None)
+        out.append(record.encode(
+            pack(e.data), hash=bytes.fromhex(e.hash) if anchor else None,
+            command_id=e.command_id if head else None,
+            at_ms=e.at_ms if head and not delta else None,
+            delta_ms=e.at_ms - before.at_ms if delta and before and before.at_ms is not None else None))
+    return out
+
+
 def evalsha(store: AnyRedisStore, table_id: str, args: list[Any]) -> Any:
     return store.append_raw(store.keys.table(table_id).as_list(), args)
 
@@ -518,17 +539,71 @@ class RedisScriptContract:
         assert [e.command_id for e in read] == [f"cmd-{n}" for n, size in enumerate(sizes) for _ in range(size)]
         assert [e.version for e in read] == list(range(1, 87))
         assert {e.hash_version for e in read} == {HASH_VERSION}
-        stamps = {r.command_id: r.at_ms for r in records if r.command_id}
+        # version 1 and the anchors store the time whole; the other heads, as ms after the
+        # time before (the append before's)
+        whole = {1, *range(16, 87, 16)}
+        assert [v for v, r in enumerate(records, start=1) if r.at_ms is not None] == sorted(whole)
+        assert [v for v, r in enumerate(records, start=1) if r.delta_ms is not None] == sorted({*firsts} - whole)
+        stamps: dict[str, int] = {}
+        at = 0
+        for r in records:
+            if r.command_id:
+                at = r.at_ms if r.at_ms is not None else at + (r.delta_ms or 0)
+                stamps[r.command_id] = at
         assert [e.at_ms for e in read] == [stamps[e.command_id] for e in read]
+        feed = [e.at_ms for e in store.read_feed(store.keys.partition_of("t1"), count=1000) if e.table_id == "t1"]
+        assert [e.at_ms for e in read] == feed
         assert all(at is not None and before <= at for at in stamps.values())
         assert verify_chain(EMPTY_HEAD, read) == head == store.head("t1")
         for after in range(87):
             assert store.read("t1", after_version=after) == read[after:], after
-        heads = {1, *firsts, *range(16, 87, 16)}
-        assert [f[b"r"] for _, f in entries] == [  # byte for byte what record.encode writes
-            record.encode(pack(e.data), hash=bytes.fromhex(e.hash) if e.version % HASH_EVERY == 0 else None,
-                          command_id=e.command_id if e.version in heads else None,
-                          at_ms=e.at_ms if e.version in heads else None) for e in read]
+        assert [f[b"r"] for _, f in entries] == encoded(read, delta_from=2)  # byte for byte
+
+    def test_a_table_an_earlier_release_wrote_gets_a_whole_time_first_then_deltas(
+        self, store: AnyRedisStore, client: redis.Redis
+    ) -> None:
+        """A table's meta written by a release before 2026-12-06 holds no ``a`` (the last
+        append's time): the next append's head stores its time whole (6 bytes), the ones
+        after it as deltas; every event reads with the time the feed holds."""
+        head = append(store, "t1", b"a", b"b", at=EMPTY_HEAD, cid="c1")
+        head = append(store, "t1", b"c", at=head, cid="c2")
+        meta = store.keys.table("t1").meta
+        assert client.hget(meta, "a") is not None
+        client.hdel(meta, "a")  # as an earlier release left it
+        head = append(store, "t1", b"d", b"e", at=head, cid="c3")
+        head = append(store, "t1", b"f", at=head, cid="c4")
+        entries: Any = client.xrange(store.keys.table("t1").events)
+        records = [record.decode(f[b"r"], v) for v, (_, f) in enumerate(entries, start=1)]
+        assert [(r.at_ms is not None, r.delta_ms is not None) for r in records] == [
+            (True, False), (False, False), (False, True), (True, False), (False, False), (False, True)]
+        read = store.read("t1")
+        feed = [e.at_ms for e in store.read_feed(store.keys.partition_of("t1")) if e.table_id == "t1"]
+        assert [e.at_ms for e in read] == feed and None not in feed
+        assert [f[b"r"] for _, f in entries] == encoded(read, delta_from=2, whole={4})
+        for after in range(7):
+            assert store.read("t1", after_version=after) == read[after:], after
+
+    def test_an_append_on_a_clock_that_went_back_stores_its_time_whole(
+        self, store: AnyRedisStore, client: redis.Redis
+    ) -> None:
+        """A delta is never negative: when the server's clock reads earlier than the last
+        append's time (here the meta says the last append was a minute ahead), the head
+        stores its time whole; the next append is a delta again."""
+        head = append(store, "t1", b"a", at=EMPTY_HEAD, cid="c1")
+        meta = store.keys.table("t1").meta
+        ahead = int(client.hget(meta, "a") or 0) + 60_000
+        client.hset(meta, "a", ahead)
+        head = append(store, "t1", b"b", b"c", at=head, cid="c2")
+        assert int(client.hget(meta, "a") or 0) < ahead  # the append's own time
+        head = append(store, "t1", b"d", at=head, cid="c3")
+        entries: Any = client.xrange(store.keys.table("t1").events)
+        records = [record.decode(f[b"r"], v) for v, (_, f) in enumerate(entries, start=1)]
+        assert [(r.at_ms is not None, r.delta_ms is not None) for r in records] == [
+            (True, False), (True, False), (False, False), (False, True)]
+        read = store.read("t1")
+        feed = [e.at_ms for e in store.read_feed(store.keys.partition_of("t1")) if e.table_id == "t1"]
+        assert [e.at_ms for e in read] == feed
+        assert [f[b"r"] for _, f in entries] == encoded(read, delta_from=2, whole={2})
 
     def test_a_hash_sent_as_hex_is_stored_as_its_32_bytes_in_the_record(
         self, store: AnyRedisStore, client: redis.Redis

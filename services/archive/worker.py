@@ -7,7 +7,8 @@ A pass goes partition by partition:
    event is ``table_closed`` joins the partition's to-do list (``…:archive:closed``, a
    sorted set) scored by when it closed: the server time of its last append (its stream
    entry's, ``redis_store.last_entry``: a record that is not a head has its append's
-   head's, read from the entries before it), or, for an entry stored before the time was
+   head's, and a head storing its time as a delta adds it to the time before it, both
+   read from the entries before it, back to the anchor), or, for an entry stored before the time was
    kept, the time the worker first saw it closed (later than the close, so never too early).
 2. **Archive** each table on the list closed ``after_s`` ago or more whose feed entries
    every projection kind has applied (none is in the partition's feed after the slowest
@@ -181,7 +182,7 @@ class ArchiveWorker:
                     if not isinstance(decode_event(newest.data), TableClosed):
                         continue
                     at_ms = newest.at_ms
-                    if newest.command_id is None:  # a record that is not a head: its head holds the time
+                    if newest.at_ms is None:  # not a head, or its time a delta: read from the anchor before
                         at_ms = _time_of_last(self.client, self.space.table(table_id).events)
                 except StoreCorrupt as error:  # verify names it; the table is not archived
                     self.log.error("table's last entries unreadable", table=table_id, error=str(error))
@@ -348,6 +349,7 @@ class ArchiveWorker:
 
 def _time_of_last(client: Any, key: str) -> int | None:
     """The append time of a stream's newest entry when that entry holds none of its own (a
-    record that is not a head: its append's first event, or the anchor before, holds it)."""
+    record that is not a head: its append's first event, or the anchor before, holds it)
+    or holds it as a delta (added to the time before it, from the anchor before on)."""
     found = last_entry(client.xrevrange(key, count=HASH_EVERY))
     return None if found is None else found.at_ms

@@ -1,7 +1,9 @@
 -- append.lua: append one command's events to a table, all or nothing (docs/store.md).
 --
 -- KEYS[1] table stream    mighty:{pNN}:t:<table>:events  entry id 0-<version>
--- KEYS[2] table meta      mighty:{pNN}:t:<table>:meta    hash: v = version, h = head hash
+-- KEYS[2] table meta      mighty:{pNN}:t:<table>:meta    hash: v = version, h = head hash,
+--   a = the server time (ms) of the last append (what a delta head's time is added to;
+--   a meta without it, written by a release before 2026-12-06, gets a whole time)
 -- KEYS[3] command ids     mighty:{pNN}:t:<table>:cmds    hash: command id -> outcome
 -- KEYS[4] partition feed  mighty:{pNN}:feed
 -- KEYS[5] (optional) previous command ids  mighty:{pNN}:t:<table>:cmdp  hash, as KEYS[3]: the
@@ -22,12 +24,17 @@
 -- entry"; services/store/record.py reads it); the entry id 0-<version> is the version.
 -- The record's bytes: a flags byte (0x01: the hash follows, its 32 bytes; 0x02, a *head*:
 -- the append's time, 6 bytes big-endian ms of the server's clock, then the command id, a
--- length byte and its bytes, follow), then the packed event, the rest. The hash is stored
--- when the version is a multiple of HASH_EVERY (an anchor): readers derive the others'
--- from the entry before. The head is stored on the first event of the append, on every
--- anchor and on version 1: the other events of an append have the command id and time of
--- the entry before, which readers carry (a read from the middle starts at an anchor, a
--- head). The record's hash version is 2. The feed's entries carry t v e h a, every hash.
+-- length byte and its bytes, follow; 0x04, with 0x02 only: the time is an unsigned LEB128
+-- varint of the ms since the last append's time, meta's a, instead of the 6 bytes), then
+-- the packed event, the rest. The hash is stored when the version is a multiple of
+-- HASH_EVERY (an anchor): readers derive the others' from the entry before. The head is
+-- stored on the first event of the append, on every anchor and on version 1: the other
+-- events of an append have the command id and time of the entry before, which readers
+-- carry (a read from the middle starts at an anchor, a head). An anchor and version 1
+-- store the time whole (6 bytes), so every read has a time to add a delta to; the first
+-- event of an append that is neither stores it as a delta, but when the meta holds no a
+-- (a table written by an earlier release) or the clock went back (now < a): then whole.
+-- The record's hash version is 2 (the time is not hashed). The feed's entries carry t v e h a, every hash.
 -- The time is data the projections read (a turn's deadline starts then), so a rebuild
 -- from the stream gives the same views as the live feed did. Releases before this one
 -- wrote six fields hv v e h c a (and, before those, every hash, and the previous hash as
@@ -142,10 +149,12 @@ local function read_hash(key, ...)
   return reply, nil
 end
 
-local meta, refused = read_hash(KEYS[2], 'HMGET', KEYS[2], 'v', 'h')
+local meta, refused = read_hash(KEYS[2], 'HMGET', KEYS[2], 'v', 'h', 'a')
 if refused then return refused end
 local version = tonumber(meta[1] or '0')
 local head = meta[2] or GENESIS
+local last_at = nil  -- nil: no a (an earlier release's table), or not a time
+if meta[3] and #meta[3] <= 15 and string.match(meta[3], '^%d+$') then last_at = tonumber(meta[3]) end
 if version == nil then return {'corrupt', 'stored version is not a number'} end
 
 local seen
@@ -176,7 +185,21 @@ for j = 6, 1, -1 do
   stamp[j] = rest % 256
   rest = math.floor(rest / 256)
 end
-local head_bytes = string.char(stamp[1], stamp[2], stamp[3], stamp[4], stamp[5], stamp[6]) .. string.char(#command_id) .. command_id
+local named = string.char(#command_id) .. command_id
+local head_bytes = string.char(stamp[1], stamp[2], stamp[3], stamp[4], stamp[5], stamp[6]) .. named
+-- the first event's head when it is not an anchor nor version 1: ms since the last append,
+-- an unsigned LEB128 varint (7 bits a byte, low first, the high bit on all but the last)
+local delta_bytes = nil
+if last_at and now >= last_at then
+  local varint, d = '', now - last_at
+  repeat
+    local low = d % 128
+    d = math.floor(d / 128)
+    if d > 0 then low = low + 128 end
+    varint = varint .. string.char(low)
+  until d == 0
+  delta_bytes = varint .. named
+end
 local v = version
 for i = 1, n do
   v = v + 1
@@ -189,9 +212,12 @@ for i = 1, n do
       kept = (string.gsub(kept, '%x%x', function(pair) return string.char(tonumber(pair, 16)) end))
     end
   end
-  if i == 1 or v == 1 or v % HASH_EVERY == 0 then
+  if v == 1 or v % HASH_EVERY == 0 or (i == 1 and not delta_bytes) then
     flags = flags + 2
     stamped = head_bytes
+  elseif i == 1 then
+    flags = flags + 6
+    stamped = delta_bytes
   end
   redis.call('XADD', KEYS[1], '0-' .. v, 'r', string.char(flags) .. kept .. stamped .. ARGV[5 + 2 * i])
   prev = hash
@@ -202,7 +228,7 @@ for i = 1, n do
   redis.call('XADD', KEYS[4], '*', 't', table_id, 'v', v, 'e', ARGV[5 + 2 * i], 'h', ARGV[6 + 2 * i], 'a', now)
 end
 prev = as_hex(prev)
-redis.call('HSET', KEYS[2], 'v', v, 'h', prev)
+redis.call('HSET', KEYS[2], 'v', v, 'h', prev, 'a', now)
 if window then
   -- the generation's start; a window or more ago, every id in the generation before is
   -- older than the window: it goes, and the current one becomes the generation before

@@ -551,19 +551,26 @@ def _entries_up_to(entries: list[Any], version: int) -> int:
 def _carried_after(prefix: list[Any], at_start: bool) -> tuple[str, str, int | None] | None:
     """The hash, command id and time a read of the whole stream gives the last of
     ``prefix`` (consecutive stream entries): the last stored hash chained through the
-    entries after it, and the last head's command id and time; from ``GENESIS`` and no
-    command id when ``prefix`` starts at the stream's first entry (``at_start``); None when
-    either is unknown (it lies in entries before ``prefix``)."""
+    entries after it, and the last head's command id and time (a time stored as a delta
+    added to the time before it); from ``GENESIS``, no command id and no time when
+    ``prefix`` starts at the stream's first entry (``at_start``); None when any is unknown
+    (it lies in entries before ``prefix``)."""
     prev: str | None = GENESIS if at_start else None
     cid: str | None = "" if at_start else None
     at: int | None = None
+    at_known = at_start
     for entry_id, fields in prefix:
-        event, head = _stored_event(fields, prev or GENESIS, cid or "", at, entry_id)
+        raw = fields.get(RECORD)
+        delta = raw is not None and record.is_time_delta(raw)
+        # a delta with no time known to add it to: its time lies before ``prefix`` too (a
+        # placeholder base keeps the read going: the hash and command id may still be known)
+        event, head = _stored_event(fields, prev or GENESIS, cid or "", at if at_known else 0, entry_id)
         if head:
             cid, at = event.command_id, event.at_ms
+            at_known = at_known or not delta  # a whole time is known; a delta, if its base was
         # a derived hash is known when the hash and the command id it is derived from are
         prev = event.hash if event.hash_stored or (prev is not None and cid is not None) else None
-    if prev is None or cid is None:
+    if prev is None or cid is None or not at_known:
         return None
     return prev, cid, at
 
@@ -685,10 +692,11 @@ def _record_event(raw: bytes, prev_hash: str, command_id: str, at_ms: int | None
     if entry_id is None:
         raise ValueError("a record entry is read with its entry id (its version)")
     version = int(bytes(entry_id).partition(b"-")[2])
-    stored, own_cid, own_at, packed = record.decode(raw, version)
+    parts = record.decode(raw, version)
+    own_cid, stored = parts.command_id, parts.hash
     if own_cid is not None:
-        command_id, at_ms = own_cid, own_at
-    data = as_read(packed)
+        command_id, at_ms = own_cid, record.at_after(parts, at_ms, version)
+    data = as_read(parts.event)
     digest = stored.hex() if stored is not None else event_hash(prev_hash, data, command_id)
     event = StoredEvent(version, data, digest, prev_hash, command_id, HASH_V2, at_ms, stored is not None)
     return event, own_cid is not None
@@ -707,26 +715,30 @@ class LastEntry(NamedTuple):
 def last_entry(newest_first: list[Any]) -> LastEntry | None:
     """The newest entry of an XREVRANGE reply (newest first; None when empty), with the
     command id and time of the newest head among the entries (docs/store.md, "The stored
-    entry"): an XREVRANGE of ``HASH_EVERY`` entries always holds one (an anchor is a
-    head), one of a single entry holds it when that entry is a head (or written by an
-    older release, whose entries all hold theirs)."""
+    entry"), a time stored as a delta added to the time before it, carried from the
+    oldest entry read on: an XREVRANGE of ``HASH_EVERY`` entries always holds a head that
+    stores its time whole (an anchor, or version 1), one of a single entry holds the
+    command id when that entry is a head and the time when it stores it whole (an entry
+    written by an older release holds both)."""
     if not newest_first:
         return None
-    newest: LastEntry | None = None
-    for entry_id, fields in newest_first:
+    cid: str | None = None
+    at: int | None = None
+    data = b""
+    for entry_id, fields in reversed(newest_first):
         raw = fields.get(RECORD)
         if raw is None:
-            data = as_read(bytes(fields.get(b"e", b"")))
+            data = bytes(fields.get(b"e", b""))
             cid, at = fields.get(b"c", b"").decode(errors="replace") or None, appended_at(fields)
-        else:
-            version = int(bytes(entry_id).partition(b"-")[2])
-            stored = record.decode(bytes(raw), version)
-            data, cid, at = as_read(stored.event), stored.command_id, stored.at_ms
-        if newest is None:
-            newest = LastEntry(data, cid, at)
-        if cid is not None:
-            return LastEntry(newest.data, cid, at)
-    return newest
+            continue
+        version = int(bytes(entry_id).partition(b"-")[2])
+        stored = record.decode(bytes(raw), version)
+        data = stored.event
+        if stored.command_id is not None:
+            # a delta with no time read before it: unknown here (its base lies further back)
+            known = stored.delta_ms is None or at is not None
+            cid, at = stored.command_id, record.at_after(stored, at, version) if known else None
+    return LastEntry(as_read(data), cid, at)
 
 
 def feed_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedEntry:

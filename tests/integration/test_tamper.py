@@ -381,7 +381,12 @@ def is_head(version: int, parts: record.Record) -> bool:
 
 
 def record_flag_unknown(client: redis.Redis, entries: Entries) -> int:
-    return edit_record(client, lambda v, r: True, lambda raw, r: bytes((raw[0] | 0x04,)) + raw[1:])
+    return edit_record(client, lambda v, r: True, lambda raw, r: bytes((raw[0] | 0x08,)) + raw[1:])
+
+
+def record_delta_flag_without_head(client: redis.Redis, entries: Entries) -> int:
+    return edit_record(client, lambda v, r: r.command_id is None,
+                       lambda raw, r: bytes((raw[0] | record.TIME_DELTA,)) + raw[1:])
 
 
 def record_cut_short(client: redis.Redis, entries: Entries) -> int:
@@ -396,8 +401,9 @@ def record_non_head_event_edited(client: redis.Redis, entries: Entries) -> int:
 
 def record_head_command_id_edited(client: redis.Redis, entries: Entries) -> int:
     def edited(raw: bytes, parts: record.Record) -> bytes:
-        assert parts.command_id is not None and parts.at_ms is not None
-        return record.encode(parts.event, hash=parts.hash, command_id=parts.command_id + "x", at_ms=parts.at_ms)
+        assert parts.command_id is not None and (parts.at_ms is None) != (parts.delta_ms is None)
+        return record.encode(parts.event, hash=parts.hash, command_id=parts.command_id + "x", at_ms=parts.at_ms,
+                             delta_ms=parts.delta_ms)
     return edit_record(client, is_head, edited)
 
 
@@ -435,6 +441,7 @@ DRILLS: dict[str, Callable[[redis.Redis, Entries], int]] = {
     "sparse: an anchor's stored hash edited, feed trimmed": edit_an_anchors_hash_feed_trimmed,
     "sparse: an anchor's hash removed, feed trimmed": blank_an_anchors_hash_feed_trimmed,
     "record: a flag this release does not know": record_flag_unknown,
+    "record: a time delta on a record that is not a head": record_delta_flag_without_head,
     "record: cut short": record_cut_short,
     "record: the event of an entry that is not a head edited": record_non_head_event_edited,
     "record: a head's command id edited": record_head_command_id_edited,
@@ -559,3 +566,35 @@ def test_a_forged_feed_entry_fails_projections_check_and_rebuild_refuses_to_make
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert ledgers(redis_client) == faithful
     assert mighty(redis_server, "projections", "check").returncode == 0
+
+
+@pytest.mark.parametrize("edit", ["low bit", "continuation bit"])
+def test_a_delta_time_edited_reads_as_another_time_or_fails_verify_naming_its_entry(
+    redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries, edit: str,
+) -> None:
+    """A head's time stored as a delta is not in the hash: its low bit flipped, the entry's
+    append reads as a millisecond off, and verify has nothing to say of it (as of a whole
+    time edited); its continuation bit set, the varint runs into the command id and the
+    record no longer reads: verify names the entry, never crashing."""
+    store = RedisEventStore(redis_client, keys=SPACE)
+    before = store.read(TABLE)
+
+    def is_delta_head(version: int, parts: record.Record) -> bool:
+        return parts.delta_ms is not None and parts.delta_ms < 0x80  # one byte
+
+    def edited(raw: bytes, parts: record.Record) -> bytes:
+        flip = 0x01 if edit == "low bit" else 0x80
+        return raw[:1] + bytes((raw[1] ^ flip,)) + raw[2:]
+
+    version = edit_record(redis_client, is_delta_head, edited)
+    if edit == "low bit":
+        after = store.read(TABLE)
+        assert [(e.hash, e.command_id) for e in after] == [(e.hash, e.command_id) for e in before]
+        changed = [e.version for e, b in zip(after, before, strict=True) if e.at_ms != b.at_ms]
+        assert changed and changed[0] == version
+        assert all(abs((e.at_ms or 0) - (b.at_ms or 0)) == 1 for e, b in zip(after, before, strict=True)
+                   if e.version in changed)
+        assert verdict(redis_server)["ok"] is True
+    else:
+        found, problem = first_bad(redis_server)
+        assert found == version and "not a record this release reads" in problem
