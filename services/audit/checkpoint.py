@@ -203,7 +203,7 @@ class Audit:
                 events.append(decode_event(entry.data))
             except (msgspec.DecodeError, msgspec.ValidationError) as error:
                 if self.replay is None:
-                    self.replay = Finding(group[0].version, f"does not decode as an event: {error}")
+                    self.replay = Finding(entry.version, f"does not decode as an event: {error}")
                 continue
             self._index(events[-1], entry.version)
         if self.replay is None and len(events) == len(group):

@@ -212,11 +212,13 @@ def check_replay(table_id: str, stored: list[StoredEvent]) -> Finding | None:
     state = initial_state(table_id)
     commitments: dict[int, tuple[str, tuple[str, ...]]] = {}
     for group in command_groups(stored):
-        first = group[0].version
-        try:
-            events = [decode_event(e.data) for e in group]
-        except (msgspec.DecodeError, msgspec.ValidationError) as error:
-            return Finding(first, f"does not decode as an event: {error}")
+        events: list[TableEvent] = []
+        for entry in group:
+            try:
+                events.append(decode_event(entry.data))
+            except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                # the event itself, not its command's first (one command may append several)
+                return Finding(entry.version, f"does not decode as an event: {error}")
         state, finding = replay_command(state, group, events, commitments)
         if finding:
             return finding

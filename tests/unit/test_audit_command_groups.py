@@ -79,3 +79,41 @@ def test_events_of_one_append_share_id_and_time_and_older_entries_group_by_id() 
     assert not one_append(a, StoredEvent(2, b"{}", "h2", "h1", "c1", 2, 1001)), "the id sent again later"
     assert not one_append(a, StoredEvent(2, b"{}", "h2", "h1", "c2", 2, 1000))
     assert one_append(StoredEvent(1, b"{}", "h1", "h0", "c1", 2, None), StoredEvent(2, b"{}", "h2", "h1", "c1"))
+
+
+def test_an_event_that_does_not_decode_is_named_by_its_own_version_not_its_commands_first() -> None:
+    """One command may append several events (a card that ends a trick: the card, then the
+    trick won): verify's replay and the checkpointed audit name the event that does not
+    decode, not the first event of its command."""
+    from dataclasses import replace
+
+    from services.audit.verify import check_replay
+
+    client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
+    store = RedisEventStore(client)
+    handler = table_handler(store)
+    names = [f"p{i}" for i in range(5)]
+    handler.handle(TABLE, Submission(CreateTable(variant="mighty-5", hands=1), names[0]), command_id="create")
+    for n, submission in enumerate(seating(names)):
+        handler.handle(TABLE, submission, command_id=f"seat-{n}")
+    rng = random.Random(3)
+    n = 0
+    while not any(len(group) > 1 for group in _groups(store.read(TABLE))):
+        move = next_submission(handler.state_of(TABLE)[0], rng)
+        assert move is not None
+        handler.handle(TABLE, move, command_id=f"m{n}")
+        n += 1
+    stored = store.read(TABLE)
+    second = next(group[1] for group in _groups(stored) if len(group) > 1)
+    broken = [replace(e, data=b'{"type":') if e.version == second.version else e for e in stored]
+    finding = check_replay(TABLE, broken)
+    assert finding is not None and finding.version == second.version, finding
+    audit = Audit(TABLE)
+    audit.take(broken, complete=True)
+    assert audit.finding is not None and audit.finding.version == second.version, audit.finding
+
+
+def _groups(stored: list[StoredEvent]) -> list[list[StoredEvent]]:
+    from services.audit.verify import command_groups
+
+    return list(command_groups(stored))
