@@ -573,9 +573,11 @@ def test_a_delta_time_edited_reads_as_another_time_or_fails_verify_naming_its_en
     redis_server: PrivateRedis, redis_client: redis.Redis, played: Entries, edit: str,
 ) -> None:
     """A head's time stored as a delta is not in the hash: its low bit flipped, the entry's
-    append reads as a millisecond off, and verify has nothing to say of it (as of a whole
-    time edited); its continuation bit set, the varint runs into the command id and the
-    record no longer reads: verify names the entry, never crashing."""
+    append reads as a millisecond off, and so do the appends after it up to the next
+    anchor; verify has nothing to say of it (as of a whole time edited), or names an
+    entry after it when that anchor lies inside an append; its continuation bit set, the
+    varint runs into the command id and the record no longer reads: verify names the
+    entry, never crashing."""
     store = RedisEventStore(redis_client, keys=SPACE)
     before = store.read(TABLE)
 
@@ -594,7 +596,11 @@ def test_a_delta_time_edited_reads_as_another_time_or_fails_verify_naming_its_en
         assert changed and changed[0] == version
         assert all(abs((e.at_ms or 0) - (b.at_ms or 0)) == 1 for e, b in zip(after, before, strict=True)
                    if e.version in changed)
-        assert verdict(redis_server)["ok"] is True
+        # the time is not in the hash: verify has nothing to say of it, unless the shift,
+        # carried to the next anchor (which holds its time whole), ends inside an append:
+        # that command's events then read as two appends, which no command gives
+        report = verdict(redis_server)
+        assert report["ok"] is True or report["first_bad"]["version"] > version, json.dumps(report)
     else:
         found, problem = first_bad(redis_server)
         assert found == version and "not a record this release reads" in problem
