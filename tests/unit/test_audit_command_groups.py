@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 import fakeredis
 import msgspec
@@ -53,13 +54,7 @@ def test_a_hand_whose_moves_reuse_forgotten_ids_exports_and_replays_to_its_resul
     """A whole hand where each seat sends every command with its one id, forgotten in
     between: the hand file holds every command and replays to the stored result (a run of
     two commands taken for one would not)."""
-    client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
-    store = RedisEventStore(client)
-    handler = table_handler(store)
-    names = [f"p{i}" for i in range(5)]
-    handler.handle(TABLE, Submission(CreateTable(variant="mighty-5", hands=1), names[0]), command_id="create")
-    for n, submission in enumerate(seating(names)):
-        handler.handle(TABLE, submission, command_id=f"seat{n}")
+    client, store, handler = _seated_table()
     rng = random.Random(3)
     while (table := handler.cached(TABLE)) is not None and (move := next_submission(table[0], rng)) is not None:
         _forget_command_ids(client, store)
@@ -89,13 +84,7 @@ def test_an_event_that_does_not_decode_is_named_by_its_own_version_not_its_comma
 
     from services.audit.verify import check_replay
 
-    client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
-    store = RedisEventStore(client)
-    handler = table_handler(store)
-    names = [f"p{i}" for i in range(5)]
-    handler.handle(TABLE, Submission(CreateTable(variant="mighty-5", hands=1), names[0]), command_id="create")
-    for n, submission in enumerate(seating(names)):
-        handler.handle(TABLE, submission, command_id=f"seat-{n}")
+    _, store, handler = _seated_table()
     rng = random.Random(3)
     n = 0
     while not any(len(group) > 1 for group in _groups(store.read(TABLE))):
@@ -117,3 +106,15 @@ def _groups(stored: list[StoredEvent]) -> list[list[StoredEvent]]:
     from services.audit.verify import command_groups
 
     return list(command_groups(stored))
+
+
+def _seated_table() -> tuple[fakeredis.FakeRedis, RedisEventStore, Any]:
+    """A mighty-5 table of one hand, its five seats taken, in a store of its own."""
+    client = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
+    store = RedisEventStore(client)
+    handler = table_handler(store)
+    names = [f"p{i}" for i in range(5)]
+    handler.handle(TABLE, Submission(CreateTable(variant="mighty-5", hands=1), names[0]), command_id="create")
+    for n, submission in enumerate(seating(names)):
+        handler.handle(TABLE, submission, command_id=f"seat{n}")
+    return client, store, handler
