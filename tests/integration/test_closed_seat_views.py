@@ -16,9 +16,8 @@ from services.projection.rebuild import rebuild
 from services.store.keys import KeySpace
 from tests.integration.workers.support import (
     Tables,
-    applied,
     assert_identical_to_a_rebuild,
-    feed_length,
+    catch_up,
     in_process_worker,
     store_of,
 )
@@ -27,18 +26,13 @@ pytestmark = pytest.mark.integration
 SPACE = KeySpace(4)
 
 
-def _catch_up(worker: Any, client: Any) -> None:
-    while applied(client, SPACE, worker.kind.name) < feed_length(client, SPACE):
-        worker.step()
-
-
 def test_a_closed_tables_seat_views_are_announced_to_their_followers_and_not_kept(redis_client: Any) -> None:
     tables = Tables(redis_client, SPACE, seed=12)
     tables.open(["c1", "c2"])
     tables.play(hands=1)
     running = {kind: in_process_worker(redis_client, kind, SPACE, linger_ms=0, block_ms=10) for kind in KINDS}
     for worker in running.values():
-        _catch_up(worker, redis_client)
+        catch_up(worker, redis_client, SPACE)
     seats = [channel_of(SPACE, "c1", str(seat)) for seat in range(5)]
     spectator = channel_of(SPACE, "c1", "spectator")
     assert all(redis_client.exists(key) for key in seats), "an open table keeps its seat views"
@@ -47,7 +41,7 @@ def test_a_closed_tables_seat_views_are_announced_to_their_followers_and_not_kep
     listener.get_sharded_message(timeout=0.5)
     tables.send("c1", Submission(command=CloseTable(reason="test")))
     for worker in running.values():
-        _catch_up(worker, redis_client)
+        catch_up(worker, redis_client, SPACE)
     told: dict[str, dict[str, Any]] = {}
     for _ in range(50):
         message = listener.get_sharded_message(timeout=0.2)

@@ -14,8 +14,8 @@ from services.projection.worker import Worker
 from services.store.keys import KeySpace
 from tests.integration.workers.support import (
     Tables,
-    applied,
     assert_identical_to_a_rebuild,
+    catch_up,
     feed_length,
     in_process_worker,
     store_of,
@@ -35,8 +35,7 @@ def _nodes(client: Any, partition: int) -> int:
 
 
 def _catch_up(worker: Worker, client: Any) -> None:
-    while applied(client, SPACE, worker.kind.name) < feed_length(client, SPACE):
-        worker.step()
+    catch_up(worker, client, SPACE)
     worker._next_maintain = 0.0
     worker.maintain()  # trims
 

@@ -123,6 +123,12 @@ def feed_length(client: Any, space: KeySpace) -> int:
     return sum(0 if isinstance(r, Exception) else int(r["entries-added"]) for r in replies)
 
 
+def catch_up(worker: Worker, client: Any, space: KeySpace) -> None:
+    """Step an in-process worker until its kind has applied every entry the feeds were given."""
+    while applied(client, space, worker.kind.name) < feed_length(client, space):
+        worker.step()
+
+
 def wait_for(predicate: Any, timeout_s: float = 30.0, what: str = "a condition") -> None:
     deadline = time.monotonic() + timeout_s
     while not predicate():
