@@ -24,7 +24,7 @@ A document an earlier release stored stays JSON until a worker writes it again.
 from __future__ import annotations
 
 import functools
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar, cast
 
 import msgspec
 
@@ -54,6 +54,8 @@ _json = msgspec.json.Encoder()
 _JSON_STARTS = (b"{", b"[")  # no MessagePack document begins so: fixints 0x7b, 0x5b are not documents
 # fixmap, fixarray, array 16/32, map 16/32
 _MSGPACK_STARTS = frozenset(bytes([b]) for b in (*range(0x80, 0xA0), 0xDC, 0xDD, 0xDE, 0xDF))
+# a map: a JSON object, a MessagePack fixmap, map 16/32
+_MAP_STARTS = frozenset((b"{", *(bytes([b]) for b in (*range(0x80, 0x90), 0xDE, 0xDF))))
 
 
 def encode(value: object) -> bytes:  # a msgspec Struct (a game's ledger is typed by its protocol)
@@ -72,16 +74,51 @@ def is_json(data: bytes) -> bool:
 
 class Decoder(Generic[T]):
     """Reads a stored document of type ``T`` in either encoding (built once per type: a
-    msgspec decoder is built for its type, then reused)."""
+    msgspec decoder is built for its type, then reused). A ``T`` stored as a row (an
+    ``array_like`` Struct: its fields in order, without their names) is read from the map
+    an earlier release stored too (``_mapped``)."""
 
-    __slots__ = ("_json", "_msgpack")
+    __slots__ = ("_json", "_msgpack", "_mapped")
 
     def __init__(self, type: type[T]) -> None:
         self._json = msgspec.json.Decoder(type)
         self._msgpack = msgspec.msgpack.Decoder(type)
+        self._mapped = _Mapped(type) if _is_row(type) else None
 
     def decode(self, data: bytes) -> T:
+        if self._mapped is not None and data[:1] in _MAP_STARTS:
+            return self._mapped.decode(data)
         return self._json.decode(data) if is_json(data) else self._msgpack.decode(data)
+
+
+def _is_row(type: Any) -> bool:
+    config = getattr(type, "__struct_config__", None)
+    return bool(config is not None and config.array_like)
+
+
+class _Mapped(Generic[T]):
+    """A row type's document as an earlier release stored it, a map of its fields by name:
+    read as a twin Struct of the same fields, then made the row type."""
+
+    __slots__ = ("_type", "_json", "_msgpack")
+
+    def __init__(self, row: type[T]) -> None:
+        fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+        for info in msgspec.structs.fields(cast("type[msgspec.Struct]", row)):
+            if info.default is not msgspec.NODEFAULT:
+                fields.append((info.name, info.type, info.default))
+            elif info.default_factory is not msgspec.NODEFAULT:
+                fields.append((info.name, info.type, msgspec.field(default_factory=info.default_factory)))
+            else:
+                fields.append((info.name, info.type))
+        twin = msgspec.defstruct(f"{row.__name__}Mapped", fields, kw_only=True)
+        self._type = row
+        self._json = msgspec.json.Decoder(twin)
+        self._msgpack = msgspec.msgpack.Decoder(twin)
+
+    def decode(self, data: bytes) -> T:
+        twin = self._json.decode(data) if is_json(data) else self._msgpack.decode(data)
+        return self._type(**msgspec.structs.asdict(twin))
 
 
 @functools.lru_cache(maxsize=64)
@@ -112,15 +149,25 @@ def as_text(data: bytes) -> str:
 
 
 def same_document(stored: bytes | None, rebuilt: bytes | None) -> bool:
-    """Whether a stored document is the rebuilt one: the same bytes, or, written as JSON
-    by an earlier release, the same document, decoded (its MessagePack would not be the
+    """Whether a stored document is the rebuilt one: the same bytes, or, written by an
+    earlier release, the same document, decoded: as JSON (its MessagePack would not be the
     rebuilt bytes: msgspec heads the map of a Struct of 16 fields or more, some of them
-    left out, with a 16-bit count, and a dict of 15 with a 1-byte one)."""
+    left out, with a 16-bit count, and a dict of 15 with a 1-byte one), or as the map of
+    a document now stored as a row (``Decoder``: its values, in order, are the row)."""
     if stored == rebuilt:
         return True
-    if stored is None or rebuilt is None or not is_json(stored) or is_json(rebuilt):
+    if stored is None or rebuilt is None or is_json(rebuilt):
         return False
-    return bool(msgspec.json.decode(stored) == msgspec.msgpack.decode(rebuilt))
+    as_row = stored[:1] in _MAP_STARTS and rebuilt[:1] not in _MAP_STARTS
+    if not (is_json(stored) or as_row):
+        return False
+    try:
+        old, new = decode(stored), msgspec.msgpack.decode(rebuilt)
+    except msgspec.DecodeError:
+        return False
+    if as_row and isinstance(old, dict):
+        return bool(list(old.values()) == new)
+    return bool(old == new)
 
 
 def changed(rendered: Docs, docs: Docs) -> Docs:

@@ -83,8 +83,10 @@ def edge_player(sides: Sequence[Sequence[object]]) -> str:
     return EDGE + "v".join(str(len(side)) for side in sides)
 
 
-class RatedHand(msgspec.Struct, frozen=True, kw_only=True):
-    """One hand that ended, as the ratings and the reputation need it."""
+class RatedHand(msgspec.Struct, frozen=True, kw_only=True, array_like=True):
+    """One hand that ended, as the ratings and the reputation need it. Stored as a row
+    (its fields in order, without their names: 73 bytes, not 143); releases before
+    2026-12-06 stored a map, which ``decode_hand`` reads too (``projections.docs.Decoder``)."""
 
     at_ms: int  # when its last event was appended (the store's clock)
     table_id: str

@@ -160,6 +160,28 @@ def test_json_ratings_documents_from_an_earlier_release_read_as_their_messagepac
     assert decode_hand(_as_json(hand)) == decode_hand(hand) == _hand()
 
 
+def _as_map(hand: RatedHand, json: bool = False) -> bytes:
+    """A hand as releases before rows stored it: a map of its fields by name."""
+    fields = msgspec.structs.asdict(hand)
+    return msgspec.json.encode(fields) if json else msgspec.msgpack.encode(fields)
+
+
+def test_a_rated_hand_is_stored_as_a_row_and_read_from_the_map_an_earlier_release_stored() -> None:
+    hand = msgspec.structs.replace(_hand(), declarers=(1,))
+    row = encode(hand)
+    assert row[:1] == bytes([0x90 + len(hand.__struct_fields__)])  # an array: no field names
+    assert len(row) * 3 < len(_as_map(hand)) * 2
+    for stored in (row, _as_map(hand), _as_map(hand, json=True), _as_json(row)):
+        assert decode_hand(stored) == hand
+    before_declarers = msgspec.msgpack.encode({k: v for k, v in msgspec.structs.asdict(hand).items() if k != "declarers"})
+    assert decode_hand(before_declarers) == msgspec.structs.replace(hand, declarers=())
+    # the check takes the map as the row it is, and no other
+    assert same_document(_as_map(hand), row) and same_document(_as_map(hand, json=True), row)
+    assert not same_document(_as_map(msgspec.structs.replace(hand, ranks=(1, 0))), row)
+    assert not same_document(b"\x8a\xff", row)  # damaged
+    assert not same_document(row, _as_map(hand))  # the other way round: a row where a map is rebuilt
+
+
 def test_a_ratings_table_document_stored_as_json_restores_the_same_table() -> None:
     """Its ledger is embedded raw: JSON in a JSON document, MessagePack in a MessagePack one."""
     docs = _docs("ratings", close=False, seed=9)
