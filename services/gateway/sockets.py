@@ -167,6 +167,8 @@ class TooSlow(Exception):
 
 
 WRITABLE: Final = "mighty.writable"  # the scope extension: the connection's "not paused" event
+# The scope extension: write a text frame at once, bypassing ASGI (``socket_protocol``).
+WRITE_NOW: Final = "mighty.write_now"
 
 
 async def send_within(socket: Any, text: str, timeout_s: float) -> None:
@@ -184,6 +186,28 @@ async def send_within(socket: Any, text: str, timeout_s: float) -> None:
             await socket.send_text(text)
     except TimeoutError:
         raise TooSlow(f"the client took no frame for {timeout_s:g} s") from None
+
+
+class FrameSender:
+    """A socket's one writer: its pushes and its answers to commands, in the order they
+    are sent. A frame is written at once, straight to the connection, when the
+    connection can take it without waiting (uvicorn with the gateway's protocol, writing
+    not paused, no other send waiting): no ASGI message, no lock, no timer. Otherwise it
+    waits its turn, then ``send_within`` the bound."""
+
+    __slots__ = ("_socket", "_timeout_s", "_now", "_lock")
+
+    def __init__(self, socket: Any, timeout_s: float) -> None:
+        self._socket = socket
+        self._timeout_s = timeout_s
+        self._now: Callable[[bytes], bool] | None = socket.scope.get("extensions", {}).get(WRITE_NOW)
+        self._lock = asyncio.Lock()
+
+    async def __call__(self, data: bytes) -> None:
+        if self._now is not None and not self._lock.locked() and self._now(data):
+            return
+        async with self._lock:
+            await send_within(self._socket, data.decode(), self._timeout_s)
 
 
 def is_disconnect(error: BaseException) -> bool:
@@ -220,12 +244,19 @@ async def stop(task: asyncio.Task[Any]) -> None:
 
 
 def socket_protocol() -> type[asyncio.Protocol]:
-    """uvicorn's WebSocket protocol (websockets, sans-I/O), with one change: a
-    connection whose client stopped reading is aborted, not closed, when its handler has
-    ended or its heartbeat timed out. ``close()`` waits for the write buffer to drain,
-    which a client that does not read never lets happen: the connection, its buffer and
-    its place in the gauge would stay for ever."""
+    """uvicorn's WebSocket protocol (websockets, sans-I/O), with two changes:
+
+    - a connection whose client stopped reading is aborted, not closed, when its handler
+      has ended or its heartbeat timed out. ``close()`` waits for the write buffer to
+      drain, which a client that does not read never lets happen: the connection, its
+      buffer and its place in the gauge would stay for ever;
+    - its handlers may write a text frame at once (``WRITE_NOW``, ``FrameSender``): the
+      frame is written as ASGI's ``websocket.send`` writes it, without the message, the
+      framework's wrappers and the await, when nothing would make that send wait or
+      fail (the handshake done, no close sent, writing not paused)."""
+    from uvicorn.protocols.utils import ClientDisconnected
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    from websockets.exceptions import InvalidState
 
     class Protocol(WebSocketsSansIOProtocol):
         def _abort_if_stuck(self) -> None:
@@ -233,9 +264,23 @@ def socket_protocol() -> type[asyncio.Protocol]:
             if self.transport is not None and not self.writable.is_set():
                 self.transport.abort()
 
+        def write_now(self, data: bytes) -> bool:
+            """Write ``data`` (UTF-8 JSON) as one text frame, now; False: it must go
+            through ``send`` (it would wait, or the connection is not open)."""
+            if (not self.handshake_complete or self.close_sent or self.initial_response is not None
+                    or self.disconnected or not self.writable.is_set() or self.transport.is_closing()):
+                return False
+            try:
+                self.conn.send_text(data)
+            except InvalidState:
+                raise ClientDisconnected() from None
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            return True
+
         async def run_asgi(self) -> None:
             # the handler's sends may skip their time bound while writing is not paused
             self.scope["extensions"][WRITABLE] = self.writable  # type: ignore[assignment]
+            self.scope["extensions"][WRITE_NOW] = self.write_now  # type: ignore[assignment]
             await super().run_asgi()
             self._abort_if_stuck()
 

@@ -14,7 +14,7 @@ import structlog
 
 from services.gateway import tokens
 from services.gateway.errors import ApiError
-from services.gateway.sockets import WRITABLE, SocketCounts, TooSlow, send_within, stop
+from services.gateway.sockets import WRITABLE, WRITE_NOW, FrameSender, SocketCounts, TooSlow, send_within, stop
 from services.redaction import LibraryLogs, redact
 
 
@@ -97,7 +97,81 @@ def test_a_send_while_writing_is_not_paused_arms_no_timer(monkeypatch: pytest.Mo
     assert connection.sent == ['{"type":"view"}']
 
 
-def test_the_gateways_websocket_protocol_hands_its_handlers_the_writable_event() -> None:
+class _Direct(_Connection):
+    """The gateway's protocol as a handler sees it: ``WRITE_NOW`` writes a frame at once
+    unless writing is paused (then the ASGI send, which waits). ``refuse``: how many
+    frames it sends through the ASGI send first; ``gate``: what that send also waits for
+    (the event loop not yet back to it)."""
+
+    def __init__(self, paused: bool, refuse: int = 0) -> None:
+        super().__init__(paused)
+        self.scope["extensions"][WRITE_NOW] = self.write_now
+        self.written_now = 0
+        self.refuse = refuse
+        self.gate = asyncio.Event()
+        self.gate.set()
+
+    def write_now(self, data: bytes) -> bool:
+        if not self.writable.is_set() or self.refuse:
+            self.refuse = max(0, self.refuse - 1)
+            return False
+        self.sent.append(data.decode())
+        self.written_now += 1
+        return True
+
+    async def send_text(self, text: str) -> None:
+        await self.gate.wait()
+        await super().send_text(text)
+
+
+def test_a_frame_is_written_at_once_while_the_connection_takes_it() -> None:
+    connection = _Direct(paused=False)
+    send = FrameSender(connection, 0.05)
+    asyncio.run(send(b'{"type":"view"}'))
+    assert connection.sent == ['{"type":"view"}'] and connection.written_now == 1
+
+
+def test_no_frame_overtakes_a_send_still_under_way() -> None:
+    async def scenario() -> list[str]:
+        connection = _Direct(paused=False, refuse=1)
+        connection.gate.clear()
+        send = FrameSender(connection, 1.0)
+        first = asyncio.create_task(send(b'{"n":1}'))  # through the ASGI send, not done yet
+        await asyncio.sleep(0.01)
+        second = asyncio.create_task(send(b'{"n":2}'))  # the connection would take it at once
+        await asyncio.sleep(0.01)
+        assert connection.sent == []  # it waits its turn
+        connection.gate.set()
+        await asyncio.gather(first, second)
+        await send(b'{"n":3}')  # nothing under way: at once
+        assert connection.written_now == 1
+        return connection.sent
+
+    assert asyncio.run(scenario()) == ['{"n":1}', '{"n":2}', '{"n":3}']
+
+
+def test_a_frame_waits_while_writing_is_paused_and_goes_once_it_resumes() -> None:
+    async def scenario() -> list[str]:
+        connection = _Direct(paused=True)
+        send = FrameSender(connection, 1.0)
+        first = asyncio.create_task(send(b'{"n":1}'))
+        await asyncio.sleep(0.01)
+        assert connection.sent == []
+        connection.writable.set()
+        await first
+        return connection.sent
+
+    assert asyncio.run(scenario()) == ['{"n":1}']
+
+
+def test_a_frame_to_a_client_that_takes_nothing_still_gives_up_within_its_bound() -> None:
+    connection = _Direct(paused=True)
+    with pytest.raises(TooSlow):
+        asyncio.run(FrameSender(connection, 0.05)(b"{}"))
+    assert connection.sent == []
+
+
+def test_the_gateways_websocket_protocol_hands_its_handlers_the_writable_event_and_a_direct_write() -> None:
     # uvicorn with the gateway's protocol, and a handler that says what its scope holds
     import threading
 
@@ -114,7 +188,9 @@ def test_the_gateways_websocket_protocol_hands_its_handlers_the_writable_event()
         await send({"type": "websocket.accept"})
         event = scope["extensions"].get(WRITABLE)
         await send({"type": "websocket.send", "text": f"{type(event).__name__}:{event is not None and event.is_set()}"})
+        assert scope["extensions"][WRITE_NOW]("written at once, \u00e9t\u00e9 \ud55c".encode())
         await send({"type": "websocket.close", "code": 1000})
+        assert not scope["extensions"][WRITE_NOW](b"after the close")  # through send: it refuses
 
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws=socket_protocol(), log_level="error",
@@ -126,8 +202,10 @@ def test_the_gateways_websocket_protocol_hands_its_handlers_the_writable_event()
         while not server.started:
             assert time.monotonic() < deadline, "uvicorn did not start"
             time.sleep(0.02)
-        with websockets.sync.client.connect(f"ws://127.0.0.1:{port}/") as client:
-            assert client.recv(timeout=5) == "Event:True"
+        for compression in ("deflate", None):
+            with websockets.sync.client.connect(f"ws://127.0.0.1:{port}/", compression=compression) as client:
+                assert client.recv(timeout=5) == "Event:True"
+                assert client.recv(timeout=5) == "written at once, \u00e9t\u00e9 \ud55c"
     finally:
         server.should_exit = True
         thread.join(timeout=10)

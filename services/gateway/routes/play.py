@@ -283,11 +283,7 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
     a client that does not read; past it the socket is closed with 1013 (the client
     reconnects with ``after=``). Once the connection is over its quota slot is
     ``release``d, then the pusher stopped."""
-    lock = asyncio.Lock()  # one writer at a time: the pusher and the command answers
-
-    async def send(data: bytes) -> None:
-        async with lock:
-            await sockets.send_within(socket, data.decode(), send_timeout_s)
+    send = sockets.FrameSender(socket, send_timeout_s)  # one writer: the pusher and the command answers
 
     async def push() -> None:
         backend = backend_in(socket)
