@@ -14,7 +14,15 @@ import structlog
 
 from services.gateway import tokens
 from services.gateway.errors import ApiError
-from services.gateway.sockets import WRITABLE, WRITE_NOW, FrameSender, SocketCounts, TooSlow, send_within, stop
+from services.gateway.sockets import (
+    WRITABLE,
+    WRITE_NOW,
+    FrameSender,
+    SocketCounts,
+    TooSlow,
+    send_within,
+    stop,
+)
 from services.redaction import LibraryLogs, redact
 
 
