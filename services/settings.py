@@ -161,6 +161,7 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "ws_ping_interval_s": "MIGHTY_WS_PING_INTERVAL_S",
     "ws_ping_timeout_s": "MIGHTY_WS_PING_TIMEOUT_S",
     "ws_send_timeout_s": "MIGHTY_WS_SEND_TIMEOUT_S",
+    "ws_deflate": "MIGHTY_WS_DEFLATE",
     "stream_starts": "MIGHTY_STREAM_STARTS",
     "stream_start_queue": "MIGHTY_STREAM_START_QUEUE",
     "stream_start_wait_s": "MIGHTY_STREAM_START_WAIT_S",
@@ -190,6 +191,9 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "ratings_min_hands": "MIGHTY_RATINGS_MIN_HANDS",
     "ratings_recent_days": "MIGHTY_RATINGS_RECENT_DAYS",
 }
+# what an on/off setting may say
+SWITCH: Final[dict[str, bool]] = {"1": True, "on": True, "true": True, "yes": True,
+                                  "0": False, "off": False, "false": False, "no": False}
 # table chat: whole numbers >= 1 each, but the rule against repeats (0: off)
 CHAT: Final[tuple[str, ...]] = ("chat_text_max", "chat_rate", "chat_rate_window_s", "chat_phrase_rate",
                                 "chat_phrase_window_s", "chat_recent", "chat_recent_s")
@@ -262,6 +266,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ws_ping_interval_s: float = 20.0  # the server's pings; no answer in ws_ping_timeout_s: closed
     ws_ping_timeout_s: float = 20.0
     ws_send_timeout_s: float = 10.0  # a client that takes no frame this long is closed (1013)
+    # permessage-deflate offered by a client is taken (docs/gateway.md, Sockets: a seat's
+    # frames go ~20x smaller on the wire, for ~45 KB of gateway memory a socket and ~5 %
+    # of its CPU; off behind a proxy that compresses, or where CPU costs more than bytes)
+    ws_deflate: bool = True
     # stream starts let in a few at a time (services/gateway/admission.py): at once, waiting, the longest wait
     stream_starts: int = 32
     stream_start_queue: int = 10_000
@@ -316,6 +324,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "MIGHTY_WS_PING_INTERVAL_S": repr(self.ws_ping_interval_s),
             "MIGHTY_WS_PING_TIMEOUT_S": repr(self.ws_ping_timeout_s),
             "MIGHTY_WS_SEND_TIMEOUT_S": repr(self.ws_send_timeout_s),
+            "MIGHTY_WS_DEFLATE": "1" if self.ws_deflate else "0",
             "MIGHTY_STREAM_STARTS": str(self.stream_starts),
             "MIGHTY_STREAM_START_QUEUE": str(self.stream_start_queue),
             "MIGHTY_STREAM_START_WAIT_S": repr(self.stream_start_wait_s),
@@ -479,6 +488,10 @@ def _checked(raw: dict[str, str], source: dict[str, str]) -> Settings:
                 raise bad(name, "a port is an integer in 1..65535" if name == "port"
                           else "a positive whole number" if least else "a whole number >= 0")
             values[name] = int(text)
+    if "ws_deflate" in raw:
+        if raw["ws_deflate"].lower() not in SWITCH:
+            raise bad("ws_deflate", "a switch is 1 or 0 (on, off, true, false, yes, no)")
+        values["ws_deflate"] = SWITCH[raw["ws_deflate"].lower()]
     if "host" in raw:
         values["host"] = raw["host"]
     if "web_dir" in raw:

@@ -49,7 +49,8 @@ KEEP_ALIVE_S = 5  # an idle HTTP keep-alive connection is closed after this
 def connection_limits(settings: Settings, max_frame: int) -> dict[str, Any]:
     """uvicorn's limits on what a stranger's connection may hold (docs/gateway.md,
     *Sockets*): h11 (not httptools, which bounds no header) with the request head
-    bounded; frames of 16 KiB and a margin; the server's WebSocket pings; the
+    bounded; frames of 16 KiB and a margin; permessage-deflate only when the settings
+    take it (``MIGHTY_WS_DEFLATE``); the server's WebSocket pings; the
     connections held at once; the keep-alive; the listen backlog; a SIGTERM's grace
     period, past which what is left is cancelled. The WebSocket protocol is uvicorn's,
     aborting a connection whose client stopped reading (``sockets.socket_protocol``)."""
@@ -57,7 +58,7 @@ def connection_limits(settings: Settings, max_frame: int) -> dict[str, Any]:
 
     return {
         "http": "h11", "h11_max_incomplete_event_size": MAX_REQUEST_HEAD,
-        "ws": socket_protocol(), "ws_max_size": max_frame + FRAME_MARGIN,
+        "ws": socket_protocol(), "ws_max_size": max_frame + FRAME_MARGIN, "ws_per_message_deflate": settings.ws_deflate,
         "ws_ping_interval": settings.ws_ping_interval_s, "ws_ping_timeout": settings.ws_ping_timeout_s,
         "limit_concurrency": settings.max_connections, "backlog": BACKLOG,
         "timeout_keep_alive": KEEP_ALIVE_S,

@@ -262,6 +262,27 @@ def test_a_socket_that_answers_no_ping_is_closed_and_leaves_nothing_behind(
     wait_for(lambda: subscribers(running, table) == 0, what="the view channel unsubscribed")
 
 
+# ---------------------------------------------------------------- compression
+
+
+def test_permessage_deflate_is_taken_unless_the_gateway_is_set_to_decline_it(
+    service: Running, finished: tuple[str, str], stranger_service: Callable[..., Running],
+) -> None:
+    """On by default (MIGHTY_WS_DEFLATE; docs/gateway.md, Sockets); switched off, a client
+    that offers it is answered without it, and gets its views all the same."""
+    table, _ = finished
+    with connect(stream_url(service, table), compression="deflate") as ws:
+        assert ws.response is not None
+        assert ws.response.headers["Sec-WebSocket-Extensions"].startswith("permessage-deflate")
+        assert json.loads(ws.recv(timeout=10))["type"] == "view"
+    running = stranger_service(ws_deflate=False)
+    _, token = player(running)
+    table = bot_table(running, token, hands=1)
+    with connect(stream_url(running, table), compression="deflate") as ws:
+        assert ws.response is not None and "Sec-WebSocket-Extensions" not in ws.response.headers
+        assert json.loads(ws.recv(timeout=10))["type"] == "view"
+
+
 # ---------------------------------------------------------------- quotas
 
 

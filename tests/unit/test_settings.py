@@ -101,12 +101,26 @@ def test_the_gateway_settings_are_read_from_their_variables() -> None:
     assert (found.rate_commands, found.rate_window_s, found.max_lag_s) == (5, 3, 1.5)
 
 
+@pytest.mark.parametrize(("said", "taken"), [("1", True), ("On", True), ("yes", True), ("true", True),
+                                            ("0", False), ("off", False), ("No", False), ("FALSE", False)])
+def test_permessage_deflate_is_taken_unless_switched_off_and_children_get_the_switch(said: str, taken: bool) -> None:
+    from services.cli.gateway import connection_limits
+
+    assert Settings().ws_deflate is True
+    assert connection_limits(Settings(), 16_384)["ws_per_message_deflate"] is True
+    found = settings_from(None, environ={"MIGHTY_WS_DEFLATE": said})
+    assert found.ws_deflate is taken
+    assert connection_limits(found, 16_384)["ws_per_message_deflate"] is taken
+    assert settings_from(None, environ=found.as_env()).ws_deflate is taken
+
+
 @pytest.mark.parametrize("environ,named", [
     ({"MIGHTY_PORT": "70000"}, "MIGHTY_PORT"),
     ({"MIGHTY_TOKEN_TTL_S": "0"}, "MIGHTY_TOKEN_TTL_S"),
     ({"MIGHTY_RATE_COMMANDS": "-1"}, "MIGHTY_RATE_COMMANDS"),
     ({"MIGHTY_MAX_LAG_S": "soon"}, "MIGHTY_MAX_LAG_S"),
     ({"MIGHTY_CORS_ORIGINS": "a.example/path"}, "MIGHTY_CORS_ORIGINS"),
+    ({"MIGHTY_WS_DEFLATE": "maybe"}, "MIGHTY_WS_DEFLATE"),
 ])
 def test_a_bad_gateway_setting_is_refused_naming_its_variable(environ: dict[str, str], named: str) -> None:
     with pytest.raises(SettingsError) as refused:
