@@ -36,8 +36,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     worker.add_argument("--id", default=None, help="the worker's consumer name (default: host-pid-random)")
     worker.add_argument("--keep-feed", action="store_true",
                         help="do not trim the feed below the slowest kind's checkpoint (benchmarks)")
-    worker.add_argument("--linger-ms", type=int, default=10,
-                        help="after a read that did not fill a batch, wait this long for more")
+    worker.add_argument("--linger-ms", type=int, default=None,
+                        help="after a read that did not fill a batch, wait this long for more "
+                             "(default: the kind's, 10 for views, 50 for the others)")
     worker.add_argument("--no-publish", action="store_true", help="store views without notifying")
     bots = worker.add_argument_group("bots (mighty worker bots)")
     bots.add_argument("--playouts", type=int, default=None,

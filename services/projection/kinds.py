@@ -44,6 +44,10 @@ class Kind(Protocol):
     # written to the AOF with the checkpoint (False: a cache of the streams, written to
     # the replicas only, folded again after a restart; docs/workers.md, "Kept off the AOF")
     kept: bool
+    # after a read that did not fill a batch, how long the worker waits for more (ms):
+    # short where a reader waits for the documents (a seat's push), longer where none
+    # does, so that one script call a partition stores a round of several commands
+    linger_ms: int
 
     def new(self, store: ProjectionStore, partition: int) -> AnyProjection: ...
 
@@ -56,6 +60,7 @@ class Kind(Protocol):
 class ViewsKind:
     name = "views"
     kept = False  # every seat's view, rewritten by each command: a cache of the streams
+    linger_ms = 10  # each change is pushed to its readers
 
     def __init__(self, store: ProjectionStore, events: EventStore) -> None:
         self.store = store
@@ -92,6 +97,7 @@ class ViewsKind:
 class LedgerKind:
     name = "ledger"
     kept = True
+    linger_ms = 50  # the scores change once a hand
 
     def __init__(self, store: ProjectionStore) -> None:
         self.store = store
@@ -116,6 +122,7 @@ class LedgerKind:
 class DirectoryKind:
     name = "directory"
     kept = False  # the lobby's entries of the tables still in Redis: a cache of their streams
+    linger_ms = 50  # an entry changes with a seat, a start, a hand, a close: not a card
 
     def __init__(self, store: ProjectionStore) -> None:
         self.store = store
@@ -139,6 +146,7 @@ class RatingsKind:
 
     name = "ratings"
     kept = True
+    linger_ms = 50  # a hand is rated once it has ended
 
     def __init__(self, store: ProjectionStore) -> None:
         self.store = store

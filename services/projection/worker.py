@@ -126,7 +126,7 @@ class Worker:
         block_ms: int = 100,
         lease_ms: int = 3000,
         publish: bool = True,
-        linger_ms: int = 10,
+        linger_ms: int | None = None,
         trim: bool = True,
         summary_s: float = SUMMARY_S,
         group_every_s: float = GROUP_EVERY_S,
@@ -138,7 +138,8 @@ class Worker:
         self.kind: Kind = make_kind(kind, store, events)
         self.id = worker_id or new_worker_id(kind)
         self.batch, self.block_ms, self.lease_ms, self.publish = batch, block_ms, lease_ms, publish
-        self.linger_s = linger_ms / 1000
+        # the kind's own wait for more entries unless told (Kind.linger_ms)
+        self.linger_s = (self.kind.linger_ms if linger_ms is None else linger_ms) / 1000
         self.trim = trim
         self.owned: dict[int, _Partition] = {}
         self._fresh_entries: dict[int, list[FeedEntry]] = {}
