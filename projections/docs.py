@@ -112,6 +112,7 @@ class _Mapped(Generic[T]):
             else:
                 fields.append((info.name, info.type))
         twin = msgspec.defstruct(f"{row.__name__}Mapped", fields, kw_only=True)
+        _ROWS[row] = (frozenset(f[0] for f in fields), frozenset(f[0] for f in fields if len(f) == 2))
         self._type = row
         self._json = msgspec.json.Decoder(twin)
         self._msgpack = msgspec.msgpack.Decoder(twin)
@@ -119,6 +120,31 @@ class _Mapped(Generic[T]):
     def decode(self, data: bytes) -> T:
         twin = self._json.decode(data) if is_json(data) else self._msgpack.decode(data)
         return self._type(**msgspec.structs.asdict(twin))
+
+
+# Each row type a ``Decoder`` reads: its fields' names, and the names of those without a
+# default (``same_document`` tells by them which row type a stored map is a document of)
+_ROWS: dict[Any, tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _same_row(stored: bytes, rebuilt: bytes) -> bool:
+    """Whether ``stored``, the map of a row type's document, reads as the ``rebuilt`` row:
+    its names are the fields of a row type (each field without a default among them), and
+    read as that type it encodes to the rebuilt bytes (its values by name, not position)."""
+    try:
+        names = decode(stored)
+    except msgspec.DecodeError:
+        return False
+    if not isinstance(names, dict) or not all(isinstance(name, str) for name in names):
+        return False
+    for row, (fields, required) in list(_ROWS.items()):
+        if required <= names.keys() <= fields:
+            try:
+                if encode(_decoder(row).decode(stored)) == rebuilt:
+                    return True
+            except msgspec.DecodeError:
+                continue
+    return False
 
 
 @functools.lru_cache(maxsize=64)
@@ -158,16 +184,14 @@ def same_document(stored: bytes | None, rebuilt: bytes | None) -> bool:
         return True
     if stored is None or rebuilt is None or is_json(rebuilt):
         return False
-    as_row = stored[:1] in _MAP_STARTS and rebuilt[:1] not in _MAP_STARTS
-    if not (is_json(stored) or as_row):
+    if stored[:1] in _MAP_STARTS and rebuilt[:1] not in _MAP_STARTS:
+        return _same_row(stored, rebuilt)
+    if not is_json(stored):
         return False
     try:
-        old, new = decode(stored), msgspec.msgpack.decode(rebuilt)
+        return bool(msgspec.json.decode(stored) == msgspec.msgpack.decode(rebuilt))
     except msgspec.DecodeError:
         return False
-    if as_row and isinstance(old, dict):
-        return bool(list(old.values()) == new)
-    return bool(old == new)
 
 
 def changed(rendered: Docs, docs: Docs) -> Docs:

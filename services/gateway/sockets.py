@@ -195,19 +195,27 @@ class FrameSender:
     not paused, no other send waiting): no ASGI message, no lock, no timer. Otherwise it
     waits its turn, then ``send_within`` the bound."""
 
-    __slots__ = ("_socket", "_timeout_s", "_now", "_lock")
+    __slots__ = ("_socket", "_timeout_s", "_now", "_lock", "_queued")
 
     def __init__(self, socket: Any, timeout_s: float) -> None:
         self._socket = socket
         self._timeout_s = timeout_s
         self._now: Callable[[bytes], bool] | None = socket.scope.get("extensions", {}).get(WRITE_NOW)
         self._lock = asyncio.Lock()
+        # sends holding or waiting for the lock: not ``locked()``, which is False from the
+        # moment a send releases it until the next waiter has run and taken it (a frame
+        # written at once then would overtake the waiter's)
+        self._queued = 0
 
     async def __call__(self, data: bytes) -> None:
-        if self._now is not None and not self._lock.locked() and self._now(data):
+        if self._now is not None and not self._queued and self._now(data):
             return
-        async with self._lock:
-            await send_within(self._socket, data.decode(), self._timeout_s)
+        self._queued += 1
+        try:
+            async with self._lock:
+                await send_within(self._socket, data.decode(), self._timeout_s)
+        finally:
+            self._queued -= 1
 
 
 def is_disconnect(error: BaseException) -> bool:

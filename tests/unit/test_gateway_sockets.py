@@ -158,6 +158,31 @@ def test_no_frame_overtakes_a_send_still_under_way() -> None:
     assert asyncio.run(scenario()) == ['{"n":1}', '{"n":2}', '{"n":3}']
 
 
+def test_a_frame_sent_as_the_lock_is_handed_on_does_not_overtake_the_frame_waiting_for_it() -> None:
+    # the pusher's frame A goes through the ASGI send (writing paused); a command's answer
+    # C waits its turn; the pusher, A done, sends B at once (its next view already read):
+    # the lock is released but not yet taken by C, so B must still wait behind C
+    async def scenario() -> list[str]:
+        connection = _Direct(paused=True)
+        send = FrameSender(connection, 1.0)
+        sent: list[str] = []
+
+        async def pusher() -> None:
+            await send(b'{"n":"A"}')
+            await send(b'{"n":"B"}')  # no await between: the loop has not run C's wake-up
+
+        first = asyncio.create_task(pusher())
+        await asyncio.sleep(0.01)
+        answer = asyncio.create_task(send(b'{"n":"C"}'))
+        await asyncio.sleep(0.01)
+        connection.writable.set()
+        await asyncio.gather(first, answer)
+        sent.extend(connection.sent)
+        return sent
+
+    assert asyncio.run(scenario()) == ['{"n":"A"}', '{"n":"C"}', '{"n":"B"}']
+
+
 def test_a_frame_waits_while_writing_is_paused_and_goes_once_it_resumes() -> None:
     async def scenario() -> list[str]:
         connection = _Direct(paused=True)

@@ -182,6 +182,25 @@ def test_a_rated_hand_is_stored_as_a_row_and_read_from_the_map_an_earlier_releas
     assert not same_document(row, _as_map(hand))  # the other way round: a row where a map is rebuilt
 
 
+
+def test_the_check_takes_a_stored_map_as_the_row_only_when_it_reads_as_that_row() -> None:
+    """Not by its values in order: a map whose names are no fields of the row (damaged:
+    the rater cannot read it) is a difference; one whose names are in another order, or
+    that lacks a field with a default the row holds as its default, is the same hand."""
+    hand = msgspec.structs.replace(_hand(), declarers=())
+    row = encode(hand)
+    fields = msgspec.structs.asdict(hand)
+    renamed = msgspec.msgpack.encode({f"x{name}": value for name, value in fields.items()})
+    with pytest.raises(msgspec.ValidationError):
+        decode_hand(renamed)
+    assert not same_document(renamed, row)
+    reordered = msgspec.json.encode(dict(reversed(list(fields.items()))))
+    assert decode_hand(reordered) == hand and same_document(reordered, row)
+    before_declarers = msgspec.msgpack.encode({k: v for k, v in fields.items() if k != "declarers"})
+    assert decode_hand(before_declarers) == hand and same_document(before_declarers, row)
+    extra = msgspec.msgpack.encode({**fields, "more": 1})
+    assert not same_document(extra, row)
+
 def test_a_ratings_table_document_stored_as_json_restores_the_same_table() -> None:
     """Its ledger is embedded raw: JSON in a JSON document, MessagePack in a MessagePack one."""
     docs = _docs("ratings", close=False, seed=9)
