@@ -18,7 +18,7 @@ import hashlib
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from redis.exceptions import NoScriptError
@@ -125,8 +125,11 @@ class Backend(Tables, Protocol):
 
     async def view(self, table_id: str, reader: str) -> bytes | None: ...
 
-    def follow(self, table_id: str, reader: str, after: int) -> AsyncIterator[bytes]:
-        """``reader``'s view each time it changes, from the first newer than ``after``."""
+    def follow(self, table_id: str, reader: str, after: int,
+               take: Callable[[bytes], bool] | None = None) -> AsyncIterator[bytes]:
+        """``reader``'s view each time it changes, from the first newer than ``after``;
+        ``take``: a way to be given one at once, as it is published (False: it comes
+        through the iterator as any other)."""
         ...
 
     async def ledger(self, table_id: str) -> AnyTableLedger | None: ...
@@ -448,11 +451,12 @@ class RedisBackend:
     async def view(self, table_id: str, reader: str) -> bytes | None:
         return await self.readers.view(table_id, reader)
 
-    def follow(self, table_id: str, reader: str, after: int) -> AsyncIterator[bytes]:
+    def follow(self, table_id: str, reader: str, after: int,
+               take: Callable[[bytes], bool] | None = None) -> AsyncIterator[bytes]:
         """Subscribe first, then read the stored view: a change published in between is
         not lost (``follow_async``, services/projection/notify.py); nothing not newer than
         the cursor is given."""
-        return self.readers.follow(table_id, reader, after)
+        return self.readers.follow(table_id, reader, after, take)
 
     async def ledger(self, table_id: str) -> AnyTableLedger | None:
         """The table's ledger document; an archived table's, whose document the archive

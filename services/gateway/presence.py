@@ -15,9 +15,12 @@ record of ``services/bots/gone.py``: the player, stamped by the Redis server's c
 every ``Lifecycle.watch_every_s`` while the stream is open (at least three times within
 ``MIGHTY_AWAY_AFTER_GONE_S``) and once more as it closes. The timer worker sends away a
 seat at a playing table whose player has not been connected for that long. A player's
-move over HTTP stamps the record too, but only one that exists (``known_only``): a player
-who never opened a stream of the table is left to the timeouts rule (docs/bots.md, "Away
-seats"). With ``MIGHTY_AWAY_AFTER_GONE_S`` 0 nothing is stamped.
+move stamps the record too, but only one that exists (``known_only``): a player who never
+opened a stream of the table is left to the timeouts rule (docs/bots.md, "Away seats").
+A move's stamp is sent at most once per ``min(5 s, watch_every_s / 2)`` by a gateway for
+the same player and table, counting its watcher's stamps: a player moving over their
+open stream is stamped by its watcher already, and a stamp a command is a script call
+a command for nothing. With ``MIGHTY_AWAY_AFTER_GONE_S`` 0 nothing is stamped.
 """
 
 from __future__ import annotations
@@ -54,6 +57,10 @@ class Presence:
         self.lifecycle = lifecycle
         self._quiet_s = min(_SAME_TOUCH_S, lifecycle.presence_every_s / 2)
         self._last: dict[tuple[str, str], float] = {}
+        # (table, player) -> when this gateway last stamped them there (a move's stamp
+        # within ``_stamp_quiet_s`` of it is not sent)
+        self._stamped: dict[tuple[str, str], float] = {}
+        self._stamp_quiet_s = min(_SAME_TOUCH_S, lifecycle.watch_every_s / 2)
 
     async def touch(self, table_id: str, status: str) -> None:
         if status not in ("open", "playing"):  # a finished table has nothing left to close
@@ -76,10 +83,19 @@ class Presence:
         before, by a stream). Best effort, like ``touch``: never raises."""
         if self.lifecycle.away_after_gone_s <= 0:
             return
+        key, now = (table_id, player), time.monotonic()
+        if known_only and now - self._stamped.get(key, -1e9) < self._stamp_quiet_s:
+            return  # stamped a moment ago: by its watcher, or by a move before this one
+        if len(self._stamped) >= REMEMBERED:
+            self._stamped.clear()
+        self._stamped[key] = now
         try:
-            await self._coalesced.call(("EVAL", HERE, 1, self._seen, seen_member(table_id, player),
-                                        "XX" if known_only else ""))
+            (stamped,) = await self._coalesced.call(("EVAL", HERE, 1, self._seen, seen_member(table_id, player),
+                                                     "XX" if known_only else ""))
+            if known_only and not stamped:  # a move's stamp and no record (no stream of theirs yet): none made
+                self._stamped.pop(key, None)
         except Exception as error:  # noqa: BLE001 - presence is best effort, never a command's failure
+            self._stamped.pop(key, None)
             log.debug("presence_not_recorded", table=table_id, error=str(error)[:200])
 
 

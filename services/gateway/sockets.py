@@ -207,8 +207,13 @@ class FrameSender:
         # written at once then would overtake the waiter's)
         self._queued = 0
 
+    def now(self, data: bytes) -> bool:
+        """Write ``data`` at once if it can be (True), without waiting: no other send under
+        way, the connection taking frames; False: nothing was written."""
+        return self._now is not None and not self._queued and self._now(data)
+
     async def __call__(self, data: bytes) -> None:
-        if self._now is not None and not self._queued and self._now(data):
+        if self.now(data):
             return
         self._queued += 1
         try:

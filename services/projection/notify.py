@@ -13,7 +13,7 @@ gateway follows views, and it is asynchronous: there is no synchronous twin.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 import msgspec
@@ -44,6 +44,7 @@ async def follow_async(
     reader: str,
     cursor: int = 0,
     hub: FanoutHub | None = None,
+    take: Callable[[bytes], bool] | None = None,
 ) -> AsyncGenerator[bytes, None]:
     """Yield ``reader``'s view of a table each time it changes, starting with the stored
     view if it is newer than ``cursor``, through ``hub`` (services/projection/fanout.py:
@@ -56,13 +57,32 @@ async def follow_async(
     on an AOF without its last second, a replica promoted without the last writes), and
     the reader must see the table as it is now to play on (docs/reliability.md,
     "Rollback"). Runs until the caller stops iterating (``aclose`` or a cancelled task),
-    then leaves the channel."""
+    then leaves the channel.
+
+    ``take``: the caller's way to be given a newer view at once, in the hub's call, while
+    the generator waits for the next message (``Inbox.take``): True, it was given (the
+    cursor moves on); False, the generator yields it as any other."""
     channel = channel_of(space, table_id, reader)
     own = hub is None
     shared = FanoutHub.on(client) if hub is None else hub
     raw: Any = client  # bytes replies; redis-py's annotations say otherwise
     try:
         async with shared.following(channel) as inbox:
+            if take is not None:
+
+                def at_once(message: bytes) -> bool:
+                    nonlocal cursor
+                    if not message:  # "read it again": the loop reads
+                        return False
+                    version = _version(message).version
+                    if version <= cursor:
+                        return True  # nothing newer: dropped, as the loop drops it
+                    if not take(message):
+                        return False
+                    cursor = version
+                    return True
+
+                inbox.take = at_once
             data: bytes | None = await raw.get(channel)  # only now: the server confirmed
             reread = False
             while True:

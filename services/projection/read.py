@@ -148,11 +148,12 @@ class AsyncReader:
             pipe.hgetall(doc)
         return _players(await pipe.execute())
 
-    def follow(self, table_id: str, reader: str, cursor: int = 0) -> AsyncGenerator[bytes, None]:
-        """``reader``'s view each time it is newer than ``cursor`` (see ``notify``), on
-        the reader's hub."""
+    def follow(self, table_id: str, reader: str, cursor: int = 0,
+               take: Callable[[bytes], bool] | None = None) -> AsyncGenerator[bytes, None]:
+        """``reader``'s view each time it is newer than ``cursor`` (see ``notify``; ``take``,
+        to be given one at once: ``follow_async``), on the reader's hub."""
         client: Any = self.client  # one node's or a cluster's: the hub routes by node
-        return follow_async(client, self.space, table_id, reader, cursor, self.hub)
+        return follow_async(client, self.space, table_id, reader, cursor, self.hub, take)
 
 
 def feed_positions(client: SyncClient, space: KeySpace) -> dict[int, str]:

@@ -170,6 +170,52 @@ def test_a_slow_follower_of_a_view_skips_to_the_newest_and_gives_each_version_on
     assert len(seen) < 29, "it skipped to the newest rather than replaying every message"
 
 
+def test_a_follower_that_takes_views_at_once_is_given_each_newer_one_once_and_in_order(
+    redis_server: Any, redis_client: Any
+) -> None:
+    """``take`` (the gateway's push at once): a newer view published while the follower
+    waits goes to it in the hub's own call; one it does not take (False, or an error)
+    comes through the iterator; one not newer than the cursor goes to neither."""
+    channel = channel_of(SPACE, "t009", "1")
+
+    async def scenario(client: Any) -> tuple[list[int], list[int]]:
+        hub = FanoutHub.on(client)
+        taken: list[int] = []
+        given: list[int] = []
+
+        def take(message: bytes) -> bool:
+            version = int(msgspec.json.decode(message)["version"])
+            if version == 6:
+                raise RuntimeError("the way at once failed")
+            if version % 2:
+                return False
+            taken.append(version)
+            given.append(version)
+            return True
+
+        async def follow(stream: Any) -> None:
+            async for data in stream:
+                given.append(int(msgspec.json.decode(data)["version"]))
+
+        try:
+            redis_client.set(channel, _doc(1))
+            follower = asyncio.create_task(follow(follow_async(client, SPACE, "t009", "1", cursor=0, hub=hub,
+                                                               take=take)))
+            await _until(lambda: given == [1], "the stored view")
+            for version in (2, 3, 2, 4, 5, 6, 7, 8):
+                redis_client.execute_command("SPUBLISH", channel, _doc(version))
+                await asyncio.sleep(0.05)  # the follower is waiting again
+            await _until(lambda: given[-1] == 8, "the last view")
+            follower.cancel()
+            return taken, given
+        finally:
+            await hub.aclose()
+
+    taken, given = _run(scenario, redis_server.url)
+    assert given == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert taken == [2, 4, 8]
+
+
 def test_an_empty_message_makes_a_follower_read_the_stored_view_again(
     redis_server: Any, redis_client: Any
 ) -> None:

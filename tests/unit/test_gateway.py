@@ -756,7 +756,7 @@ def test_a_stream_whose_follow_fails_closes_without_waiting_for_the_client(
     token = seated[0]["Authorization"].removeprefix("Bearer ")
     backend = client.app.state.backend
 
-    async def follow_then_fail(table_id: str, reader: str, after: int) -> Any:
+    async def follow_then_fail(table_id: str, reader: str, after: int, take: Any = None) -> Any:
         import asyncio
 
         await asyncio.sleep(0.2)  # following, then Redis goes away for longer than the retries

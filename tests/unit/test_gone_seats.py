@@ -321,3 +321,71 @@ def test_the_service_sending_a_seat_away_reads_back_as_its_command_for_verify() 
     assert command_of([event]) == (SendAway(seat=3, gone_s=41, after_s=AFTER_S), None)
     assert decode_event(b'{"type":"seat_away","v":1,"seat":3,"player":"p3","away":true}') == SeatAway(
         seat=3, player="p3")  # stored before the fields: as before
+
+
+class _CountedCalls:
+    """The gateway's coalesced pipeline, counting the stamps sent through it."""
+
+    def __init__(self) -> None:
+        self.stamps: list[tuple[str, str]] = []
+        self.records: set[str] = set()  # the members with a record: an "XX" stamp of another makes none
+
+    async def call(self, *commands: tuple[Any, ...], shared: bool = False) -> list[Any]:
+        answers = []
+        for command in commands:
+            member, only_existing = str(command[4]), str(command[5]) == "XX"
+            self.stamps.append((member, str(command[5])))
+            answers.append(int(member in self.records) if only_existing else int(member not in self.records))
+            if not only_existing:
+                self.records.add(member)
+        return answers
+
+
+def test_a_moves_stamp_is_not_sent_again_within_moments_of_the_last_but_a_watchers_always_is(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from services.app.lifecycle import Lifecycle
+    from services.gateway import presence as presence_module
+    from services.store.keys import KeySpace
+
+    clock = [1000.0]
+    monkeypatch.setattr(presence_module.time, "monotonic", lambda: clock[0])
+    calls = _CountedCalls()
+    here = presence_module.Presence(calls, KeySpace(4, "ns"), Lifecycle.of(Settings(away_after_gone_s=60)))
+
+    async def moves() -> None:
+        await here.here("t1", "p1", known_only=True)  # no record yet (no stream): none made
+        await here.here("t1", "p1")  # their stream opens: the watcher stamps, always
+        await here.here("t1", "p1", known_only=True)  # a move a moment later: not again
+        await here.here("t1", "p2")
+        await here.here("t1", "p2", known_only=True)  # another player: their own quiet time
+        await here.here("t1", "p1")  # the watcher: always
+        clock[0] += 4.0
+        await here.here("t1", "p1", known_only=True)  # 4 s after the watcher's: not again
+        clock[0] += 1.5
+        await here.here("t1", "p1", known_only=True)  # past the quiet time: stamped
+
+    asyncio.run(moves())
+    member, other = seen_member("t1", "p1"), seen_member("t1", "p2")
+    assert calls.stamps == [(member, "XX"), (member, ""), (other, ""), (member, ""), (member, "XX")]
+
+
+def test_a_moves_stamp_that_found_no_record_is_sent_again_at_the_next_move() -> None:
+    import asyncio
+
+    from services.app.lifecycle import Lifecycle
+    from services.gateway import presence as presence_module
+    from services.store.keys import KeySpace
+
+    calls = _CountedCalls()
+    here = presence_module.Presence(calls, KeySpace(4, "ns"), Lifecycle.of(Settings(away_after_gone_s=60)))
+
+    async def moves() -> None:
+        await here.here("t1", "p1", known_only=True)
+        calls.records.add(seen_member("t1", "p1"))  # a stream of theirs on another gateway
+        await here.here("t1", "p1", known_only=True)
+        await here.here("t1", "p1", known_only=True)
+
+    asyncio.run(moves())
+    assert calls.stamps == [(seen_member("t1", "p1"), "XX")] * 2

@@ -100,10 +100,24 @@ async def _document(backend: BackendDep, table_id: str, stored: bytes, timed: bo
     doc = decode_stored(stored)
     public = await backend.view(table_id, "spectator") if needs_public(doc) else None
     document = document_of(doc, public, lang)
-    if timed and document["to_act"] is not None and document["deadline"] is None:
+    if _lacks_deadline(document, timed):
         # a view stored before views held their deadline: the timer worker's document
         document["deadline"] = deadline_of(await backend.deadline(table_id), document["version"], document["to_act"])
     return document
+
+
+def _document_at_once(stored: bytes, timed: bool, lang: str) -> dict[str, Any] | None:
+    """``_document`` when it needs nothing read (None: it does: a compacted seat view's
+    public face, a deadline from the timer worker's document)."""
+    doc = decode_stored(stored)
+    if needs_public(doc):
+        return None
+    document = document_of(doc, None, lang)
+    return None if _lacks_deadline(document, timed) else document
+
+
+def _lacks_deadline(document: dict[str, Any], timed: bool) -> bool:
+    return timed and document["to_act"] is not None and document["deadline"] is None
 
 
 async def _command(connection: ASGIConnection[Any, Any, Any, Any], table_id: str, player: str,
@@ -308,7 +322,18 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
                 document = await _document(backend, table_id, rendered(state, version, reader), timed, lang)
                 await send(view_frame(document, rollback=behind))
                 last = cursor = version
-        async for stored in backend.follow(table_id, reader, cursor):
+        def at_once(stored: bytes) -> bool:
+            """A newer view pushed as it is published, in the hub's own call (no wake-up of
+            this task, the most part of a push's cost besides the frame): when it needs
+            nothing read and the frame can be written now. False: the loop below pushes it."""
+            nonlocal last
+            document = _document_at_once(stored, timed, lang)
+            if document is None or document["version"] <= last or not send.now(view_frame(document)):
+                return False
+            last = document["version"]
+            return True
+
+        async for stored in backend.follow(table_id, reader, cursor, at_once):
             document = await _document(backend, table_id, stored, timed, lang)
             if document["version"] <= last:
                 # not newer than what the reader had (follow gives that only when a view
