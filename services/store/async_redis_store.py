@@ -37,12 +37,10 @@ from typing import Any, Final
 import redis
 import redis.asyncio as aioredis
 import redis.asyncio.cluster as aiocluster
-import redis.utils
 from hiredis import pack_command
 from redis._parsers import hiredis as _hiredis_parser
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.connection import HiredisRespSerializer
 
 from services.store.base import Appended, FeedEntry, Head, StoredEvent
 from services.store.cluster import (
@@ -53,6 +51,7 @@ from services.store.cluster import (
 )
 from services.store.errors import NotReplicated
 from services.store.keys import KeySpace, check_command_id, fence_of
+from services.store.packing import packing_fast
 from services.store.redis_store import (
     APPEND_SCRIPT,
     CLUSTER_ATTEMPTS,
@@ -112,25 +111,9 @@ def connect_async(
         socket_connect_timeout=min(socket_timeout, 2.0),
         health_check_interval=0,
     )
-    pool.connection_class = _packing_with_hiredis(pool.connection_class)
+    pool.connection_class = packing_fast(pool.connection_class)  # packed by hiredis in one call (packing.py)
     client: aioredis.Redis = aioredis.Redis.from_pool(pool)
     return client
-
-
-def _packing_with_hiredis(connection_class: type[Any]) -> type[Any]:
-    """``connection_class`` packing commands with hiredis's C packer, as the sync client
-    does: redis.asyncio packs every argument in Python, which cost more than the rules
-    per append (docs/performance.md)."""
-    if redis.utils.HIREDIS_AVAILABLE is False:
-        return connection_class
-    serializer = HiredisRespSerializer()  # type: ignore[no-untyped-call, unused-ignore]
-
-    def pack_command(self: Any, *args: Any) -> list[bytes]:
-        packed: list[bytes] = serializer.pack(*args)
-        return packed
-
-    return type(f"Hiredis{connection_class.__name__}", (connection_class,),
-                {"pack_command": pack_command})
 
 
 @contextmanager

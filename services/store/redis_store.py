@@ -63,6 +63,7 @@ from services.store.errors import (
     is_transient,
     unavailable,
 )
+from services.store.packing import packing_fast
 from services.store.keys import (
     DEFAULT_IDEMPOTENCY_S,
     KeySpace,
@@ -107,7 +108,7 @@ def connect(
         return connect_cluster(url, retries=retries, socket_timeout=socket_timeout,
                                max_connections=max_connections)
     retry = Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.01), retries)
-    return redis.Redis.from_url(
+    client = redis.Redis.from_url(
         url,
         protocol=2,
         decode_responses=False,
@@ -118,6 +119,9 @@ def connect(
         health_check_interval=0,
         max_connections=max_connections,
     )
+    pool = client.connection_pool
+    pool.connection_class = packing_fast(pool.connection_class)  # packed by hiredis in one call (packing.py)
+    return client
 
 
 def store_error(error: BaseException) -> StoreError:
