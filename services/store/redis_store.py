@@ -63,7 +63,6 @@ from services.store.errors import (
     is_transient,
     unavailable,
 )
-from services.store.packing import packing_fast
 from services.store.keys import (
     DEFAULT_IDEMPOTENCY_S,
     KeySpace,
@@ -71,6 +70,7 @@ from services.store.keys import (
     check_command_id,
     fence_of,
 )
+from services.store.packing import packing_fast
 from services.store.record import FIELD as RECORD
 from services.store.table_index import indexed_tables
 
