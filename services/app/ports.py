@@ -45,10 +45,11 @@ class Tables(Protocol):
         (services/gateway/presence.py); never raises."""
         ...
 
-    async def here(self, table_id: str, player: str, *, known_only: bool = False) -> None:
+    async def here(self, table_id: str, player: str, *, known_only: bool = False, leaving: bool = False) -> None:
         """The player is connected to the table now (``known_only``: only if a stream of
-        theirs was, before): the record a seat is sent away by when it grows old
-        (services/gateway/presence.py, services/bots/gone.py); never raises."""
+        theirs was, before; ``leaving``: the last stamp of a stream closing): the record a
+        seat is sent away by when it grows old (services/gateway/presence.py,
+        services/bots/gone.py); never raises."""
         ...
 
     async def secret(self) -> bytes:

@@ -52,10 +52,9 @@ local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 """
 # KEYS[1] the seen set; ARGV[1] the member, ARGV[2] "XX" (only a record that exists) or "":
-# the player is connected to the table now. With "XX": 1 when a record was stamped, 0 when
-# there was none (or it held this very millisecond).
+# the player is connected to the table now.
 HERE: Final = _NOW + """
-if ARGV[2] == 'XX' then return redis.call('ZADD', KEYS[1], 'XX', 'CH', now, ARGV[1]) end
+if ARGV[2] == 'XX' then return redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1]) end
 return redis.call('ZADD', KEYS[1], now, ARGV[1])
 """
 # KEYS[1] the seen set; ARGV[1] the bound (ms), ARGV[2] how many: {now, {member, seen, ...}}

@@ -241,8 +241,8 @@ class RedisBackend:
     async def touch(self, table_id: str, status: str) -> None:
         await self._presence.touch(table_id, status)
 
-    async def here(self, table_id: str, player: str, *, known_only: bool = False) -> None:
-        await self._presence.here(table_id, player, known_only=known_only)
+    async def here(self, table_id: str, player: str, *, known_only: bool = False, leaving: bool = False) -> None:
+        await self._presence.here(table_id, player, known_only=known_only, leaving=leaving)
 
     async def close(self) -> None:
         await self.readers.aclose()  # the followers' shared Pub/Sub connection

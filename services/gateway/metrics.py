@@ -39,6 +39,10 @@ class Metrics:
         self.stream_rollbacks = Counter("mighty_stream_rollbacks", "Streams resumed from a cursor beyond the "
                                         "table's version: sent the current view, marked rollback", registry=r)
         self._rollbacks_seen = 0
+        # how each view reached its socket: written as it was published, or through the
+        # pusher's loop (a frame that would wait, a read needed, a re-read, a rollback)
+        self.views_pushed = Counter("mighty_views_pushed", "Views pushed to streams, by how: at_once (as "
+                                    "published) or queued (through the pusher's loop)", ["how"], registry=r)
         # memory (docs/reliability.md, Soak): set at each scrape
         self.gc_runs = Gauge("mighty_gc_runs", "Full garbage collections run by the gateway's collector",
                              registry=r)

@@ -17,10 +17,11 @@ every ``Lifecycle.watch_every_s`` while the stream is open (at least three times
 seat at a playing table whose player has not been connected for that long. A player's
 move stamps the record too, but only one that exists (``known_only``): a player who never
 opened a stream of the table is left to the timeouts rule (docs/bots.md, "Away seats").
-A move's stamp is sent at most once per ``min(5 s, watch_every_s / 2)`` by a gateway for
-the same player and table, counting its watcher's stamps: a player moving over their
-open stream is stamped by its watcher already, and a stamp a command is a script call
-a command for nothing. With ``MIGHTY_AWAY_AFTER_GONE_S`` 0 nothing is stamped.
+A move's stamp is not sent within ``min(5 s, watch_every_s / 2)`` of a stamp by the
+watcher of the player's open stream on the same gateway: that watcher goes on stamping,
+and a stamp a command was a script call a command for nothing. Once the stream has
+closed (its last stamp), each move stamps again. With ``MIGHTY_AWAY_AFTER_GONE_S`` 0
+nothing is stamped.
 """
 
 from __future__ import annotations
@@ -57,9 +58,10 @@ class Presence:
         self.lifecycle = lifecycle
         self._quiet_s = min(_SAME_TOUCH_S, lifecycle.presence_every_s / 2)
         self._last: dict[tuple[str, str], float] = {}
-        # (table, player) -> when this gateway last stamped them there (a move's stamp
-        # within ``_stamp_quiet_s`` of it is not sent)
-        self._stamped: dict[tuple[str, str], float] = {}
+        # (table, player) -> when this gateway's watcher of their stream last stamped them
+        # there (a move's stamp within ``_stamp_quiet_s`` of it is not sent: the watcher
+        # goes on stamping while the stream is open)
+        self._watched: dict[tuple[str, str], float] = {}
         self._stamp_quiet_s = min(_SAME_TOUCH_S, lifecycle.watch_every_s / 2)
 
     async def touch(self, table_id: str, status: str) -> None:
@@ -78,24 +80,28 @@ class Presence:
             self._last.pop((table_id, status), None)
             log.debug("presence_not_recorded", table=table_id, error=str(error)[:200])
 
-    async def here(self, table_id: str, player: str, *, known_only: bool = False) -> None:
-        """``player`` is connected to the table now (``known_only``: only if they have been
-        before, by a stream). Best effort, like ``touch``: never raises."""
+    async def here(self, table_id: str, player: str, *, known_only: bool = False, leaving: bool = False) -> None:
+        """``player`` is connected to the table now (``known_only``: a move's stamp, only if
+        they have been before, by a stream; ``leaving``: the watcher's last stamp, as the
+        stream closes). Best effort, like ``touch``: never raises."""
         if self.lifecycle.away_after_gone_s <= 0:
             return
         key, now = (table_id, player), time.monotonic()
-        if known_only and now - self._stamped.get(key, -1e9) < self._stamp_quiet_s:
-            return  # stamped a moment ago: by its watcher, or by a move before this one
-        if len(self._stamped) >= REMEMBERED:
-            self._stamped.clear()
-        self._stamped[key] = now
+        if known_only:
+            if now - self._watched.get(key, -1e9) < self._stamp_quiet_s:
+                return  # their stream's watcher here stamped a moment ago, and goes on
+        elif leaving:
+            self._watched.pop(key, None)  # from now on each move stamps: the bound counts from it
+        else:
+            if len(self._watched) >= REMEMBERED:
+                self._watched.clear()
+            self._watched[key] = now
         try:
-            (stamped,) = await self._coalesced.call(("EVAL", HERE, 1, self._seen, seen_member(table_id, player),
-                                                     "XX" if known_only else ""))
-            if known_only and not stamped:  # a move's stamp and no record (no stream of theirs yet): none made
-                self._stamped.pop(key, None)
+            await self._coalesced.call(("EVAL", HERE, 1, self._seen, seen_member(table_id, player),
+                                        "XX" if known_only else ""))
         except Exception as error:  # noqa: BLE001 - presence is best effort, never a command's failure
-            self._stamped.pop(key, None)
+            if not known_only:
+                self._watched.pop(key, None)
             log.debug("presence_not_recorded", table=table_id, error=str(error)[:200])
 
 
@@ -131,4 +137,4 @@ async def _keep_alive(backend: Backend, table_id: str, status: str, player: str)
             await asyncio.sleep(every_s)
     finally:  # the stream closed (the task cancelled): the time gone counts from now
         if live:
-            await asyncio.shield(backend.here(table_id, player))
+            await asyncio.shield(backend.here(table_id, player, leaving=True))

@@ -207,6 +207,12 @@ class FrameSender:
         # written at once then would overtake the waiter's)
         self._queued = 0
 
+    @property
+    def writes_at_once(self) -> bool:
+        """Whether the connection lets frames be written at once at all (uvicorn with the
+        gateway's protocol; not a test client)."""
+        return self._now is not None
+
     def now(self, data: bytes) -> bool:
         """Write ``data`` at once if it can be (True), without waiting: no other send under
         way, the connection taking frames; False: nothing was written."""

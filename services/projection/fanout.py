@@ -84,8 +84,8 @@ class Inbox:
             try:
                 if take(data):
                     return
-            except Exception:  # noqa: BLE001, S110 - the follower's own path meets it again, and handles it
-                pass
+            except Exception as error:  # noqa: BLE001 - the follower's own path meets it again, and handles it
+                log.debug("fanout_take_failed", error=str(error)[:200])
         if len(self._items) >= self._limit:
             # too far behind: what is dropped was published before now, so a read of
             # the stored view made after now holds it

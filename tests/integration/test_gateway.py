@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -205,6 +206,10 @@ def test_a_whole_hand_over_http_and_a_websocket_that_drops_and_resumes_missing_n
     assert ledger["hands"][0]["scores"] == hands[0]["scores"]
     stats = gateway.http.get(f"/api/v1/players/{me['player']}").json()
     assert stats["hands"] == 1 and stats["total"] == ledger["totals"][0]
+    # the views came as they were published (no task woken), in order and none missed
+    pushed = {how: float(n) for how, n in re.findall(r'mighty_views_pushed_total\{how="(\w+)"\} (\S+)',
+                                                     gateway.http.get("/metrics").text)}
+    assert pushed.get("at_once", 0) > len(versions) / 2, pushed
 
 
 @pytest.mark.parametrize("game,seats", [("mighty-3", 3), ("mighty-5", 5), ("mighty-7", 7), ("mitigati", 3)])

@@ -324,68 +324,65 @@ def test_the_service_sending_a_seat_away_reads_back_as_its_command_for_verify() 
 
 
 class _CountedCalls:
-    """The gateway's coalesced pipeline, counting the stamps sent through it."""
+    """The gateway's coalesced pipeline, keeping the stamps sent through it."""
 
     def __init__(self) -> None:
         self.stamps: list[tuple[str, str]] = []
-        self.records: set[str] = set()  # the members with a record: an "XX" stamp of another makes none
 
     async def call(self, *commands: tuple[Any, ...], shared: bool = False) -> list[Any]:
-        answers = []
-        for command in commands:
-            member, only_existing = str(command[4]), str(command[5]) == "XX"
-            self.stamps.append((member, str(command[5])))
-            answers.append(int(member in self.records) if only_existing else int(member not in self.records))
-            if not only_existing:
-                self.records.add(member)
-        return answers
+        self.stamps.extend((str(command[4]), str(command[5])) for command in commands)
+        return [1 for _ in commands]
 
 
-def test_a_moves_stamp_is_not_sent_again_within_moments_of_the_last_but_a_watchers_always_is(
+def _presence(calls: _CountedCalls, monkeypatch: pytest.MonkeyPatch, clock: list[float]) -> Any:
+    from services.app.lifecycle import Lifecycle
+    from services.gateway import presence as presence_module
+    from services.store.keys import KeySpace
+
+    monkeypatch.setattr(presence_module.time, "monotonic", lambda: clock[0])
+    return presence_module.Presence(calls, KeySpace(4, "ns"), Lifecycle.of(Settings(away_after_gone_s=60)))
+
+
+def test_a_moves_stamp_is_not_sent_moments_after_its_streams_watcher_stamped_here(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    from services.app.lifecycle import Lifecycle
-    from services.gateway import presence as presence_module
-    from services.store.keys import KeySpace
-
     clock = [1000.0]
-    monkeypatch.setattr(presence_module.time, "monotonic", lambda: clock[0])
     calls = _CountedCalls()
-    here = presence_module.Presence(calls, KeySpace(4, "ns"), Lifecycle.of(Settings(away_after_gone_s=60)))
+    here = _presence(calls, monkeypatch, clock)
 
     async def moves() -> None:
-        await here.here("t1", "p1", known_only=True)  # no record yet (no stream): none made
-        await here.here("t1", "p1")  # their stream opens: the watcher stamps, always
-        await here.here("t1", "p1", known_only=True)  # a move a moment later: not again
-        await here.here("t1", "p2")
-        await here.here("t1", "p2", known_only=True)  # another player: their own quiet time
-        await here.here("t1", "p1")  # the watcher: always
+        await here.here("t1", "p1")  # the watcher of their stream: always
+        await here.here("t1", "p1", known_only=True)  # a move a moment later: not sent
+        await here.here("t1", "p2", known_only=True)  # another player, no stream here: sent
         clock[0] += 4.0
-        await here.here("t1", "p1", known_only=True)  # 4 s after the watcher's: not again
+        await here.here("t1", "p1", known_only=True)  # 4 s after the watcher's: not sent
         clock[0] += 1.5
-        await here.here("t1", "p1", known_only=True)  # past the quiet time: stamped
+        await here.here("t1", "p1", known_only=True)  # past the quiet time: sent
 
     asyncio.run(moves())
     member, other = seen_member("t1", "p1"), seen_member("t1", "p2")
-    assert calls.stamps == [(member, "XX"), (member, ""), (other, ""), (member, ""), (member, "XX")]
+    assert calls.stamps == [(member, ""), (other, "XX"), (member, "XX")]
 
 
-def test_a_moves_stamp_that_found_no_record_is_sent_again_at_the_next_move() -> None:
+def test_once_the_stream_has_closed_every_move_stamps_so_the_bound_counts_from_the_last(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player who plays on over HTTP after their stream closed is sent away only when
+    they have neither reconnected nor moved for the bound (docs/bots.md, "Away seats")."""
     import asyncio
 
-    from services.app.lifecycle import Lifecycle
-    from services.gateway import presence as presence_module
-    from services.store.keys import KeySpace
-
+    clock = [1000.0]
     calls = _CountedCalls()
-    here = presence_module.Presence(calls, KeySpace(4, "ns"), Lifecycle.of(Settings(away_after_gone_s=60)))
+    here = _presence(calls, monkeypatch, clock)
 
     async def moves() -> None:
-        await here.here("t1", "p1", known_only=True)
-        calls.records.add(seen_member("t1", "p1"))  # a stream of theirs on another gateway
-        await here.here("t1", "p1", known_only=True)
-        await here.here("t1", "p1", known_only=True)
+        await here.here("t1", "p1")  # the watcher
+        clock[0] += 1.0
+        await here.here("t1", "p1", leaving=True)  # the stream closes: its last stamp
+        for _ in range(3):
+            clock[0] += 1.0
+            await here.here("t1", "p1", known_only=True)  # each move, seconds apart: each sent
 
     asyncio.run(moves())
-    assert calls.stamps == [(seen_member("t1", "p1"), "XX")] * 2
+    member = seen_member("t1", "p1")
+    assert calls.stamps == [(member, ""), (member, "")] + [(member, "XX")] * 3

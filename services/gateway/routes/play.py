@@ -298,6 +298,8 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
     reconnects with ``after=``). Once the connection is over its quota slot is
     ``release``d, then the pusher stopped."""
     send = sockets.FrameSender(socket, send_timeout_s)  # one writer: the pusher and the command answers
+    metrics: Metrics = socket.app.state.metrics
+    pushed_at_once, pushed_queued = metrics.views_pushed.labels("at_once"), metrics.views_pushed.labels("queued")
 
     async def push() -> None:
         backend = backend_in(socket)
@@ -331,9 +333,11 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
             if document is None or document["version"] <= last or not send.now(view_frame(document)):
                 return False
             last = document["version"]
+            pushed_at_once.inc()
             return True
 
-        async for stored in backend.follow(table_id, reader, cursor, at_once):
+        # without a way to write at once, every view would be reshaped twice
+        async for stored in backend.follow(table_id, reader, cursor, at_once if send.writes_at_once else None):
             document = await _document(backend, table_id, stored, timed, lang)
             if document["version"] <= last:
                 # not newer than what the reader had (follow gives that only when a view
@@ -347,6 +351,7 @@ async def _follow(socket: WebSocket[Any, Any, Any], table_id: str, reader: str, 
             rollback = document["version"] <= last
             last = document["version"]
             await send(view_frame(document, rollback=rollback))
+            pushed_queued.inc()
 
     async def push_chat() -> None:  # the table's chat, less what the reader muted (chat.py)
         async for said in backend_in(socket).chat.follow(table_id, player, chat_after):
