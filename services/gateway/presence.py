@@ -17,9 +17,9 @@ every ``Lifecycle.watch_every_s`` while the stream is open (at least three times
 seat at a playing table whose player has not been connected for that long. A player's
 move stamps the record too, but only one that exists (``known_only``): a player who never
 opened a stream of the table is left to the timeouts rule (docs/bots.md, "Away seats").
-A move's stamp is not sent within ``min(5 s, watch_every_s / 2)`` of a stamp by the
-watcher of the player's open stream on the same gateway: that watcher goes on stamping,
-and a stamp a command was a script call a command for nothing. Once the stream has
+A move's stamp is not sent within ``watch_every_s`` of a stamp by the watcher of the
+player's open stream on the same gateway: that watcher stamps again within it, and a
+stamp a command was a script call a command for nothing. Once the stream has
 closed (its last stamp), each move stamps again. With ``MIGHTY_AWAY_AFTER_GONE_S`` 0
 nothing is stamped.
 """
@@ -62,7 +62,7 @@ class Presence:
         # there (a move's stamp within ``_stamp_quiet_s`` of it is not sent: the watcher
         # goes on stamping while the stream is open)
         self._watched: dict[tuple[str, str], float] = {}
-        self._stamp_quiet_s = min(_SAME_TOUCH_S, lifecycle.watch_every_s / 2)
+        self._stamp_quiet_s = lifecycle.watch_every_s  # the watcher stamps again within it
 
     async def touch(self, table_id: str, status: str) -> None:
         if status not in ("open", "playing"):  # a finished table has nothing left to close

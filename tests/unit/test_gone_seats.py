@@ -343,7 +343,7 @@ def _presence(calls: _CountedCalls, monkeypatch: pytest.MonkeyPatch, clock: list
     return presence_module.Presence(calls, KeySpace(4, "ns"), Lifecycle.of(Settings(away_after_gone_s=60)))
 
 
-def test_a_moves_stamp_is_not_sent_moments_after_its_streams_watcher_stamped_here(
+def test_a_moves_stamp_is_not_sent_within_the_watch_period_of_its_streams_watcher_here(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
@@ -355,10 +355,10 @@ def test_a_moves_stamp_is_not_sent_moments_after_its_streams_watcher_stamped_her
         await here.here("t1", "p1")  # the watcher of their stream: always
         await here.here("t1", "p1", known_only=True)  # a move a moment later: not sent
         await here.here("t1", "p2", known_only=True)  # another player, no stream here: sent
-        clock[0] += 4.0
-        await here.here("t1", "p1", known_only=True)  # 4 s after the watcher's: not sent
+        clock[0] += here.lifecycle.watch_every_s - 1
+        await here.here("t1", "p1", known_only=True)  # within the watch period: not sent
         clock[0] += 1.5
-        await here.here("t1", "p1", known_only=True)  # past the quiet time: sent
+        await here.here("t1", "p1", known_only=True)  # past it (the watcher late): sent
 
     asyncio.run(moves())
     member, other = seen_member("t1", "p1"), seen_member("t1", "p2")
