@@ -59,7 +59,12 @@ export function showTable(root, tableId) {
     if (cached && cached.reader === (session.player ?? null)) state.view = cached.view;
   } catch { /* a damaged cache is ignored */ }
 
-  async function loadTable() {
+  /** The table's seats and names; its directory worker may be a step behind the view (a
+   * view is pushed as it is folded, the lobby's entry a moment later), so it is asked
+   * again until its seats are the view's. */
+  let tableAgain = null;
+  async function loadTable(tries = 20) {
+    clearTimeout(tableAgain);
     try {
       state.table = await get(`/tables/${tableId}`, { auth: false });
       // a bot's name and level: apart on the felt's nameplate (a phone's drops the level,
@@ -68,6 +73,9 @@ export function showTable(root, tableId) {
       state.names = state.table.seats.map((s, i) => (state.plates[i] ? t("web.seat.bot_named", state.plates[i]) : s.name ?? (s.player ? "?" : t("web.seat.free"))));
       draw();
     } catch (error) { toast(error.message); }
+    const seats = state.table?.seats.map((s) => s.player ?? null);
+    const behind = state.view?.seats && seats && JSON.stringify(seats) !== JSON.stringify(state.view.seats);
+    if (behind && tries > 0 && !closed) tableAgain = setTimeout(() => loadTable(tries - 1), 300);
   }
 
   /** The ledger; its worker may be a step behind the view, so it is asked again until it
