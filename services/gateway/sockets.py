@@ -272,12 +272,22 @@ def socket_protocol() -> type[asyncio.Protocol]:
     - its handlers may write a text frame at once (``WRITE_NOW``, ``FrameSender``): the
       frame is written as ASGI's ``websocket.send`` writes it, without the message, the
       framework's wrappers and the await, when nothing would make that send wait or
-      fail (the handshake done, no close sent, writing not paused)."""
+      fail (the handshake done, no close sent, writing not paused);
+    - permessage-deflate, when taken, compresses what it sends with ISA-L (``deflate``)."""
     from uvicorn.protocols.utils import ClientDisconnected
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
     from websockets.exceptions import InvalidState
+    from websockets.server import ServerProtocol
+
+    from services.gateway import deflate
 
     class Protocol(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            if self.config.ws_per_message_deflate:  # uvicorn's connection, with the gateway's deflate
+                self.conn = ServerProtocol(extensions=deflate.extensions(), max_size=self.config.ws_max_size,
+                                           logger=self.conn.logger)
+
         def _abort_if_stuck(self) -> None:
             # writing paused: the buffer is over its high-water mark, the client not reading
             if self.transport is not None and not self.writable.is_set():

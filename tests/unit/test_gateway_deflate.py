@@ -1,0 +1,100 @@
+"""The gateway's permessage-deflate (services/gateway/deflate.py): negotiated as websockets
+negotiates it, its frames compressed by ISA-L and read by any inflater (here websockets'
+own client extension, zlib's), each frame against the ones before it."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from isal import isal_zlib
+from websockets.extensions.permessage_deflate import (
+    ClientPerMessageDeflateFactory,
+    PerMessageDeflate,
+)
+from websockets.frames import Frame, Opcode
+
+from services.gateway import deflate
+
+
+def _negotiated(offer: ClientPerMessageDeflateFactory) -> tuple[PerMessageDeflate, PerMessageDeflate]:
+    """The gateway's extension and the client's, as a handshake pairs them."""
+    response, server = deflate.extensions()[0].process_request_params(offer.get_request_params(), [])
+    client = offer.process_response_params(response, [])
+    return server, client
+
+
+def _sent(server: PerMessageDeflate, client: PerMessageDeflate, text: bytes) -> tuple[bytes, int]:
+    """``text`` sent by the gateway and read by the client: what the client read, and the
+    bytes it took on the wire."""
+    wire = server.encode(Frame(Opcode.TEXT, text))
+    assert wire.rsv1, "a data frame goes out compressed"
+    return bytes(client.decode(wire).data), len(wire.data)
+
+
+def test_a_browser_like_offer_is_answered_with_uvicorns_windows_and_compressed_by_isal() -> None:
+    server, _ = _negotiated(ClientPerMessageDeflateFactory(client_max_window_bits=True))
+    assert isinstance(server, deflate.IsalDeflate)
+    assert (server.local_max_window_bits, server.remote_max_window_bits) == (12, 12)
+    assert type(server.encoder) is type(isal_zlib.compressobj())  # type: ignore[comparison-overlap]
+
+
+def test_a_seats_views_are_read_back_whole_each_a_fraction_of_its_size() -> None:
+    """Views that repeat most of the one before, as a seat's do: each read back as sent,
+    and past the first few each costs a small part of its size on the wire."""
+    server, client = _negotiated(ClientPerMessageDeflateFactory(client_max_window_bits=True))
+    rng = random.Random(7)
+    cards = [f"{r}{s}" for r in "AKQJT98765432" for s in "SHDC"]
+    wire_total = text_total = 0
+    for version in range(1, 200):
+        hand = sorted(rng.sample(cards, 10))
+        text = (b'{"type":"view","version":%d,"view":{"hand":%s,"to_act":%d,"legal":[],"seats":["Ana","Bo","Cy",'
+                b'"Di","Ed"],"status":"playing","game":"mighty-5"}}' % (version, str(hand).encode(), version % 5))
+        read, wire = _sent(server, client, text)
+        assert read == text
+        if version > 5:
+            wire_total, text_total = wire_total + wire, text_total + len(text)
+    assert wire_total < text_total / 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(max_size=6000) | st.text(max_size=3000).map(str.encode), min_size=1, max_size=30))
+def test_any_frames_are_read_back_as_sent_in_order(texts: list[bytes]) -> None:
+    server, client = _negotiated(ClientPerMessageDeflateFactory(client_max_window_bits=True))
+    for text in texts:
+        assert _sent(server, client, text)[0] == text
+
+
+@pytest.mark.parametrize("takeover", [True, False])
+def test_no_context_takeover_asked_by_the_client_is_kept_to(takeover: bool) -> None:
+    """A client may ask the server to compress each message on its own (RFC 7692 §7.1.1.1):
+    websockets' zlib path does that, and the frames still read back."""
+    offer = ClientPerMessageDeflateFactory(server_no_context_takeover=not takeover, client_max_window_bits=True)
+    server, client = _negotiated(offer)
+    assert server.local_no_context_takeover is (not takeover)
+    for text in (b"x" * 500, b'{"type":"ack","id":"c1","version":3}', b"x" * 500):
+        assert _sent(server, client, text)[0] == text
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_the_gateways_socket_protocol_offers_this_deflate_unless_switched_off(on: bool) -> None:
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from services.gateway.sockets import socket_protocol
+
+    async def app(scope: object, receive: object, send: object) -> None:
+        raise AssertionError("no request in this test")
+
+    config = uvicorn.Config(app, ws=socket_protocol(), ws_per_message_deflate=on, lifespan="off")
+    config.load()
+
+    async def made() -> Any:  # a protocol is made on the server's loop
+        return socket_protocol()(config=config, server_state=ServerState(), app_state={})  # type: ignore[call-arg]
+
+    factories = asyncio.run(made()).conn.available_extensions or []
+    assert [type(f) for f in factories] == ([deflate.IsalDeflateFactory] if on else [])
