@@ -62,10 +62,14 @@ def test_a_seats_views_are_read_back_whole_each_a_fraction_of_its_size() -> None
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.binary(max_size=6000) | st.text(max_size=3000).map(str.encode), min_size=1, max_size=30))
+@given(st.lists(st.binary(max_size=6000) | st.text(max_size=3000).map(str.encode)
+                | st.text(alphabet='{}":,abc0123', min_size=4000, max_size=9000).map(str.encode), min_size=1, max_size=12))
 def test_any_frames_are_read_back_as_sent_in_order(texts: list[bytes]) -> None:
+    """Sent twice over: a frame larger than the 4 KiB window repeated must not be matched
+    against beyond it (the client's inflater has only that window)."""
     server, client = _negotiated(ClientPerMessageDeflateFactory(client_max_window_bits=True))
-    for text in texts:
+    assert client.remote_max_window_bits == 12
+    for text in texts + texts:
         assert _sent(server, client, text)[0] == text
 
 
@@ -98,3 +102,16 @@ def test_the_gateways_socket_protocol_offers_this_deflate_unless_switched_off(on
 
     factories = asyncio.run(made()).conn.available_extensions or []
     assert [type(f) for f in factories] == ([deflate.IsalDeflateFactory] if on else [])
+
+
+@pytest.mark.parametrize("bits", [9, 10, 11, 12])
+def test_a_smaller_window_asked_by_the_client_bounds_every_match(bits: int) -> None:
+    """A client may ask for a window smaller than 2^12 (``server_max_window_bits``): its
+    inflater holds no more, so a frame repeated from further back is sent afresh."""
+    server, client = _negotiated(ClientPerMessageDeflateFactory(server_max_window_bits=bits,
+                                                                client_max_window_bits=True))
+    assert server.local_max_window_bits == client.remote_max_window_bits == bits
+    rng = random.Random(bits)
+    frame = bytes(rng.choice(b'{}":,legalbid0123') for _ in range(6000))
+    for text in (frame, frame, frame[:3000] + frame, frame[-100:]):
+        assert _sent(server, client, text)[0] == text
