@@ -58,5 +58,7 @@ class IsalDeflateFactory(ServerPerMessageDeflateFactory):
 
 
 def extensions() -> list[ServerPerMessageDeflateFactory]:
-    """The gateway's extensions: permessage-deflate with uvicorn's parameters."""
-    return [IsalDeflateFactory(server_max_window_bits=12, client_max_window_bits=12)]
+    """The gateway's extensions: permessage-deflate with uvicorn's parameters (its
+    ``memLevel`` serves the zlib compressor of a connection without context takeover)."""
+    return [IsalDeflateFactory(server_max_window_bits=12, client_max_window_bits=12,
+                               compress_settings={"memLevel": 5})]

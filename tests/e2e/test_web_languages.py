@@ -98,8 +98,9 @@ def _play_a_hand_in(page: Page, service: str, lang: str, shots: Path) -> None:
                 assert SCRIPT[lang].search(entry["label"]) or entry["label"][0].isdigit(), entry
             checked_words = True
         trick = view.get("trick")
-        if view["phase"] == "play" and len((trick or {}).get("cards") or ()) > shot:
-            shot = len((trick or {}).get("cards") or ())
+        on_trick = len((trick or {}).get("cards") or ())
+        if view["phase"] == "play" and on_trick > shot:
+            shot = on_trick
             page.screenshot(path=str(shots / f"play-{lang}.png"))
         play_my_turn(page, view, rng)
         answer_deadline = time.monotonic() + 10
