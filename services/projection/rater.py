@@ -55,6 +55,7 @@ from projections.ratings import (
     rate_all,
     table_hands,
 )
+from services.archive.keys import ArchiveKeys
 from services.projection.keys import ProjectionKeys
 from services.projection.store import id_ms
 from services.store.base import StoredEvent
@@ -142,14 +143,16 @@ class Rater:
         self.space = space
         self.keys = RatingsKeys(space)
         self.hands = ProjectionKeys(space, KIND)
+        self.archive = ArchiveKeys(space)
         self.token = token or f"rater-{secrets.token_hex(6)}"
         self.lease_ms = lease_ms
         self.every_s = every_s
         self.batch = batch
         self._next = 0.0
-        # per (partition, hour): the bucket's length when last read, and its hands not yet
-        # applied (by field); what the cursor passes is dropped, so this holds the backlog only
-        self._buckets: dict[tuple[int, int], tuple[int, dict[bytes, RatedHand]]] = {}
+        # per (partition, hour): the bucket's length and its partition's count of archived
+        # tables when last read, and its hands not yet applied (by field); what the cursor
+        # passes is dropped, so this holds the backlog only
+        self._buckets: dict[tuple[int, int], tuple[tuple[int, int], dict[bytes, RatedHand]]] = {}
         # a re-rating's hands of archived tables, which left the buckets with their tables
         # (``archived_hands``); the live rater has none: the archive waits for it
         self.archived: list[RatedHand] = []
@@ -185,6 +188,11 @@ class Rater:
         if holder is not None and holder.decode() == self.token:
             self.client.delete(self.keys.lease)
 
+    def archived_index(self, partition: int) -> str:
+        """The partition's archived tables (``services/archive/keys.py``): it grows by one
+        in the MULTI that deletes a table's hands from their buckets."""
+        return self.archive.index(partition)
+
     def _hours(self, cursor: tuple[int, str, int] | None, upto: int) -> list[tuple[int, int]]:
         """The (partition, hour) buckets that may hold a hand after the cursor and at or
         before ``upto``: the hours each partition says it has hands of (``ratings:hours``)."""
@@ -200,42 +208,52 @@ class Rater:
         """The stored hands after the cursor that ended at or before ``upto``, in key order,
         and a re-rating's hands of archived tables (``archived``) among them.
 
-        A bucket whose length changed is read again by its fields (``HKEYS``), and only
-        the hands after the cursor not held yet are fetched and decoded (``HMGET``): an
-        hour's bucket is not read whole at every step, and the hands the cursor passed are
-        not kept (the worker's memory stays the backlog's, not the hour's)."""
+        A bucket is read again by its fields (``HKEYS``) when its length or its
+        partition's count of archived tables changed since it was read, and only the hands
+        after the cursor not held yet are fetched and decoded (``HMGET``): an hour's bucket
+        is not read whole at every step, and the hands the cursor passed are not kept (the
+        worker's memory stays the backlog's, not the hour's). Its length alone does not
+        say: the archive deletes an archived table's hands from their bucket (in the
+        MULTI that adds the table to its partition's index), and a hand stored after may
+        bring the bucket back to the length it was read at (docs/ratings.md)."""
         cursor = decode_cursor(self.client.get(self.keys.cursor))
         buckets = self._hours(cursor, upto)
+        partitions = sorted({partition for partition, _ in buckets})
         pipe = self.client.pipeline(transaction=False)
         for partition, hour in buckets:
             pipe.hlen(self.hands.doc(partition, hands_doc(hour)))
-        lengths = [int(n) for n in pipe.execute()]
-        stale = [b for b, n in zip(buckets, lengths, strict=True) if n and self._buckets.get(b, (-1, {}))[0] != n]
+        for partition in partitions:
+            pipe.hlen(self.archived_index(partition))
+        replies = [int(n) for n in pipe.execute()]
+        archived = dict(zip(partitions, replies[len(buckets):], strict=True))
+        lengths = [(n, archived[partition]) for (partition, _), n in zip(buckets, replies[:len(buckets)], strict=True)]
+        stale = [b for b, n in zip(buckets, lengths, strict=True)
+                 if n[0] and self._buckets.get(b, ((-1, -1), {}))[0] != n]
         pipe = self.client.pipeline(transaction=False)
         for partition, hour in stale:
             pipe.hkeys(self.hands.doc(partition, hands_doc(hour)))
-        wanted: list[tuple[tuple[int, int], int, list[bytes]]] = []
+        wanted: list[tuple[tuple[int, int], tuple[int, int], list[bytes]]] = []
         for bucket, fields in zip(stale, pipe.execute(), strict=True):
-            held = self._buckets.get(bucket, (0, {}))[1]
+            held = self._buckets.get(bucket, ((0, 0), {}))[1]
             fresh = [bytes(f) for f in fields if bytes(f) not in held and _after(bytes(f), cursor)]
-            wanted.append((bucket, len(fields), fresh))
+            wanted.append((bucket, (len(fields), archived[bucket[0]]), fresh))
         pipe = self.client.pipeline(transaction=False)
         for (partition, hour), _, fresh in wanted:
             if fresh:
                 pipe.hmget(self.hands.doc(partition, hands_doc(hour)), fresh)
         found = iter(pipe.execute())
-        for bucket, length, fresh in wanted:
-            held = self._buckets.get(bucket, (0, {}))[1]
+        for bucket, seen, fresh in wanted:
+            held = self._buckets.get(bucket, ((0, 0), {}))[1]
             if fresh:
                 held.update((f, decode_hand(v)) for f, v in zip(fresh, next(found), strict=True) if v is not None)
-            self._buckets[bucket] = (length, held)
+            self._buckets[bucket] = (seen, held)
         if cursor is not None:
             for old in [b for b in self._buckets if b[1] < cursor[0] // HOUR_MS]:
                 del self._buckets[old]  # buckets the cursor has left behind are never read again
             for _, held in self._buckets.values():  # nor the hands it has passed
                 for field in [f for f, hand in held.items() if hand.key() <= cursor]:
                     del held[field]
-        backlog = [hand for bucket in buckets for hand in self._buckets.get(bucket, (0, {}))[1].values()]
+        backlog = [hand for bucket in buckets for hand in self._buckets.get(bucket, ((0, 0), {}))[1].values()]
         ready = {hand.key(): hand for hand in (*self.archived, *backlog)
                  if hand.at_ms <= upto and (cursor is None or hand.key() > cursor)}
         return [ready[key] for key in sorted(ready)][:self.batch]

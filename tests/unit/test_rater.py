@@ -19,6 +19,7 @@ from projections.ratings import (
     hand_field,
     hands_doc,
 )
+from services.archive.keys import ArchiveKeys
 from services.projection.keys import ProjectionKeys
 from services.projection.rater import Rater, RatingsKeys, watermark
 from services.store.keys import KeySpace
@@ -45,7 +46,7 @@ def _checkpoint(client: Any, partition: int, entry: str) -> None:
 def _store_hand(client: Any, partition: int, hand: RatedHand) -> None:
     hour = hand.at_ms // HOUR_MS
     client.hset(HANDS.key_of(partition, DocKey(hands_doc(hour))), hand_field(hand), encode(hand))
-    client.hset(HANDS.doc(partition, HOURS_DOC), str(hour), b"1")
+    client.hset(HANDS.doc(partition, HOURS_DOC), str(hour), hand_field(hand))  # as the kind marks it
 
 
 def _hand(at_ms: int, table: str, ranks: tuple[int, ...] = (0, 1)) -> RatedHand:
@@ -154,3 +155,29 @@ def test_the_rater_holds_only_its_backlog_and_fetches_only_the_hands_it_has_not_
     assert rater.step() == 1
     assert fetched == [[hand_field(_hand(2000, "t9")).encode()]]
     assert decode_cursor(client.get(RatingsKeys(SPACE).cursor)) == _hand(2000, "t9").key()
+
+
+def test_a_hand_stored_after_an_archived_tables_hand_left_its_bucket_is_applied(client: Any) -> None:
+    """The archive deletes an archived table's hands from their hour's bucket (they left
+    Redis with it); a hand stored after that may bring the bucket back to the length the
+    rater last read it at. It is applied all the same: a bucket is read again when its
+    partition's count of archived tables changed too, not only when its length did (the
+    drill test_postgres_down found a table whose hand was never rated, so never
+    archived)."""
+    _checkpoint(client, 0, _append(client, 0))
+    _checkpoint(client, 1, _append(client, 1))
+    rater = Rater(client, SPACE)
+    assert rater.hold()
+    archived = _hand(1000, "t1")
+    _store_hand(client, 0, archived)
+    assert rater.step() == 1
+    bucket = HANDS.key_of(0, DocKey(hands_doc(archived.at_ms // HOUR_MS)))
+    # archived: its record leaves with the table, which its partition's index takes in
+    # the same MULTI (services/archive/worker.py)
+    client.hdel(bucket, hand_field(archived))
+    client.hset(ArchiveKeys(SPACE).index(0), archived.table_id, b"{}")
+    assert rater.step() == 0
+    later = _hand(2000, "t2")
+    _store_hand(client, 0, later)  # the bucket holds one hand again
+    assert rater.step() == 1
+    assert decode_cursor(client.get(RatingsKeys(SPACE).cursor)) == later.key()
