@@ -188,11 +188,6 @@ class Rater:
         if holder is not None and holder.decode() == self.token:
             self.client.delete(self.keys.lease)
 
-    def archived_index(self, partition: int) -> str:
-        """The partition's archived tables (``services/archive/keys.py``): it grows by one
-        in the MULTI that deletes a table's hands from their buckets."""
-        return self.archive.index(partition)
-
     def _hours(self, cursor: tuple[int, str, int] | None, upto: int) -> list[tuple[int, int]]:
         """The (partition, hour) buckets that may hold a hand after the cursor and at or
         before ``upto``: the hours each partition says it has hands of (``ratings:hours``)."""
@@ -223,7 +218,7 @@ class Rater:
         for partition, hour in buckets:
             pipe.hlen(self.hands.doc(partition, hands_doc(hour)))
         for partition in partitions:
-            pipe.hlen(self.archived_index(partition))
+            pipe.hlen(self.archive.index(partition))  # grows in the MULTI that deletes a table's hands
         replies = [int(n) for n in pipe.execute()]
         archived = dict(zip(partitions, replies[len(buckets):], strict=True))
         lengths = [(n, archived[partition]) for (partition, _), n in zip(buckets, replies[:len(buckets)], strict=True)]
