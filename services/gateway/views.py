@@ -141,18 +141,14 @@ def _placed(shown: dict[str, Any], variant: object) -> None:
     decoded tricks are ``document_of``'s own: each gets its ``seats`` in place (every push
     places every trick of the hand so far; a copy of each was most of the cost)."""
     players = len(shown.get("hand_sizes") or ())
-    if not isinstance(variant, str) or labels.game_for(variant) is None or not players:
+    if not isinstance(variant, str) or not players or labels.game_for(variant) is None:
         return
-
-    def place(trick: Any) -> None:
+    current = shown.get("trick")
+    tricks = shown.get("tricks") or ()
+    for trick in (current, *tricks) if current else tricks:
         if isinstance(trick, dict):
-            leader = int(trick.get("leader") or 0)
-            trick["seats"] = list(_seats(variant, leader, len(trick.get("cards") or ()), players))
-
-    if shown.get("trick"):
-        place(shown["trick"])
-    for trick in shown.get("tricks") or ():
-        place(trick)
+            trick["seats"] = list(_seats(variant, int(trick.get("leader") or 0), len(trick.get("cards") or ()),
+                                         players))
 
 
 @functools.lru_cache(maxsize=4096)
