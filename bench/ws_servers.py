@@ -27,8 +27,8 @@ The servers (``--servers``, in turn, ``--repeat`` times, alternating):
 - ``granian-rsgi``: granian's own interface (RSGI: the gateway's framework does not
   speak it), each frame a ``send_str``;
 - ``picows``: picows (Cython), each frame ``WSTransport.send``, no deflate;
-- ``picows-deflate``: picows with permessage-deflate done here (ISA-L level 1, the
-  gateway's window and level), to tell the server's framing from the compressor's cost.
+- ``picows-deflate``: picows with permessage-deflate done here (ISA-L at the gateway's level, the
+  gateway's window), to tell the server's framing from the compressor's cost.
 """
 
 from __future__ import annotations
