@@ -130,22 +130,32 @@ def render(state: ViewState, reader: str) -> TableView:
 
 
 def render_all(state: ViewState) -> dict[str, TableView]:
-    """Every reader's view at once: the public face is computed a single time."""
+    """Every reader's view at once: the public face is computed a single time, and so is
+    the table around each reader's view of the hand (its fields are every reader's)."""
     hand = state.table.hand
+    around = _table_view(state, SPECTATOR, None)
     if hand is None:
-        return {reader: _table_view(state, reader, None) for reader in readers(state)}
+        return {reader: replace(around, reader=reader) for reader in readers(state)}
     seats, spectator = state.table.game.all_views(hand)
-    views = {str(seat): _table_view(state, str(seat), view) for seat, view in enumerate(seats)}
-    views[SPECTATOR] = _table_view(state, SPECTATOR, spectator)
+    views = {str(seat): replace(around, reader=str(seat), hand=_shown(state, view))
+             for seat, view in enumerate(seats)}
+    views[SPECTATOR] = replace(around, hand=_shown(state, spectator))
     return views
+
+
+def _shown(state: ViewState, hand: msgspec.Struct | None) -> msgspec.Struct | None:
+    """A reader's view of the hand as the table shows it: closed mid-hand, every command
+    is refused now (table_closed), so nobody is to act."""
+    if state.table.status == "closed" and hand is not None:
+        closed: msgspec.Struct = state.table.game.closed_view(hand)
+        return closed
+    return hand
 
 
 def _table_view(state: ViewState, reader: str, hand: msgspec.Struct | None) -> TableView:
     table = state.table
     rules = table.rules
-    if table.status == "closed" and hand is not None:
-        # closed mid-hand: every command is refused now (table_closed), so nobody is to act
-        hand = table.game.closed_view(hand)
+    hand = _shown(state, hand)
     deadline = turn_deadline(state)
     return TableView(
         table_id=table.table_id, version=state.version, reader=reader, name=state.name,
