@@ -35,10 +35,12 @@ import time
 from typing import Any, Final
 
 from isal import isal_zlib
+from websockets.client import ClientProtocol
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
-from websockets.frames import Frame, Opcode
+from websockets.frames import Frame
 from websockets.protocol import State
 from websockets.server import ServerProtocol
+from websockets.uri import parse_uri
 
 from bench.audit import played_events
 from domain.codec import decode_event
@@ -48,7 +50,7 @@ from services.gateway import deflate, views
 
 LANG: Final = "en"
 APPEND_MS: Final = 1_700_000_000_000  # the first event's append time; a second between events
-WINDOW_BITS: Final = 12  # the gateway's window (deflate.extensions)
+SYNC_FLUSH_TAIL: Final = 4  # the bytes a sync flush ends with, which permessage-deflate leaves off (RFC 7692)
 
 
 def stored_views(tables: int, events: int) -> list[list[bytes]]:
@@ -77,30 +79,38 @@ def stored_views(tables: int, events: int) -> list[list[bytes]]:
     return seats
 
 
-def _sender() -> tuple[ServerProtocol, Any]:
+def seat_frames(seats: list[list[bytes]]) -> list[list[bytes]]:
+    """Each seat's ``view`` frames, made of its stored views as a push makes them."""
+    return [[views.view_frame(views.document_of(views.decode_stored(s), None, LANG)) for s in seat]
+            for seat in seats]
+
+
+def _sender() -> tuple[ServerProtocol, ClientProtocol]:
     """An open server connection with the gateway's deflate as a browser's offer
-    negotiates it, and the client extension that reads its frames."""
+    negotiates it, and an open client connection that reads its frames."""
     offer = ClientPerMessageDeflateFactory(client_max_window_bits=True)
     response, server_deflate = deflate.extensions()[0].process_request_params(offer.get_request_params(), [])
-    client_deflate = offer.process_response_params(response, [])
     connection = ServerProtocol(state=State.OPEN)
     connection.extensions = [server_deflate]
-    return connection, client_deflate
+    reader = ClientProtocol(parse_uri("ws://bench/"), state=State.OPEN)
+    reader.extensions = [offer.process_response_params(response, [])]
+    return connection, reader
 
 
-def _read_back(client_deflate: Any, wire: bytes) -> bytes:
-    """The text of the one unmasked server frame in ``wire``, as a client reads it."""
-    length = wire[1] & 0x7F
-    start = 2 if length < 126 else (4 if length == 126 else 10)
-    frame = Frame(Opcode.TEXT, wire[start:], rsv1=bool(wire[0] & 0x40))
-    return bytes(client_deflate.decode(frame).data)
+def _read_back(reader: ClientProtocol, wire: bytes) -> bytes:
+    """The text of the one server frame in ``wire``, as the client reads it."""
+    reader.receive_data(wire)
+    (frame,) = reader.events_received()
+    assert isinstance(frame, Frame)  # an open connection's events are frames
+    return bytes(frame.data)
 
 
-def measure(seats: list[list[bytes]], rounds: int) -> dict[str, Any]:
-    """The medians of each step, in µs a push, for the seat to act and the others."""
+def measure(seats: list[list[bytes]], framed: list[list[bytes]], rounds: int) -> dict[str, Any]:
+    """The medians of each step, in µs a push, for the seat to act and the others
+    (``framed``: ``seat_frames(seats)``)."""
     flat = [stored for seat in seats for stored in seat]
     acting = [bool((views.decode_stored(s).get("hand") or {}).get("legal")) for s in flat]
-    frames = [views.view_frame(views.document_of(views.decode_stored(s), None, LANG)) for s in flat]
+    frames = [frame for seat in framed for frame in seat]
     per: dict[str, dict[str, list[float]]] = {kind: {"decode": [], "document": [], "encode": [], "send": []}
                                               for kind in ("to_act", "others")}
     not_as_sent = 0
@@ -130,7 +140,7 @@ def measure(seats: list[list[bytes]], rounds: int) -> dict[str, Any]:
         count = {"to_act": 0, "others": 0}
         at = 0
         for seat in seats:
-            connection, client_deflate = _sender()
+            connection, reader = _sender()
             for _stored in seat:
                 frame, kind = frames[at], "to_act" if acting[at] else "others"
                 at += 1
@@ -139,7 +149,7 @@ def measure(seats: list[list[bytes]], rounds: int) -> dict[str, Any]:
                 wire = b"".join(connection.data_to_send())
                 send[kind] += time.perf_counter() - started
                 count[kind] += 1
-                not_as_sent += _read_back(client_deflate, wire) != frame
+                not_as_sent += _read_back(reader, wire) != frame
         for kind in send:
             per[kind]["send"].append(send[kind] / max(count[kind], 1) * 1e6)
     result: dict[str, Any] = {}
@@ -153,11 +163,9 @@ def measure(seats: list[list[bytes]], rounds: int) -> dict[str, Any]:
     return result
 
 
-def deflate_levels(seats: list[list[bytes]], rounds: int) -> dict[str, dict[str, float]]:
+def deflate_levels(frames: list[list[bytes]], rounds: int) -> dict[str, dict[str, float]]:
     """ISA-L's levels 0 to 3 over each seat's frames in order (one compressor a seat, as a
     socket keeps one): µs a frame (the compressor's ``compress`` and ``flush``) and bytes."""
-    frames = [[views.view_frame(views.document_of(views.decode_stored(s), None, LANG)) for s in seat]
-              for seat in seats]
     count = sum(len(seat) for seat in frames)
     levels: dict[str, dict[str, float]] = {}
     for level in (0, 1, 2, 3):
@@ -167,9 +175,9 @@ def deflate_levels(seats: list[list[bytes]], rounds: int) -> dict[str, dict[str,
             wire = 0
             started = time.perf_counter()
             for seat in frames:
-                encoder = isal_zlib.compressobj(level, isal_zlib.DEFLATED, -WINDOW_BITS, deflate.MEM_LEVEL)
+                encoder = isal_zlib.compressobj(level, isal_zlib.DEFLATED, -deflate.WINDOW_BITS, deflate.MEM_LEVEL)
                 for frame in seat:
-                    wire += len(encoder.compress(frame) + encoder.flush(isal_zlib.Z_SYNC_FLUSH)) - 4
+                    wire += len(encoder.compress(frame) + encoder.flush(isal_zlib.Z_SYNC_FLUSH)) - SYNC_FLUSH_TAIL
             times.append((time.perf_counter() - started) / count * 1e6)
         levels[str(level)] = {"us_per_frame": round(statistics.median(times), 2), "bytes_per_frame": round(wire / count, 1)}
     return levels
@@ -177,9 +185,10 @@ def deflate_levels(seats: list[list[bytes]], rounds: int) -> dict[str, dict[str,
 
 def run(tables: int, events: int, rounds: int) -> dict[str, Any]:
     seats = stored_views(tables, events)
+    framed = seat_frames(seats)
     return {"bench": "push", "tables": tables, "events": events, "rounds": rounds, "lang": LANG,
-            "deflate_level": deflate.LEVEL, **measure(seats, rounds),
-            "deflate_levels": deflate_levels(seats, rounds), "python": platform.python_version()}
+            "deflate_level": deflate.LEVEL, **measure(seats, framed, rounds),
+            "deflate_levels": deflate_levels(framed, rounds), "python": platform.python_version()}
 
 
 def main(argv: list[str] | None = None) -> int:

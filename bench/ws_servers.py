@@ -49,11 +49,12 @@ from typing import Any, Final
 
 import msgspec
 
+from services.gateway.deflate import WINDOW_BITS  # the gateway's window either way (uvicorn's)
+
 SERVERS: Final = ("uvicorn-deflate", "uvicorn", "granian", "granian-rsgi", "picows", "picows-deflate")
 SEATS: Final = 5
 HOST: Final = "127.0.0.1"
 PATH: Final = "/ws"
-WINDOW_BITS: Final = 12  # the gateway's window either way (uvicorn's)
 _DEFLATE_TAIL: Final = b"\x00\x00\xff\xff"
 
 

@@ -32,6 +32,7 @@ from websockets.typing import ExtensionParameter
 # a frame (a push's largest step after its write), the frame still a fifth of its size.
 LEVEL: Final = 0
 MEM_LEVEL: Final = 9  # ISA-L's own memory level (its default): 22 KiB of state a socket at level 0
+WINDOW_BITS: Final = 12  # 2^12 bytes either way, uvicorn's window
 
 
 class IsalDeflate(PerMessageDeflate):
@@ -63,5 +64,5 @@ class IsalDeflateFactory(ServerPerMessageDeflateFactory):
 def extensions() -> list[ServerPerMessageDeflateFactory]:
     """The gateway's extensions: permessage-deflate with uvicorn's parameters (its
     ``memLevel`` serves the zlib compressor of a connection without context takeover)."""
-    return [IsalDeflateFactory(server_max_window_bits=12, client_max_window_bits=12,
+    return [IsalDeflateFactory(server_max_window_bits=WINDOW_BITS, client_max_window_bits=WINDOW_BITS,
                                compress_settings={"memLevel": 5})]

@@ -221,9 +221,10 @@ class Rater:
             pipe.hlen(self.archive.index(partition))  # grows in the MULTI that deletes a table's hands
         replies = [int(n) for n in pipe.execute()]
         archived = dict(zip(partitions, replies[len(buckets):], strict=True))
-        lengths = [(n, archived[partition]) for (partition, _), n in zip(buckets, replies[:len(buckets)], strict=True)]
-        stale = [b for b, n in zip(buckets, lengths, strict=True)
-                 if n[0] and self._buckets.get(b, ((-1, -1), {}))[0] != n]
+        # what each bucket is read at: its length and its partition's count of archived tables
+        read_at = [(n, archived[partition]) for (partition, _), n in zip(buckets, replies[:len(buckets)], strict=True)]
+        stale = [b for b, at in zip(buckets, read_at, strict=True)
+                 if at[0] and self._buckets.get(b, ((-1, -1), {}))[0] != at]
         pipe = self.client.pipeline(transaction=False)
         for partition, hour in stale:
             pipe.hkeys(self.hands.doc(partition, hands_doc(hour)))

@@ -26,7 +26,7 @@ def test_the_stored_views_are_each_seats_in_order_and_only_seat_views() -> None:
 
 def test_every_frame_is_read_back_as_made_and_both_kinds_of_push_are_measured() -> None:
     seats = push.stored_views(tables=1, events=80)
-    result = push.measure(seats, rounds=1)
+    result = push.measure(seats, push.seat_frames(seats), rounds=1)
     assert result["frames_not_as_sent"] == 0
     assert result["pushes"]["to_act"] > 0 and result["pushes"]["others"] > result["pushes"]["to_act"]
     assert result["pushes"]["to_act"] + result["pushes"]["others"] == sum(len(seat) for seat in seats)
