@@ -21,6 +21,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+import structlog
 from redis.exceptions import NoScriptError
 
 from domain.codec import decode_event
@@ -40,7 +41,7 @@ from projections.ratings import PlayerRating, Reputation, decode_rating, decode_
 from services.app.lifecycle import Lifecycle
 from services.app.ports import PlayerRecord, Submitted, Tables
 from services.archive.reads import AsyncArchivedEventStore
-from services.gateway import quotas
+from services.gateway import command_rate, quotas
 from services.gateway.account_store import AccountStore
 from services.gateway.chat import ChatLimits, ChatStore
 from services.gateway.presence import Presence
@@ -52,6 +53,8 @@ from services.store.base import Head, StoredEvent
 
 if TYPE_CHECKING:
     from services.bootstrap import AsyncWiring
+
+log = structlog.get_logger("mighty.gateway")
 
 # players whose record's TTL a gateway remembers renewing (then forgotten at once: the
 # next read of each renews it again)
@@ -148,20 +151,16 @@ class Backend(Tables, Protocol):
         streams, every partition's)."""
         ...
 
-    async def take_command(self, player: str, limit: int, window_s: int) -> float | None:
-        """Count one command against the player's limit; the seconds to wait when over."""
-        ...
-
     # quotas and admission (services/gateway/quotas.py)
     async def count_quota(self, key: str, limit: int, window_s: int) -> float | None:
         """Count one against ``key``'s limit in a fixed window; the seconds to wait when
         over (then nothing is counted)."""
         ...
 
-    async def admit_command(self, player: str, command_key: str, mark: str, limit: int, window_s: int,
-                            memory_s: int) -> Admission:
+    async def admit_command(self, player: str, command_key: str, mark: str, limit: int,
+                            window_s: int) -> Admission:
         """Count a command against the player's rate once per ``command_key``; ``mark``
-        tells a retry (the same body) from a reused id."""
+        tells a retry (the same body) from a reused id (``command_rate.py``)."""
         ...
 
     async def take_seat(self, player: str, table: str, limit: int, ttl_s: int) -> int:
@@ -228,6 +227,9 @@ class RedisBackend:
         self._secret = secret.encode() if secret else None
         self._ns = self.space.namespace
         self._coalesced = Coalesced(self.aio)
+        self._rate = command_rate.CommandRate()  # the command rate limit, counted here and shared
+        self._sharing: asyncio.TimerHandle | None = None
+        self._share_failing = False
         self._player_ttl_s = wiring.settings.player_ttl_s
         self._touched: dict[str, float] = {}  # player -> when its record's TTL was last renewed here
         self._langs: dict[str, tuple[str | None, float]] = {}  # player -> (lang setting, when read)
@@ -533,17 +535,6 @@ class RedisBackend:
         p = self.space.partitions
         return {kind: sum(counts[k * p:(k + 1) * p]) for k, kind in enumerate(KINDS)}
 
-    async def take_command(self, player: str, limit: int, window_s: int) -> float | None:
-        # a fixed window per player, in Redis: every gateway counts against the same limit
-        now = time.time()
-        window = int(now // window_s)
-        key = f"{self._ns}:gateway:rate:{player}:{window}"
-        # the counts of one turn of the event loop (many players' commands) share a pipeline
-        count, _ = await self._coalesced.call(("INCR", key), ("EXPIRE", key, window_s + 1))
-        if int(count) <= limit:
-            return None
-        return max((window + 1) * window_s - now, 0.001)
-
     # ---------------------------------------------------------------- quotas (services/gateway/quotas.py)
 
     def _quota_key(self, player: str, name: str) -> str:
@@ -556,25 +547,43 @@ class RedisBackend:
         (counted,) = await self._coalesced.call(("EVAL", quotas.COUNT_SCRIPT, 1, full, limit, window_s + 1))
         return None if int(counted) else quotas.window_wait(window_s, now)
 
-    async def admit_command(self, player: str, command_key: str, mark: str, limit: int, window_s: int,
-                            memory_s: int) -> quotas.Admission:
-        now = time.time()
-        rate = self._quota_key(player, f"rate:{int(now // window_s)}")
-        bucket_s = quotas.COMMAND_BUCKET_S
-        before = -(-memory_s // bucket_s)  # the buckets before the current one (quotas.py)
-        current = int(now // bucket_s)
-        # the current bucket first (a new mark goes there), then the next one (a gateway
-        # whose clock is ahead may have marked there), then those before
-        marks = [self._quota_key(player, f"commands:{current + n}") for n in (0, 1, *range(-1, -before - 1, -1))]
-        (answer,) = await self._coalesced.call(("EVAL", quotas.COMMAND_SCRIPT, 1 + len(marks), rate, *marks, limit,
-                                                window_s + 1, command_key, mark,
-                                                (before + 2) * bucket_s + 1))
-        answer = int(answer)
-        if answer == -1:
-            return quotas.Admission(reused=True)
-        if answer == 0:
-            return quotas.Admission(wait=quotas.window_wait(window_s, now))
-        return quotas.Admission(retry=answer == 1)
+    async def admit_command(self, player: str, command_key: str, mark: str, limit: int,
+                            window_s: int) -> quotas.Admission:
+        # counted here, no Redis call; the counts are shared a moment later (command_rate.py)
+        admission = self._rate.admit(player, command_key, mark, limit, window_s, time.time())
+        if admission.wait is None and not admission.retry and not admission.reused and self._sharing is None:
+            self._sharing = asyncio.get_running_loop().call_later(command_rate.SHARE_S, self._share, window_s)
+        return admission
+
+    def _share(self, window_s: int) -> None:
+        task = asyncio.get_running_loop().create_task(self._share_counts(window_s))
+        _in_flight.add(task)
+        task.add_done_callback(_in_flight.discard)
+
+    async def _share_counts(self, window_s: int) -> None:
+        """Add what this gateway counted to the shared counters and read the totals back
+        (one share in flight at a time; another is scheduled if more was counted since)."""
+        shares = self._rate.due()
+        try:
+            if shares:
+                keys = [self._quota_key(share.player, f"rate:{share.window}") for share in shares]
+                replies = await self._coalesced.call(*(command for key, share in zip(keys, shares, strict=True)
+                                                       for command in (("INCRBY", key, share.count),
+                                                                       ("EXPIRE", key, window_s + 1))))
+                for share, total in zip(shares, replies[::2], strict=True):
+                    self._rate.shared(share, int(total))
+        except Exception as error:  # the store is down: the counts go with the next share
+            for share in shares:
+                self._rate.not_shared(share)
+            if not self._share_failing:
+                log.warning("command_counts_not_shared", error=str(error)[:200], players=len(shares))
+            self._share_failing = True
+        else:
+            self._share_failing = False
+        finally:
+            self._sharing = None
+        if self._rate.has_unshared():
+            self._sharing = asyncio.get_running_loop().call_later(command_rate.SHARE_S, self._share, window_s)
 
     async def take_seat(self, player: str, table: str, limit: int, ttl_s: int) -> int:
         (answer,) = await self._coalesced.call(("EVAL", quotas.SEAT_SCRIPT, 1, self._quota_key(player, "seats"),

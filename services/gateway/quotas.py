@@ -13,10 +13,12 @@ may create or hold, counted in Redis so that every gateway counts against the sa
   full set is pruned of the tables the player no longer holds a live seat at (finished,
   left) before the player is refused 429 ``too_many_seats`` (no ``Retry-After``: waiting
   does not free a seat, finishing or leaving does).
-- **Commands** (``rate_commands`` per ``rate_window_s``): counted once per command id. A
-  retry (the same player, table, id and body) is not counted again; the same id with
-  another body is refused ``command_id_reused`` at once, whoever sent first, so that
-  twenty bodies under one id sent together get one answer each way, not a race's.
+- **Commands** (``rate_commands`` per ``rate_window_s``): counted once per command id by
+  each gateway, without a Redis call, and shared with the others a moment later
+  (``command_rate.py``). A retry (the same player, table, id and body) is not counted
+  again; the same id with another body is refused ``command_id_reused`` at once, whoever
+  sent first, so that twenty bodies under one id sent together get one answer each way,
+  not a race's.
 """
 
 from __future__ import annotations
@@ -41,10 +43,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("mighty.gateway")
 
-# How long a command id is remembered by the admission (seconds): a retry within it is
-# not counted again, a reuse with another body is refused before any work. The store
-# remembers ids longer (MIGHTY_IDEMPOTENCY_S) and answers a reuse the same way.
-COMMAND_MEMORY_S: Final = 900
 # A seat taken this recently counts without a look at its table (the directory may not
 # show it yet); a seat being sought (a quickplay, a rematch) counts this long at most.
 SEAT_GRACE_S: Final = 30.0
@@ -58,33 +56,6 @@ if n >= tonumber(ARGV[1]) then return 0 end
 redis.call('INCR', KEYS[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
-"""
-# A player's command marks are kept in one hash per ``COMMAND_BUCKET_S`` (field: the table
-# and command id, value: the body's mark), not a key per command: a mark costs its field
-# and value in a listpack (~90 bytes), where a key of its own cost ~200 with its expiry.
-# An id is looked up in the current bucket, the next one (a gateway whose clock runs ahead
-# marks there) and enough before it to cover ``COMMAND_MEMORY_S``, so it is remembered at
-# least that long and less than a bucket longer; a bucket expires two buckets after that.
-COMMAND_BUCKET_S: Final = 300
-# KEYS[1] the player's rate counter, KEYS[2..] the player's command marks, the current
-# bucket first (one slot: a hash tag); ARGV limit, window ttl, the table and command id,
-# the body's mark, the bucket's ttl.
-# 2: counted; 1: a retry, not counted; 0: over the limit; -1: the id was used for another body.
-COMMAND_SCRIPT: Final = """
-for i = 2, #KEYS do
-  local seen = redis.call('HGET', KEYS[i], ARGV[3])
-  if seen then
-    if seen == ARGV[4] then return 1 end
-    return -1
-  end
-end
-local n = redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-if n > tonumber(ARGV[1]) then return 0 end
-if redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) == 1 and redis.call('TTL', KEYS[2]) < 0 then
-  redis.call('EXPIRE', KEYS[2], ARGV[5])
-end
-return 2
 """
 # KEYS[1] the player's seats; ARGV table, limit, now, ttl. 2: taken now; 1: held already; 0: full.
 SEAT_SCRIPT: Final = """
@@ -206,9 +177,10 @@ async def admit_login(backend: Backend, settings: Settings, address: str, folded
 
 async def admit_command(backend: Backend, settings: Settings, player: str, table_id: str, client_id: str,
                         command: dict[str, Any]) -> None:
-    """The rate limit, counted once per command id; a reused id refused before any work."""
+    """The rate limit, counted once per command id; a reused id refused before any work
+    (both kept by the gateway: ``command_rate.py``)."""
     admission = await backend.admit_command(player, f"{table_id}:{client_id}", fingerprint(command),
-                                            settings.rate_commands, settings.rate_window_s, COMMAND_MEMORY_S)
+                                            settings.rate_commands, settings.rate_window_s)
     if admission.reused:
         raise ApiError("command_id_reused", f"Command id {client_id} was used for another command; "
                        "send this one with a new id.")

@@ -1,0 +1,104 @@
+"""The command rate limit and command ids a gateway keeps (services/gateway/command_rate.py):
+counted without a Redis call, shared with the other gateways a moment later."""
+
+from __future__ import annotations
+
+import asyncio
+
+import fakeredis
+
+from services.bootstrap import wire_gateway
+from services.gateway import command_rate
+from services.gateway.command_rate import CommandRate
+from services.settings import Settings
+
+T0 = 1_800_000_000.0  # the start of a window of 2 s and of 60 s
+
+
+def test_a_player_is_refused_past_the_limit_until_the_window_turns_and_a_refusal_is_not_counted() -> None:
+    rate = CommandRate()
+    admitted = [rate.admit("p1", f"t1:c{n}", "m", 3, 2, T0 + 0.1 * n) for n in range(5)]
+    assert [a.wait is None for a in admitted] == [True, True, True, False, False]
+    assert admitted[3].wait is not None and 1.69 < admitted[3].wait < 1.71  # the window turns at T0 + 2
+    assert rate.admit("p2", "t1:c0", "m", 3, 2, T0 + 0.5).wait is None  # another player's own count
+    turned = [rate.admit("p1", f"t1:d{n}", "m", 3, 2, T0 + 2.0) for n in range(4)]
+    assert [a.wait is None for a in turned] == [True, True, True, False]
+
+
+def test_a_retry_is_not_counted_and_an_id_reused_for_another_body_is_refused() -> None:
+    rate = CommandRate()
+    first = rate.admit("p1", "t1:a", "pass", 2, 60, T0)
+    retries = [rate.admit("p1", "t1:a", "pass", 2, 60, T0 + n) for n in range(1, 5)]
+    reused = rate.admit("p1", "t1:a", "play AS", 2, 60, T0 + 5)
+    assert (first.retry, first.reused, first.wait) == (False, False, None)
+    assert all(r.retry and not r.reused for r in retries)
+    assert reused.reused and not reused.retry
+    assert rate.admit("p1", "t1:b", "pass", 2, 60, T0 + 6).wait is None  # the second counted
+    assert rate.admit("p1", "t1:c", "pass", 2, 60, T0 + 7).wait is not None
+    assert rate.admit("p1", "t1:a", "pass", 2, 60, T0 + 8).retry  # a retry is let through past the limit
+    assert rate.admit("p1", "t2:a", "pass", 2, 60, T0 + 9).wait is not None  # ids are per table: counted
+
+
+def test_an_id_is_remembered_at_least_its_memory_then_forgotten() -> None:
+    rate = CommandRate(memory_s=60.0)
+    assert rate.admit("p1", "t1:a", "m1", 100, 60, T0).wait is None
+    assert rate.admit("p1", "t1:b", "m1", 100, 60, T0 + 59.0).wait is None  # the same generation
+    assert rate.admit("p1", "t1:a", "m2", 100, 60, T0 + 61.0).reused  # a generation on: still remembered
+    assert rate.admit("p1", "t1:b", "m2", 100, 60, T0 + 118.0).reused  # 59 s on
+    forgotten = rate.admit("p1", "t1:a", "m2", 100, 60, T0 + 121.0)  # two generations on
+    assert (forgotten.reused, forgotten.retry, forgotten.wait) == (False, False, None)
+    assert rate.admit("p1", "t1:a", "m1", 100, 60, T0 + 122.0).reused  # remembered with its new body
+
+
+def test_the_ids_and_players_kept_are_bounded() -> None:
+    rate = CommandRate(ids_kept=100, players_kept=50)
+    for n in range(1_000):
+        rate.admit(f"p{n}", f"t1:c{n}", "m", 5, 60, T0)
+    assert len(rate._ids) + len(rate._ids_before) <= 100
+    assert len(rate._counts) <= 50
+    assert rate.admit("p999", "t1:c999", "other", 5, 60, T0).reused  # the newest are the ones kept
+
+
+def test_what_other_gateways_counted_counts_here_once_shared() -> None:
+    here = CommandRate()
+    for n in range(3):
+        assert here.admit("p1", f"t1:c{n}", "m", 10, 60, T0).wait is None
+    (share,) = here.due()
+    assert (share.player, share.count) == ("p1", 3) and not here.due()
+    here.shared(share, 9)  # the counter held 6 from other gateways before these 3 were added
+    assert here.admit("p1", "t1:c3", "m", 10, 60, T0 + 1).wait is None  # 3 + 6 + 1 = 10
+    assert here.admit("p1", "t1:c4", "m", 10, 60, T0 + 1).wait is not None
+    failing = here.due()
+    for share in failing:
+        here.not_shared(share)
+    assert [s.count for s in here.due()] == [1]  # a failed share goes with the next one
+
+
+def test_two_gateways_on_one_redis_hold_a_player_to_the_limit_together_once_each_has_shared() -> None:
+    server = fakeredis.FakeServer()
+
+    async def run() -> list[list[bool]]:
+        gateways = [wire_gateway(fakeredis.FakeAsyncRedis(server=server, protocol=2), Settings(partitions=4))
+                    for _ in range(2)]
+        n = iter(range(1_000))
+
+        async def send(gateway: int, commands: int) -> list[bool]:
+            admitted = [(await gateways[gateway].admit_command("p1", f"t1:c{next(n)}", "m", 20, 60)).wait is None
+                        for _ in range(commands)]
+            await asyncio.sleep(command_rate.SHARE_S * 3)  # shared, and the total read back
+            return admitted
+
+        try:
+            # a burst on each, before either has read the other's count: each holds it alone
+            return [await send(0, 12), await send(1, 12), await send(0, 1), await send(1, 1), await send(0, 1)]
+        finally:
+            for gateway in gateways:
+                await gateway.close()
+
+    first, second, first_again, second_again, last = asyncio.run(run())
+    assert all(first) and all(second)  # 12 each: under the limit as each gateway counted them
+    assert first_again == [True]  # the first had read only its own 12 (13 of 20 as it counts)
+    assert second_again == [False]  # the second has read the first's 12: with its own 12, past 20
+    assert last == [False]  # and the first, once it has read the second's
+    keys = asyncio.run(fakeredis.FakeAsyncRedis(server=server).keys("*:rate:*"))
+    assert len(keys) == 1 and int(asyncio.run(fakeredis.FakeAsyncRedis(server=server).get(keys[0]))) == 25
