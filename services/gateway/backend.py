@@ -13,6 +13,7 @@ version conflict), everything else lives in Redis.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import re
@@ -63,6 +64,8 @@ PLAYERS_TOUCHED: Final = 4096
 # how long a gateway trusts the player's ``lang`` it last read (a change made through
 # another gateway shows within this; through this one at once)
 PLAYER_LANG_TTL_S: Final = 30.0
+
+SHARE_AT_STOP_S: Final = 1.0  # how long a stopping gateway waits to share its last command counts
 
 
 class Backend(Tables, Protocol):
@@ -228,7 +231,9 @@ class RedisBackend:
         self._ns = self.space.namespace
         self._coalesced = Coalesced(self.aio)
         self._rate = command_rate.CommandRate()  # the command rate limit, counted here and shared
-        self._sharing: asyncio.TimerHandle | None = None
+        self._sharing: asyncio.TimerHandle | None = None  # the next share, scheduled
+        self._share_task: asyncio.Task[None] | None = None  # the share in flight
+        self._window_s: int | None = None  # the rate window the counts are in
         self._share_failing = False
         self._player_ttl_s = wiring.settings.player_ttl_s
         self._touched: dict[str, float] = {}  # player -> when its record's TTL was last renewed here
@@ -247,6 +252,7 @@ class RedisBackend:
         await self._presence.here(table_id, player, known_only=known_only, leaving=leaving)
 
     async def close(self) -> None:
+        await self.share_counts_now()  # the commands counted here still count elsewhere
         await self.readers.aclose()  # the followers' shared Pub/Sub connection
         await self.wiring.close()
 
@@ -551,39 +557,58 @@ class RedisBackend:
                             window_s: int) -> quotas.Admission:
         # counted here, no Redis call; the counts are shared a moment later (command_rate.py)
         admission = self._rate.admit(player, command_key, mark, limit, window_s, time.time())
-        if admission.wait is None and not admission.retry and not admission.reused and self._sharing is None:
+        self._window_s = window_s
+        if (admission.wait is None and not admission.retry and not admission.reused and self._sharing is None
+                and (self._share_task is None or self._share_task.done())):
             self._sharing = asyncio.get_running_loop().call_later(command_rate.SHARE_S, self._share, window_s)
         return admission
 
     def _share(self, window_s: int) -> None:
+        self._sharing = None
         task = asyncio.get_running_loop().create_task(self._share_counts(window_s))
+        self._share_task = task
         _in_flight.add(task)
         task.add_done_callback(_in_flight.discard)
 
-    async def _share_counts(self, window_s: int) -> None:
+    async def _share_counts(self, window_s: int, again: bool = True) -> None:
         """Add what this gateway counted to the shared counters and read the totals back
-        (one share in flight at a time; another is scheduled if more was counted since)."""
+        (one share in flight at a time; the next is scheduled if more was counted since).
+        Each player's count is a call of its own in the pipeline: one refused (a node of a
+        cluster down) is added again with the next share, and only that one."""
         shares = self._rate.due()
-        try:
-            if shares:
-                keys = [self._quota_key(share.player, f"rate:{share.window}") for share in shares]
-                replies = await self._coalesced.call(*(command for key, share in zip(keys, shares, strict=True)
-                                                       for command in (("INCRBY", key, share.count),
-                                                                       ("EXPIRE", key, window_s + 1))))
-                for share, total in zip(shares, replies[::2], strict=True):
-                    self._rate.shared(share, int(total))
-        except Exception as error:  # the store is down: the counts go with the next share
-            for share in shares:
-                self._rate.not_shared(share)
-            if not self._share_failing:
-                log.warning("command_counts_not_shared", error=str(error)[:200], players=len(shares))
-            self._share_failing = True
-        else:
-            self._share_failing = False
-        finally:
-            self._sharing = None
-        if self._rate.has_unshared():
+        if shares:
+            answers = await asyncio.gather(
+                *(self._coalesced.call(("INCRBY", key, share.count), ("EXPIRE", key, window_s + 1))
+                  for share in shares for key in (self._quota_key(share.player, f"rate:{share.window}"),)),
+                return_exceptions=True)
+            failed: BaseException | None = None
+            for share, answer in zip(shares, answers, strict=True):
+                if isinstance(answer, BaseException):
+                    self._rate.not_shared(share)
+                    failed = answer
+                else:
+                    self._rate.shared(share, int(answer[0]))
+            if failed is not None and not self._share_failing:
+                log.warning("command_counts_not_shared", error=str(failed)[:200], players=len(shares))
+            self._share_failing = failed is not None
+            if isinstance(failed, asyncio.CancelledError):
+                raise failed
+        if again and self._rate.has_unshared() and self._sharing is None:
             self._sharing = asyncio.get_running_loop().call_later(command_rate.SHARE_S, self._share, window_s)
+
+    async def share_counts_now(self) -> None:
+        """Share what is counted at once, and schedule no more (the gateway is stopping:
+        what it counted still counts on the gateway its players go to next)."""
+        if self._sharing is not None:
+            self._sharing.cancel()
+            self._sharing = None
+        if self._share_task is not None and not self._share_task.done():
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self._share_task
+        if self._rate.has_unshared() and self._window_s is not None:
+            with contextlib.suppress(Exception):  # a store down or slow does not hold the stop
+                async with asyncio.timeout(SHARE_AT_STOP_S):
+                    await self._share_counts(self._window_s, again=False)
 
     async def take_seat(self, player: str, table: str, limit: int, ttl_s: int) -> int:
         (answer,) = await self._coalesced.call(("EVAL", quotas.SEAT_SCRIPT, 1, self._quota_key(player, "seats"),

@@ -35,7 +35,7 @@ IDS_KEPT: Final = 200_000  # command ids remembered at once, at most (two genera
 PLAYERS_KEPT: Final = 100_000  # players counted at once, at most (this window's only)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Count:
     """A player's commands in one window: counted here, not shared yet, being shared,
     shared, and the other gateways' as last read."""
@@ -50,11 +50,14 @@ class _Count:
 
 @dataclass(slots=True)
 class Share:
-    """What one share adds to a player's counter in Redis: ``count`` in ``window``."""
+    """What one share adds to a player's counter in Redis: ``count`` in ``window`` (of
+    ``counted``, the count it was taken from: a count forgotten or replaced since is not
+    the one its reply is about)."""
 
     player: str
     window: int
     count: int
+    counted: _Count
 
 
 @dataclass(slots=True)
@@ -65,62 +68,75 @@ class CommandRate:
     ids_kept: int = IDS_KEPT
     players_kept: int = PLAYERS_KEPT
     _counts: dict[str, _Count] = field(default_factory=dict)
-    _ids: dict[str, str] = field(default_factory=dict)  # the current generation: command key -> body mark
-    _ids_before: dict[str, str] = field(default_factory=dict)
+    _unshared: set[str] = field(default_factory=set)  # the players whose counts wait to be shared
+    _window: int = 0  # the latest window counted in
+    _turned: bool = False  # a window has turned since the counts were last pruned
+    # command ids, the current generation and the one before: (player, table and id) -> body mark
+    _ids: dict[tuple[str, str], str] = field(default_factory=dict)
+    _ids_before: dict[tuple[str, str], str] = field(default_factory=dict)
     _generation_at: float | None = None
 
     def admit(self, player: str, command_key: str, mark: str, limit: int, window_s: int, now: float) -> Admission:
-        """Count a command of ``player`` once per ``command_key`` (its table and id, unique
-        to the player); ``mark`` (its body's) tells a retry from an id reused."""
+        """Count a command of ``player`` once per ``command_key`` (its table and id: ids
+        are the player's own); ``mark`` (its body's) tells a retry from an id reused."""
         self._turn_generation(now)
-        seen = self._ids.get(command_key)
+        key = (player, command_key)
+        seen = self._ids.get(key)
         if seen is None:
-            seen = self._ids_before.get(command_key)
+            seen = self._ids_before.get(key)
         if seen is not None:
             return Admission(retry=True) if seen == mark else Admission(reused=True)
         window = int(now // window_s)
+        if window > self._window:
+            self._window, self._turned = window, True
         count = self._counts.get(player)
         if count is None or count.window != window:
             if count is None and len(self._counts) >= self.players_kept:
-                self._forget_windows_before(window)
+                self._forget_old_windows()
             count = self._counts[player] = _Count(window)
         if count.mine + count.others >= limit:
             return Admission(wait=window_wait(window_s, now))
         count.mine += 1
         count.unshared += 1
-        self._ids[command_key] = mark
+        self._unshared.add(player)
+        self._ids[key] = mark
         return Admission()
 
     def due(self) -> list[Share]:
         """What to add to the shared counters now: every player's count not shared yet
         (then being shared: ``shared`` or ``not_shared`` says how it went)."""
         shares = []
-        for player, count in self._counts.items():
-            if count.unshared:
-                shares.append(Share(player, count.window, count.unshared))
+        for player in self._unshared:
+            count = self._counts.get(player)
+            if count is not None and count.unshared:
+                shares.append(Share(player, count.window, count.unshared, count))
                 count.sharing += count.unshared
                 count.unshared = 0
+        self._unshared.clear()
+        if self._turned:  # once a window: what the windows before counted no longer matters
+            self._turned = False
+            self._forget_old_windows()
         return shares
 
     def shared(self, share: Share, total: int) -> None:
         """The shared counter of ``share``'s window stands at ``total`` once it was added."""
-        count = self._counts.get(share.player)
-        if count is None or count.window != share.window:
-            return  # the window has turned: its counts no longer matter
+        count = share.counted
         count.sharing -= share.count
         count.shared += share.count
         count.others = max(total - count.shared - count.sharing, 0)
 
     def not_shared(self, share: Share) -> None:
-        """Adding ``share`` failed (the store is down): it is added with the next share."""
-        count = self._counts.get(share.player)
-        if count is not None and count.window == share.window:
-            count.sharing -= share.count
+        """Adding ``share`` failed (the store is down): it is added with the next share,
+        unless its count has been forgotten since (its window over)."""
+        count = share.counted
+        count.sharing -= share.count
+        if self._counts.get(share.player) is count:
             count.unshared += share.count
+            self._unshared.add(share.player)
 
     def has_unshared(self) -> bool:
         """Whether any count waits to be shared."""
-        return any(count.unshared for count in self._counts.values())
+        return bool(self._unshared)
 
     def _turn_generation(self, now: float) -> None:
         """Ids are kept in two generations of ``memory_s`` (or half of ``ids_kept``) each:
@@ -132,10 +148,12 @@ class CommandRate:
             self._ids_before, self._ids = self._ids, {}
             self._generation_at = now
 
-    def _forget_windows_before(self, window: int) -> None:
-        """Players not counted in ``window`` are forgotten (their counts no longer matter);
-        if every player is, the oldest half goes (a gateway must not grow)."""
-        self._counts = {p: c for p, c in self._counts.items() if c.window >= window}
+    def _forget_old_windows(self) -> None:
+        """Players not counted in the latest window are forgotten (their counts no longer
+        matter; a count being shared is let go too: its reply finds it gone). If every
+        player is in it and they are too many, the older half goes (a gateway must not
+        grow; those players' counts start again)."""
+        self._counts = {p: c for p, c in self._counts.items() if c.window >= self._window}
         if len(self._counts) >= self.players_kept:
-            kept = list(self._counts.items())[len(self._counts) // 2:]
-            self._counts = dict(kept)
+            self._counts = dict(list(self._counts.items())[len(self._counts) // 2:])
+        self._unshared &= self._counts.keys()

@@ -20,7 +20,8 @@ def test_a_player_is_refused_past_the_limit_until_the_window_turns_and_a_refusal
     admitted = [rate.admit("p1", f"t1:c{n}", "m", 3, 2, T0 + 0.1 * n) for n in range(5)]
     assert [a.wait is None for a in admitted] == [True, True, True, False, False]
     assert admitted[3].wait is not None and 1.69 < admitted[3].wait < 1.71  # the window turns at T0 + 2
-    assert rate.admit("p2", "t1:c0", "m", 3, 2, T0 + 0.5).wait is None  # another player's own count
+    others = [rate.admit("p2", f"t1:e{n}", "m", 3, 2, T0 + 0.5) for n in range(4)]  # another player's own count
+    assert [a.wait is None for a in others] == [True, True, True, False]
     turned = [rate.admit("p1", f"t1:d{n}", "m", 3, 2, T0 + 2.0) for n in range(4)]
     assert [a.wait is None for a in turned] == [True, True, True, False]
 
@@ -37,6 +38,18 @@ def test_a_retry_is_not_counted_and_an_id_reused_for_another_body_is_refused() -
     assert rate.admit("p1", "t1:c", "pass", 2, 60, T0 + 7).wait is not None
     assert rate.admit("p1", "t1:a", "pass", 2, 60, T0 + 8).retry  # a retry is let through past the limit
     assert rate.admit("p1", "t2:a", "pass", 2, 60, T0 + 9).wait is not None  # ids are per table: counted
+
+
+def test_command_ids_are_each_players_own() -> None:
+    rate = CommandRate()
+    assert rate.admit("p1", "t1:c-1", "pass", 2, 60, T0).wait is None
+    bo_same = rate.admit("p2", "t1:c-1", "pass", 2, 60, T0 + 1)  # another player, the same id and body
+    bo_other = rate.admit("p2", "t1:c-2", "play AS", 2, 60, T0 + 2)
+    assert (bo_same.retry, bo_same.reused, bo_same.wait) == (False, False, None)  # counted, as the player's own
+    assert (bo_other.retry, bo_other.reused, bo_other.wait) == (False, False, None)
+    assert rate.admit("p2", "t1:c-3", "pass", 2, 60, T0 + 3).wait is not None  # p2's two counted
+    assert rate.admit("p1", "t1:c-2", "pass", 2, 60, T0 + 4).wait is None  # p2's ids are not p1's
+    assert rate.admit("p1", "t1:c-1", "play KS", 2, 60, T0 + 5).reused
 
 
 def test_an_id_is_remembered_at_least_its_memory_then_forgotten() -> None:
@@ -57,6 +70,10 @@ def test_the_ids_and_players_kept_are_bounded() -> None:
     assert len(rate._ids) + len(rate._ids_before) <= 100
     assert len(rate._counts) <= 50
     assert rate.admit("p999", "t1:c999", "other", 5, 60, T0).reused  # the newest are the ones kept
+    for n in range(10):  # a window on: the players of the windows before are let go at the next share
+        rate.admit(f"q{n}", "t1:c", "m", 5, 60, T0 + 60)
+    rate.due()
+    assert set(rate._counts) == {f"q{n}" for n in range(10)}
 
 
 def test_what_other_gateways_counted_counts_here_once_shared() -> None:
@@ -72,6 +89,13 @@ def test_what_other_gateways_counted_counts_here_once_shared() -> None:
     for share in failing:
         here.not_shared(share)
     assert [s.count for s in here.due()] == [1]  # a failed share goes with the next one
+    assert not here.has_unshared() and not here.due()
+    late = CommandRate()
+    late.admit("p1", "t1:c0", "m", 10, 60, T0)
+    (before,) = late.due()
+    late.admit("p1", "t1:c1", "m", 10, 60, T0 + 60)  # the window turns while the share is out
+    late.not_shared(before)  # the old window's count is not shared again
+    assert [(s.window, s.count) for s in late.due()] == [(int((T0 + 60) // 60), 1)]
 
 
 def test_two_gateways_on_one_redis_hold_a_player_to_the_limit_together_once_each_has_shared() -> None:
@@ -102,3 +126,18 @@ def test_two_gateways_on_one_redis_hold_a_player_to_the_limit_together_once_each
     assert last == [False]  # and the first, once it has read the second's
     keys = asyncio.run(fakeredis.FakeAsyncRedis(server=server).keys("*:rate:*"))
     assert len(keys) == 1 and int(asyncio.run(fakeredis.FakeAsyncRedis(server=server).get(keys[0]))) == 25
+
+
+def test_a_stopping_gateway_shares_what_it_counted() -> None:
+    server = fakeredis.FakeServer()
+
+    async def run() -> int:
+        gateway = wire_gateway(fakeredis.FakeAsyncRedis(server=server, protocol=2), Settings(partitions=4))
+        for n in range(5):
+            await gateway.admit_command("p1", f"t1:c{n}", "m", 20, 60)
+        await gateway.close()  # before the share was due
+        reader = fakeredis.FakeAsyncRedis(server=server)
+        (key,) = await reader.keys("*:rate:*")
+        return int(await reader.get(key))
+
+    assert asyncio.run(run()) == 5
