@@ -9,6 +9,7 @@ import fakeredis
 
 from services.bootstrap import wire_gateway
 from services.gateway import command_rate
+from services.gateway.backend import RedisBackend
 from services.gateway.command_rate import CommandRate
 from services.settings import Settings
 
@@ -98,6 +99,17 @@ def test_what_other_gateways_counted_counts_here_once_shared() -> None:
     assert [(s.window, s.count) for s in late.due()] == [(int((T0 + 60) // 60), 1)]
 
 
+async def _shared_by_itself(gateway: RedisBackend) -> None:
+    """Wait (5 s at most) for the gateway's own share: its timer fired, its counts shared."""
+    await asyncio.sleep(command_rate.SHARE_S)
+    for _ in range(100):
+        task = gateway._share_task
+        if not gateway._rate.has_unshared() and gateway._sharing is None and task is not None and task.done():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the gateway never shared its counts")
+
+
 def test_two_gateways_on_one_redis_hold_a_player_to_the_limit_together_once_each_has_shared() -> None:
     server = fakeredis.FakeServer()
 
@@ -109,7 +121,7 @@ def test_two_gateways_on_one_redis_hold_a_player_to_the_limit_together_once_each
         async def send(gateway: int, commands: int) -> list[bool]:
             admitted = [(await gateways[gateway].admit_command("p1", f"t1:c{next(n)}", "m", 20, 60)).wait is None
                         for _ in range(commands)]
-            await asyncio.sleep(command_rate.SHARE_S * 3)  # shared, and the total read back
+            await _shared_by_itself(gateways[gateway])  # shared, and the total read back
             return admitted
 
         try:
