@@ -239,7 +239,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     secret: str | None = None  # token signing key; None: generated once and kept in Redis
     token_ttl_s: int = 30 * 24 * 3600
     cors_origins: tuple[str, ...] = ()
-    rate_commands: int = 20  # per player per window, shared by every gateway (kept in Redis)
+    rate_commands: int = 20  # per player per window, counted by each gateway and shared in Redis (command_rate.py)
     rate_window_s: int = 2
     max_lag_s: float = 3.0
     web_dir: str | None = None  # None: clients/web/ of this checkout
