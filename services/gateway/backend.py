@@ -235,6 +235,8 @@ class RedisBackend:
         self._share_task: asyncio.Task[None] | None = None  # the share in flight
         self._window_s: int | None = None  # the rate window the counts are in
         self._share_failing = False
+        self._closing = False  # stopping: no share scheduled any more
+        self._gateway_id = secrets.token_hex(6)  # this gateway's field in the shared counts
         self._player_ttl_s = wiring.settings.player_ttl_s
         self._touched: dict[str, float] = {}  # player -> when its record's TTL was last renewed here
         self._langs: dict[str, tuple[str | None, float]] = {}  # player -> (lang setting, when read)
@@ -558,57 +560,69 @@ class RedisBackend:
         # counted here, no Redis call; the counts are shared a moment later (command_rate.py)
         admission = self._rate.admit(player, command_key, mark, limit, window_s, time.time())
         self._window_s = window_s
-        if (admission.wait is None and not admission.retry and not admission.reused and self._sharing is None
-                and (self._share_task is None or self._share_task.done())):
-            self._sharing = asyncio.get_running_loop().call_later(command_rate.SHARE_S, self._share, window_s)
+        if self._rate.has_unshared():
+            self._schedule_share()
         return admission
 
-    def _share(self, window_s: int) -> None:
+    def _schedule_share(self, *, after_share: bool = False) -> None:
+        """A share in ``SHARE_S``, unless one is scheduled or in flight (which schedules the
+        next itself as it ends: ``after_share``) or the gateway is stopping."""
+        if self._sharing is None and not self._closing and (
+                after_share or self._share_task is None or self._share_task.done()):
+            self._sharing = asyncio.get_running_loop().call_later(command_rate.SHARE_S, self._share)
+
+    def _share(self) -> None:
         self._sharing = None
-        task = asyncio.get_running_loop().create_task(self._share_counts(window_s))
+        task = asyncio.get_running_loop().create_task(self._share_counts())
         self._share_task = task
         _in_flight.add(task)
         task.add_done_callback(_in_flight.discard)
 
-    async def _share_counts(self, window_s: int, again: bool = True) -> None:
-        """Add what this gateway counted to the shared counters and read the totals back
-        (one share in flight at a time; the next is scheduled if more was counted since).
-        Each player's count is a call of its own in the pipeline: one refused (a node of a
-        cluster down) is added again with the next share, and only that one."""
+    async def _share_counts(self) -> None:
+        """Write this gateway's count of each player counted since their last share into
+        the window's hash (its own field: the count as it stands, so a write sent twice
+        counts once) and read the hash back; each player's a call of its own in one
+        pipeline, so one refused (a node of a cluster down) goes with the next share alone."""
         shares = self._rate.due()
+        window_s = self._window_s or 1
         if shares:
-            answers = await asyncio.gather(
-                *(self._coalesced.call(("INCRBY", key, share.count), ("EXPIRE", key, window_s + 1))
-                  for share in shares for key in (self._quota_key(share.player, f"rate:{share.window}"),)),
-                return_exceptions=True)
+            try:
+                answers = await asyncio.gather(
+                    *(self._coalesced.call(("HSET", key, self._gateway_id, share.mine), ("EXPIRE", key, window_s + 1),
+                                           ("HVALS", key))
+                      for share in shares for key in (self._quota_key(share.player, f"rates:{share.window}"),)),
+                    return_exceptions=True)
+            except BaseException:  # cancelled (the gateway stops): the counts go with the next share
+                for share in shares:
+                    self._rate.not_shared(share)
+                raise
             failed: BaseException | None = None
             for share, answer in zip(shares, answers, strict=True):
                 if isinstance(answer, BaseException):
                     self._rate.not_shared(share)
                     failed = answer
                 else:
-                    self._rate.shared(share, int(answer[0]))
+                    self._rate.shared(share, sum(int(count) for count in answer[2]))
             if failed is not None and not self._share_failing:
                 log.warning("command_counts_not_shared", error=str(failed)[:200], players=len(shares))
             self._share_failing = failed is not None
-            if isinstance(failed, asyncio.CancelledError):
-                raise failed
-        if again and self._rate.has_unshared() and self._sharing is None:
-            self._sharing = asyncio.get_running_loop().call_later(command_rate.SHARE_S, self._share, window_s)
+        if self._rate.has_unshared():
+            self._schedule_share(after_share=True)
 
     async def share_counts_now(self) -> None:
-        """Share what is counted at once, and schedule no more (the gateway is stopping:
-        what it counted still counts on the gateway its players go to next)."""
+        """Share what is counted at once, and schedule no more: the gateway is stopping,
+        and what it counted still counts on the gateway its players go to next (a second at
+        most: a store down or slow does not hold the stop)."""
+        self._closing = True
         if self._sharing is not None:
             self._sharing.cancel()
             self._sharing = None
-        if self._share_task is not None and not self._share_task.done():
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await self._share_task
-        if self._rate.has_unshared() and self._window_s is not None:
-            with contextlib.suppress(Exception):  # a store down or slow does not hold the stop
-                async with asyncio.timeout(SHARE_AT_STOP_S):
-                    await self._share_counts(self._window_s, again=False)
+        with contextlib.suppress(Exception, TimeoutError):
+            async with asyncio.timeout(SHARE_AT_STOP_S):
+                if self._share_task is not None and not self._share_task.done():
+                    await asyncio.shield(self._share_task)
+                if self._rate.has_unshared():
+                    await self._share_counts()
 
     async def take_seat(self, player: str, table: str, limit: int, ttl_s: int) -> int:
         (answer,) = await self._coalesced.call(("EVAL", quotas.SEAT_SCRIPT, 1, self._quota_key(player, "seats"),

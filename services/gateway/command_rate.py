@@ -5,18 +5,21 @@ then (docs/gateway.md, Quotas: "Commands"). Admitting a command costs no Redis c
   ``MIGHTY_RATE_WINDOW_S`` (epoch-aligned: every gateway's windows are the same), and
   refuses one past ``MIGHTY_RATE_COMMANDS`` (429 ``rate_limited``, ``Retry-After``: the
   seconds until the window turns). A command refused so is not counted.
-- **Shared.** ``SHARE_S`` after it first counts a command that no other gateway knows of,
-  a gateway adds what it counted since its last share to the window's counter in Redis
-  (one pipeline for every player: ``INCRBY`` and ``EXPIRE``) and reads back the total.
-  What the other gateways counted (that total less its own) counts against the player
-  here too. A player spread over several gateways is so held to the limit give or take
-  what the others counted in the last ``SHARE_S``; through one gateway, exactly.
+- **Shared.** ``SHARE_S`` after it counts a command, a gateway writes its count of each
+  player it counted since its last share into the window's hash in Redis, under its own
+  field (the count as it stands, not an increment: a write sent twice counts once), and
+  reads the hash back. What the other gateways counted (the sum of their fields) counts
+  against the player here from then on. Through one gateway the limit is exact. Over
+  several, a gateway knows the others' count as of its own last share of that player:
+  each holds the player to the limit less what it last read, so across ``n`` gateways a
+  player gets at most ``n`` times the limit a window, and the limit once each has read
+  the others' count.
 - **Command ids.** A command is counted once per id: a retry (the same player, table, id
   and body) within ``ID_MEMORY_S`` on the same gateway is not counted again; the same id
   with another body is refused 409 ``command_id_reused`` before any work, whichever of
   many bodies sent at once came first. Past that memory, or on another gateway, the store
   answers alike: a retry with its first outcome, a reuse ``command_id_reused`` (it keeps
-  ids ``MIGHTY_IDEMPOTENCY_S``, docs/store.md); such a retry is only counted once more.
+  ids ``MIGHTY_IDEMPOTENCY_S``, docs/store.md); such a retry is counted as a new command.
 
 Nothing here reads a clock or does I/O: the backend passes the time and does the
 sharing (``RedisBackend.admit_command``), so the rules are tested as plain calls.
@@ -29,7 +32,7 @@ from typing import Final
 
 from services.gateway.quotas import Admission, window_wait
 
-SHARE_S: Final = 0.2  # how long counts wait before they are added to the shared counter
+SHARE_S: Final = 0.2  # how long counts wait before they are shared
 ID_MEMORY_S: Final = 60.0  # a command id is remembered at least this long on its gateway
 IDS_KEPT: Final = 200_000  # command ids remembered at once, at most (two generations of half)
 PLAYERS_KEPT: Final = 100_000  # players counted at once, at most (this window's only)
@@ -37,26 +40,23 @@ PLAYERS_KEPT: Final = 100_000  # players counted at once, at most (this window's
 
 @dataclass(slots=True, eq=False)
 class _Count:
-    """A player's commands in one window: counted here, not shared yet, being shared,
-    shared, and the other gateways' as last read."""
+    """A player's commands in one window: counted here, and the other gateways' as last
+    read."""
 
     window: int
     mine: int = 0
-    unshared: int = 0
-    sharing: int = 0
-    shared: int = 0
     others: int = 0
 
 
 @dataclass(slots=True)
 class Share:
-    """What one share adds to a player's counter in Redis: ``count`` in ``window`` (of
-    ``counted``, the count it was taken from: a count forgotten or replaced since is not
-    the one its reply is about)."""
+    """What one share writes of a player: this gateway's count ``mine`` in ``window`` (of
+    ``counted``, the count it was read from: a count forgotten or replaced since is not
+    the one its answer is about)."""
 
     player: str
     window: int
-    count: int
+    mine: int
     counted: _Count
 
 
@@ -67,8 +67,8 @@ class CommandRate:
     memory_s: float = ID_MEMORY_S
     ids_kept: int = IDS_KEPT
     players_kept: int = PLAYERS_KEPT
-    _counts: dict[str, _Count] = field(default_factory=dict)
-    _unshared: set[str] = field(default_factory=set)  # the players whose counts wait to be shared
+    _counts: dict[str, _Count] = field(default_factory=dict)  # in the order their windows' counts began
+    _unshared: set[str] = field(default_factory=set)  # the players counted since their last share
     _window: int = 0  # the latest window counted in
     _turned: bool = False  # a window has turned since the counts were last pruned
     # command ids, the current generation and the one before: (player, table and id) -> body mark
@@ -91,47 +91,39 @@ class CommandRate:
             self._window, self._turned = window, True
         count = self._counts.get(player)
         if count is None or count.window != window:
-            if count is None and len(self._counts) >= self.players_kept:
-                self._forget_old_windows()
+            if count is not None:
+                del self._counts[player]  # to the end: the halving below lets the oldest go first
+            elif len(self._counts) >= self.players_kept:
+                self._forget_old_windows(halve=True)
             count = self._counts[player] = _Count(window)
         if count.mine + count.others >= limit:
             return Admission(wait=window_wait(window_s, now))
         count.mine += 1
-        count.unshared += 1
         self._unshared.add(player)
         self._ids[key] = mark
         return Admission()
 
     def due(self) -> list[Share]:
-        """What to add to the shared counters now: every player's count not shared yet
-        (then being shared: ``shared`` or ``not_shared`` says how it went)."""
+        """What to share now: the count of every player counted since their last share."""
         shares = []
         for player in self._unshared:
             count = self._counts.get(player)
-            if count is not None and count.unshared:
-                shares.append(Share(player, count.window, count.unshared, count))
-                count.sharing += count.unshared
-                count.unshared = 0
+            if count is not None:
+                shares.append(Share(player, count.window, count.mine, count))
         self._unshared.clear()
-        if self._turned:  # once a window: what the windows before counted no longer matters
+        if self._turned:  # at the first share of a window: what the windows before counted no longer matters
             self._turned = False
-            self._forget_old_windows()
+            self._forget_old_windows(halve=False)
         return shares
 
     def shared(self, share: Share, total: int) -> None:
-        """The shared counter of ``share``'s window stands at ``total`` once it was added."""
-        count = share.counted
-        count.sharing -= share.count
-        count.shared += share.count
-        count.others = max(total - count.shared - count.sharing, 0)
+        """The window's counts, every gateway's, stood at ``total`` with ``share`` written."""
+        share.counted.others = max(total - share.mine, 0)
 
     def not_shared(self, share: Share) -> None:
-        """Adding ``share`` failed (the store is down): it is added with the next share,
-        unless its count has been forgotten since (its window over)."""
-        count = share.counted
-        count.sharing -= share.count
-        if self._counts.get(share.player) is count:
-            count.unshared += share.count
+        """Writing ``share`` failed (the store is down): the count goes with the next share,
+        unless it has been forgotten since (its window over)."""
+        if self._counts.get(share.player) is share.counted:
             self._unshared.add(share.player)
 
     def has_unshared(self) -> bool:
@@ -148,12 +140,12 @@ class CommandRate:
             self._ids_before, self._ids = self._ids, {}
             self._generation_at = now
 
-    def _forget_old_windows(self) -> None:
+    def _forget_old_windows(self, *, halve: bool) -> None:
         """Players not counted in the latest window are forgotten (their counts no longer
-        matter; a count being shared is let go too: its reply finds it gone). If every
-        player is in it and they are too many, the older half goes (a gateway must not
-        grow; those players' counts start again)."""
+        matter). ``halve``: a new player finds ``players_kept`` counted; if they are all in
+        this window, the half whose counts began first goes (a gateway must not grow; their
+        counts start again, those not shared yet unshared)."""
         self._counts = {p: c for p, c in self._counts.items() if c.window >= self._window}
-        if len(self._counts) >= self.players_kept:
+        if halve and len(self._counts) >= self.players_kept:
             self._counts = dict(list(self._counts.items())[len(self._counts) // 2:])
         self._unshared &= self._counts.keys()

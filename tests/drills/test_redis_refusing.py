@@ -1,7 +1,9 @@
 """Drill 7: Redis up but refusing for a while: loading its data after a restart (LOADING),
-or unable to persist (MISCONF). Every answer meanwhile is the retryable ``unavailable``
-(503; a socket command's ``refused`` frame with that code), for commands over HTTP and
-over the socket, for the lobby and the views, never a 500 or ``store_corrupt``; no part
+or unable to persist (MISCONF). Every answer meanwhile that needs the store is the
+retryable ``unavailable`` (503; a socket command's ``refused`` frame with that code), for
+commands over HTTP and over the socket, for the lobby and the views, never a 500 or
+``store_corrupt`` (a read that Redis still serves is answered, and a command refused
+before any write, as the prober's at a seat not its own, gets its refusal); no part
 crashes; play resumes once Redis serves again and nothing acknowledged is lost."""
 
 from __future__ import annotations
@@ -135,8 +137,12 @@ def test_redis_refusing_writes_misconf_answers_unavailable_only_and_play_resumes
         await asyncio.to_thread(accept_writes)
         drill.ended()
 
-    # reads are served meanwhile (a view, the lobby): 200; a write is 503 unavailable
-    found = run_outage_drill(tmp_path, server.url, outage, probe_lobby=True, answers_up=frozenset({"200 ok"}))
+    # reads are served meanwhile (a view, the lobby): 200; a write is 503 unavailable. The
+    # prober's command (it holds no seat) writes nothing: its admission is the gateway's own
+    # (services/gateway/command_rate.py), so it is refused 403 not_your_seat as with Redis
+    # up; the players' commands, which append, meet 503 (their refusals checked below)
+    found = run_outage_drill(tmp_path, server.url, outage, probe_lobby=True,
+                             answers_up=frozenset({"200 ok", "403 not_your_seat"}))
     figures(**found.figures())
     assert "503 unavailable" in found.outage.probes, found.outage.probes
     assert found.lost == 0

@@ -82,21 +82,35 @@ def test_what_other_gateways_counted_counts_here_once_shared() -> None:
     for n in range(3):
         assert here.admit("p1", f"t1:c{n}", "m", 10, 60, T0).wait is None
     (share,) = here.due()
-    assert (share.player, share.count) == ("p1", 3) and not here.due()
-    here.shared(share, 9)  # the counter held 6 from other gateways before these 3 were added
+    assert (share.player, share.mine) == ("p1", 3) and not here.due()
+    here.shared(share, 9)  # every gateway's counts: these 3 and 6 of others
     assert here.admit("p1", "t1:c3", "m", 10, 60, T0 + 1).wait is None  # 3 + 6 + 1 = 10
     assert here.admit("p1", "t1:c4", "m", 10, 60, T0 + 1).wait is not None
-    failing = here.due()
-    for share in failing:
-        here.not_shared(share)
-    assert [s.count for s in here.due()] == [1]  # a failed share goes with the next one
-    assert not here.has_unshared() and not here.due()
+    (failing,) = here.due()
+    here.not_shared(failing)
+    (again,) = here.due()  # a failed share goes with the next one, the count as it stands
+    assert again.mine == 4 and not here.has_unshared() and not here.due()
+    here.shared(again, 9)  # the others' count read again: 5 now
+    assert here.admit("p1", "t1:c5", "m", 10, 60, T0 + 2).wait is None  # 4 + 5 + 1 = 10
     late = CommandRate()
     late.admit("p1", "t1:c0", "m", 10, 60, T0)
     (before,) = late.due()
     late.admit("p1", "t1:c1", "m", 10, 60, T0 + 60)  # the window turns while the share is out
     late.not_shared(before)  # the old window's count is not shared again
-    assert [(s.window, s.count) for s in late.due()] == [(int((T0 + 60) // 60), 1)]
+    late.shared(before, 10)  # nor does its answer count in the new window
+    assert [(s.window, s.mine) for s in late.due()] == [(int((T0 + 60) // 60), 1)]
+    assert late.admit("p1", "t1:c2", "m", 10, 60, T0 + 61).wait is None
+
+
+def test_past_the_players_kept_the_players_whose_counts_began_first_are_let_go() -> None:
+    rate = CommandRate(players_kept=4)
+    rate.admit("hot", "t1:a", "m", 2, 60, T0 - 60)  # counted in the window before, then again in this one
+    for n, player in enumerate(["p1", "p2", "hot", "p3"]):
+        rate.admit(player, f"t1:b{n}", "m", 2, 60, T0)
+    rate.admit("hot", "t1:c", "m", 2, 60, T0 + 1)  # hot's second in this window
+    rate.admit("p4", "t1:d", "m", 2, 60, T0 + 2)  # a fifth player: the older half goes
+    assert "hot" in rate._counts and "p1" not in rate._counts
+    assert rate.admit("hot", "t1:e", "m", 2, 60, T0 + 3).wait is not None  # its count kept: over
 
 
 async def _shared_by_itself(gateway: RedisBackend) -> None:
@@ -136,8 +150,7 @@ def test_two_gateways_on_one_redis_hold_a_player_to_the_limit_together_once_each
     assert first_again == [True]  # the first had read only its own 12 (13 of 20 as it counts)
     assert second_again == [False]  # the second has read the first's 12: with its own 12, past 20
     assert last == [False]  # and the first, once it has read the second's
-    keys = asyncio.run(fakeredis.FakeAsyncRedis(server=server).keys("*:rate:*"))
-    assert len(keys) == 1 and int(asyncio.run(fakeredis.FakeAsyncRedis(server=server).get(keys[0]))) == 25
+    assert asyncio.run(_shared_counts(server)) == [25]  # 13 through the first, 12 through the second
 
 
 def test_a_stopping_gateway_shares_what_it_counted() -> None:
@@ -148,8 +161,13 @@ def test_a_stopping_gateway_shares_what_it_counted() -> None:
         for n in range(5):
             await gateway.admit_command("p1", f"t1:c{n}", "m", 20, 60)
         await gateway.close()  # before the share was due
-        reader = fakeredis.FakeAsyncRedis(server=server)
-        (key,) = await reader.keys("*:rate:*")
-        return int(await reader.get(key))
+        (total,) = await _shared_counts(server)
+        return total
 
     assert asyncio.run(run()) == 5
+
+
+async def _shared_counts(server: fakeredis.FakeServer) -> list[int]:
+    """Each window's shared count in Redis: every gateway's field summed."""
+    reader = fakeredis.FakeAsyncRedis(server=server)
+    return [sum(int(v) for v in await reader.hvals(key)) for key in await reader.keys("*:rates:*")]
