@@ -50,7 +50,6 @@ from services.gateway import deflate, views
 
 LANG: Final = "en"
 APPEND_MS: Final = 1_700_000_000_000  # the first event's append time; a second between events
-SYNC_FLUSH_TAIL: Final = 4  # the bytes a sync flush ends with, which permessage-deflate leaves off (RFC 7692)
 
 
 def stored_views(tables: int, events: int) -> list[list[bytes]]:
@@ -177,7 +176,7 @@ def deflate_levels(frames: list[list[bytes]], rounds: int) -> dict[str, dict[str
             for seat in frames:
                 encoder = isal_zlib.compressobj(level, isal_zlib.DEFLATED, -deflate.WINDOW_BITS, deflate.MEM_LEVEL)
                 for frame in seat:
-                    wire += len(encoder.compress(frame) + encoder.flush(isal_zlib.Z_SYNC_FLUSH)) - SYNC_FLUSH_TAIL
+                    wire += len(encoder.compress(frame) + encoder.flush(isal_zlib.Z_SYNC_FLUSH)) - len(deflate.SYNC_FLUSH_TAIL)
             times.append((time.perf_counter() - started) / count * 1e6)
         levels[str(level)] = {"us_per_frame": round(statistics.median(times), 2), "bytes_per_frame": round(wire / count, 1)}
     return levels

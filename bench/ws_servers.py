@@ -49,13 +49,12 @@ from typing import Any, Final
 
 import msgspec
 
-from services.gateway.deflate import WINDOW_BITS  # the gateway's window either way (uvicorn's)
+from services.gateway.deflate import SYNC_FLUSH_TAIL, WINDOW_BITS
 
 SERVERS: Final = ("uvicorn-deflate", "uvicorn", "granian", "granian-rsgi", "picows", "picows-deflate")
 SEATS: Final = 5
 HOST: Final = "127.0.0.1"
 PATH: Final = "/ws"
-_DEFLATE_TAIL: Final = b"\x00\x00\xff\xff"
 
 
 def seat_frames(hands: int = 3, seed: int = 1) -> list[list[bytes]]:
@@ -270,7 +269,7 @@ def serve_picows(port: int, deflate: bool) -> None:
             assert self.transport is not None
             if self.compress:
                 body = self.encoder.compress(data) + self.encoder.flush(isal_zlib.Z_SYNC_FLUSH)
-                self.transport.send(WSMsgType.TEXT, body[:-4] if body.endswith(_DEFLATE_TAIL) else body, rsv1=True)
+                self.transport.send(WSMsgType.TEXT, body[:-len(SYNC_FLUSH_TAIL)] if body.endswith(SYNC_FLUSH_TAIL) else body, rsv1=True)
             else:
                 self.transport.send(WSMsgType.TEXT, data)
 
@@ -283,7 +282,7 @@ def serve_picows(port: int, deflate: bool) -> None:
                 return
             payload = frame.get_payload_as_bytes()
             if frame.rsv1:
-                payload = self.decoder.decompress(payload + _DEFLATE_TAIL)
+                payload = self.decoder.decompress(payload + SYNC_FLUSH_TAIL)
             state.heard(payload.decode(), lambda text: self.send(text.encode()))
 
     def factory(request: WSUpgradeRequest) -> Any:

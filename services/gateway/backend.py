@@ -42,7 +42,7 @@ from projections.ratings import PlayerRating, Reputation, decode_rating, decode_
 from services.app.lifecycle import Lifecycle
 from services.app.ports import PlayerRecord, Submitted, Tables
 from services.archive.reads import AsyncArchivedEventStore
-from services.gateway import command_rate, quotas
+from services.gateway import command_rate, quotas, sockets
 from services.gateway.account_store import AccountStore
 from services.gateway.chat import ChatLimits, ChatStore
 from services.gateway.presence import Presence
@@ -231,11 +231,10 @@ class RedisBackend:
         self._ns = self.space.namespace
         self._coalesced = Coalesced(self.aio)
         self._rate = command_rate.CommandRate()  # the command rate limit, counted here and shared
-        self._sharing: asyncio.TimerHandle | None = None  # the next share, scheduled
-        self._share_task: asyncio.Task[None] | None = None  # the share in flight
+        self._sharer: asyncio.Task[None] | None = None  # shares while there are counts to share
         self._window_s: int | None = None  # the rate window the counts are in
         self._share_failing = False
-        self._closing = False  # stopping: no share scheduled any more
+        self._closing = False  # stopping: no sharing started any more
         self._gateway_id = secrets.token_hex(6)  # this gateway's field in the shared counts
         self._player_ttl_s = wiring.settings.player_ttl_s
         self._touched: dict[str, float] = {}  # player -> when its record's TTL was last renewed here
@@ -560,23 +559,16 @@ class RedisBackend:
         # counted here, no Redis call; the counts are shared a moment later (command_rate.py)
         admission = self._rate.admit(player, command_key, mark, limit, window_s, time.time())
         self._window_s = window_s
-        if self._rate.has_unshared():
-            self._schedule_share()
+        if self._rate.has_unshared() and not self._closing and (self._sharer is None or self._sharer.done()):
+            self._sharer = asyncio.get_running_loop().create_task(self._share_while_counting())
         return admission
 
-    def _schedule_share(self, *, after_share: bool = False) -> None:
-        """A share in ``SHARE_S``, unless one is scheduled or in flight (which schedules the
-        next itself as it ends: ``after_share``) or the gateway is stopping."""
-        if self._sharing is None and not self._closing and (
-                after_share or self._share_task is None or self._share_task.done()):
-            self._sharing = asyncio.get_running_loop().call_later(command_rate.SHARE_S, self._share)
-
-    def _share(self) -> None:
-        self._sharing = None
-        task = asyncio.get_running_loop().create_task(self._share_counts())
-        self._share_task = task
-        _in_flight.add(task)
-        task.add_done_callback(_in_flight.discard)
+    async def _share_while_counting(self) -> None:
+        """Share the counts every ``SHARE_S`` while there are any to share (one share in
+        flight at a time: the next waits for its answer), then end."""
+        while self._rate.has_unshared():
+            await asyncio.sleep(command_rate.SHARE_S)
+            await self._share_counts()
 
     async def _share_counts(self) -> None:
         """Write this gateway's count of each player counted since their last share into
@@ -584,45 +576,40 @@ class RedisBackend:
         counts once) and read the hash back; each player's a call of its own in one
         pipeline, so one refused (a node of a cluster down) goes with the next share alone."""
         shares = self._rate.due()
+        if not shares:
+            return
         window_s = self._window_s or 1
-        if shares:
-            try:
-                answers = await asyncio.gather(
-                    *(self._coalesced.call(("HSET", key, self._gateway_id, share.mine), ("EXPIRE", key, window_s + 1),
-                                           ("HVALS", key))
-                      for share in shares for key in (self._quota_key(share.player, f"rates:{share.window}"),)),
-                    return_exceptions=True)
-            except BaseException:  # cancelled (the gateway stops): the counts go with the next share
-                for share in shares:
-                    self._rate.not_shared(share)
-                raise
-            failed: BaseException | None = None
-            for share, answer in zip(shares, answers, strict=True):
-                if isinstance(answer, BaseException):
-                    self._rate.not_shared(share)
-                    failed = answer
-                else:
-                    self._rate.shared(share, sum(int(count) for count in answer[2]))
-            if failed is not None and not self._share_failing:
-                log.warning("command_counts_not_shared", error=str(failed)[:200], players=len(shares))
-            self._share_failing = failed is not None
-        if self._rate.has_unshared():
-            self._schedule_share(after_share=True)
+        try:
+            answers = await asyncio.gather(
+                *(self._coalesced.call(("HSET", key, self._gateway_id, share.mine), ("EXPIRE", key, window_s + 1),
+                                       ("HVALS", key))
+                  for share in shares for key in (self._quota_key(share.player, f"rates:{share.window}"),)),
+                return_exceptions=True)
+        except BaseException:  # cancelled (the gateway stops): the counts go with the next share
+            for share in shares:
+                self._rate.not_shared(share)
+            raise
+        failed: BaseException | None = None
+        for share, answer in zip(shares, answers, strict=True):
+            if isinstance(answer, BaseException):
+                self._rate.not_shared(share)
+                failed = answer
+            else:
+                self._rate.shared(share, sum(int(count) for count in answer[2]))
+        if failed is not None and not self._share_failing:
+            log.warning("command_counts_not_shared", error=str(failed)[:200], players=len(shares))
+        self._share_failing = failed is not None
 
     async def share_counts_now(self) -> None:
-        """Share what is counted at once, and schedule no more: the gateway is stopping,
-        and what it counted still counts on the gateway its players go to next (a second at
-        most: a store down or slow does not hold the stop)."""
+        """Share what is counted at once, and start no more sharing: the gateway is
+        stopping, and what it counted still counts on the gateway its players go to next
+        (a second at most: a store down or slow does not hold the stop)."""
         self._closing = True
-        if self._sharing is not None:
-            self._sharing.cancel()
-            self._sharing = None
+        if self._sharer is not None:
+            await sockets.stop(self._sharer)  # its counts in flight, if any, go with the last share
         with contextlib.suppress(Exception, TimeoutError):
             async with asyncio.timeout(SHARE_AT_STOP_S):
-                if self._share_task is not None and not self._share_task.done():
-                    await asyncio.shield(self._share_task)
-                if self._rate.has_unshared():
-                    await self._share_counts()
+                await self._share_counts()
 
     async def take_seat(self, player: str, table: str, limit: int, ttl_s: int) -> int:
         (answer,) = await self._coalesced.call(("EVAL", quotas.SEAT_SCRIPT, 1, self._quota_key(player, "seats"),

@@ -50,14 +50,17 @@ class _Count:
 
 @dataclass(slots=True)
 class Share:
-    """What one share writes of a player: this gateway's count ``mine`` in ``window`` (of
-    ``counted``, the count it was read from: a count forgotten or replaced since is not
-    the one its answer is about)."""
+    """What one share writes of a player: this gateway's count ``mine`` of ``counted`` (the
+    count it was read from, and its window: a count forgotten or replaced since is not the
+    one its answer is about)."""
 
     player: str
-    window: int
     mine: int
     counted: _Count
+
+    @property
+    def window(self) -> int:
+        return self.counted.window
 
 
 @dataclass(slots=True)
@@ -109,7 +112,7 @@ class CommandRate:
         for player in self._unshared:
             count = self._counts.get(player)
             if count is not None:
-                shares.append(Share(player, count.window, count.mine, count))
+                shares.append(Share(player, count.mine, count))
         self._unshared.clear()
         if self._turned:  # at the first share of a window: what the windows before counted no longer matters
             self._turned = False

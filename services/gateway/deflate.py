@@ -33,6 +33,8 @@ from websockets.typing import ExtensionParameter
 LEVEL: Final = 0
 MEM_LEVEL: Final = 9  # ISA-L's own memory level (its default): 22 KiB of state a socket at level 0
 WINDOW_BITS: Final = 12  # 2^12 bytes either way, uvicorn's window
+# what a sync flush ends with, which permessage-deflate leaves off a message (RFC 7692 §7.2.1)
+SYNC_FLUSH_TAIL: Final = b"\x00\x00\xff\xff"
 
 
 class IsalDeflate(PerMessageDeflate):

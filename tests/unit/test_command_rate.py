@@ -114,11 +114,11 @@ def test_past_the_players_kept_the_players_whose_counts_began_first_are_let_go()
 
 
 async def _shared_by_itself(gateway: RedisBackend) -> None:
-    """Wait (5 s at most) for the gateway's own share: its timer fired, its counts shared."""
+    """Wait (5 s at most) for the gateway's own share: its sharing ran and ended, its counts shared."""
     await asyncio.sleep(command_rate.SHARE_S)
     for _ in range(100):
-        task = gateway._share_task
-        if not gateway._rate.has_unshared() and gateway._sharing is None and task is not None and task.done():
+        task = gateway._sharer
+        if not gateway._rate.has_unshared() and task is not None and task.done():
             return
         await asyncio.sleep(0.05)
     raise AssertionError("the gateway never shared its counts")
