@@ -48,6 +48,8 @@ import redis.asyncio as aioredis
 import redis.asyncio.cluster as aiocluster
 import structlog
 
+from services.store.replies import HiredisReplies
+
 log = structlog.get_logger("mighty.fanout")
 
 # What a lost or unusable connection raises through redis-py (and the OS).
@@ -253,15 +255,29 @@ class Link:
             try:
                 await self._connect()
                 backoff = 0.05
+                # each message read straight from hiredis (services/store/replies.py): a
+                # view published is one message for each of its followers' channels
+                replies = HiredisReplies.of(self._conn)
                 while True:
-                    try:
-                        reply = await self._conn.read_response(timeout=math.inf, disconnect_on_error=False)
-                    except redis.ResponseError as refused:  # an error reply to the oldest command
-                        self._heard = True
-                        self._refused(refused)
-                        continue
+                    if replies is None:
+                        try:
+                            reply = await self._conn.read_response(timeout=math.inf, disconnect_on_error=False)
+                        except redis.ResponseError as refused:
+                            reply = refused
+                    else:
+                        if not self._connected:  # dropped by the writer or the keepalive
+                            raise redis.ConnectionError("The Pub/Sub connection was dropped.")
+                        reply = replies.gets()
+                        while reply is replies.not_enough_data:
+                            await replies.read_more()
+                            reply = replies.gets()
+                        if isinstance(reply, redis.ConnectionError):
+                            raise reply
                     self._heard = True
-                    self._on_reply(reply)
+                    if isinstance(reply, redis.ResponseError):  # an error reply to the oldest command
+                        self._refused(reply)
+                    else:
+                        self._on_reply(reply)
             except _LOST as error:
                 if self._closed:
                     return

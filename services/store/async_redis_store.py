@@ -38,7 +38,6 @@ import redis
 import redis.asyncio as aioredis
 import redis.asyncio.cluster as aiocluster
 from hiredis import pack_command
-from redis._parsers import hiredis as _hiredis_parser
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 
@@ -68,6 +67,7 @@ from services.store.redis_store import (
     store_error,
     waitaof_unknown,
 )
+from services.store.replies import HiredisReplies
 from services.store.table_index import indexed_tables_async
 
 # Appends per pipeline at most: once this many are queued they go at once. Smaller
@@ -350,7 +350,7 @@ class AsyncRedisEventStore:
         try:
             async with asyncio.timeout(connection.socket_timeout or None):
                 await connection.send_packed_command(packed, check_health=False)
-                replies = _HiredisReplies.of(connection)  # after: sending may (re)connect
+                replies = HiredisReplies.of(connection)  # after: sending may (re)connect
 
                 async def read() -> Any:
                     if replies is None:
@@ -524,49 +524,6 @@ class AsyncRedisEventStore:
                 self.keys.feed(partition), feed_start(after), "+", count=count
             )
         return [feed_entry(entry_id, fields) for entry_id, fields in entries]
-
-
-class _HiredisReplies:
-    """A connection's replies read straight from its hiredis reader.
-
-    ``connection.read_response`` costs ~2 µs of Python per reply on top of hiredis's
-    parse (a deprecation-checking wrapper, a timeout branch, the host's name formatted
-    for an error that rarely comes, two more coroutines), paid for every append of a
-    pipeline. Here a reply already read from the socket is one C call, and one coroutine
-    reads more when it is not. What ``read_response`` does besides is kept: an error
-    reply comes back as its exception (redis-py's own classes, NoScriptError included:
-    the reader is redis-py's), a socket error becomes ``redis.ConnectionError`` (which
-    the retry catches and disconnects on). A redis-py without these internals, or a
-    connection without hiredis or reading its replies another way (fakeredis) is read
-    through ``read_response`` (``of`` says None).
-    """
-
-    __slots__ = ("gets", "_read", "not_enough_data")
-
-    def __init__(self, gets: Any, read: Any, not_enough_data: object) -> None:
-        self.gets = gets
-        self._read = read
-        self.not_enough_data = not_enough_data
-
-    @classmethod
-    def of(cls, connection: Any) -> _HiredisReplies | None:
-        parser = getattr(connection, "_parser", None)
-        reader = getattr(parser, "_reader", None)
-        read = getattr(parser, "read_from_socket", None)
-        sentinel = getattr(_hiredis_parser, "NOT_ENOUGH_DATA", None)
-        if reader is None or read is None or sentinel is None or not hasattr(reader, "gets"):
-            return None
-        if not isinstance(parser, _hiredis_parser._AsyncHiredisParser):
-            return None
-        if type(connection).read_response is not aioredis.Connection.read_response:
-            return None  # its replies do not come through the parser (fakeredis's)
-        return cls(reader.gets, read, sentinel)
-
-    async def read_more(self) -> None:
-        try:
-            await self._read()
-        except OSError as error:
-            raise redis.ConnectionError(f"Error while reading the append replies: {error}") from error
 
 
 def _typed(error: BaseException) -> BaseException:

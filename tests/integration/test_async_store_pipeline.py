@@ -10,8 +10,8 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 
 from services.store import EMPTY_HEAD, AsyncRedisEventStore, KeySpace, StoreCorrupt, connect_async
-from services.store.async_redis_store import _HiredisReplies
 from services.store.redis_store import APPEND_SCRIPT
+from services.store.replies import HiredisReplies
 
 pytestmark = pytest.mark.integration
 SPACE = KeySpace(16)
@@ -30,12 +30,12 @@ def test_replies_of_a_real_connection_are_read_straight_from_hiredis(redis_serve
                 connection = node.acquire_connection()
                 try:
                     await connection.connect()
-                    return _HiredisReplies.of(connection) is not None
+                    return HiredisReplies.of(connection) is not None
                 finally:
                     node.release(connection)
             connection = await client.connection_pool.get_connection()
             try:
-                return _HiredisReplies.of(connection) is not None
+                return HiredisReplies.of(connection) is not None
             finally:
                 await client.connection_pool.release(connection)
         finally:

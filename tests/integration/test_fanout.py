@@ -16,6 +16,7 @@ import pytest
 from services.projection.fanout import FanoutHub, Inbox
 from services.projection.notify import channel_of, follow_async
 from services.store import KeySpace, connect_async
+from services.store.replies import HiredisReplies
 
 # The hub's mechanics on one redis-server (its one connection, killed, stalled, ACL-refused);
 # on a cluster the hub keeps one such link per node, followed by the gateway's tests there.
@@ -72,6 +73,9 @@ def test_many_followers_share_one_connection_and_each_gets_its_channels_messages
             assert _shard_subscribers(redis_client, "ch:a") == 1, "three followers, one subscription"
             assert _shard_subscribers(redis_client, "ch:b") == 1
             assert len(redis_client.client_list(_type="pubsub")) == 1, "one Pub/Sub connection"
+            # its messages read straight from hiredis (services/store/replies.py): if a redis-py
+            # upgrade moves what that reads, the hub still works, and this says it got slower
+            assert [HiredisReplies.of(link._conn) is not None for link in hub.links] == [True]
             await client.execute_command("SPUBLISH", "ch:a", b"one")
             await client.execute_command("SPUBLISH", "ch:b", b"two")
             assert [await _next(inbox) for inbox in a] == [b"one"] * 3
