@@ -139,22 +139,38 @@ def _placed(shown: dict[str, Any], variant: object) -> None:
     play (``played_by``: Mighty goes one way round, Mitigati the other), so that a client
     places the cards without knowing the game; derived as it is sent, never stored. The
     decoded tricks are ``document_of``'s own: each gets its ``seats`` in place (every push
-    places every trick of the hand so far; a copy of each was most of the cost)."""
+    places every trick of the hand so far: a copy of each was most of the cost, a cached
+    call a trick most of what was left; the document holds lists, as its JSON does)."""
     players = len(shown.get("hand_sizes") or ())
-    if not isinstance(variant, str) or not players or labels.game_for(variant) is None:
+    if not isinstance(variant, str) or not players:
+        return
+    seats = _seats_by_leader(variant, players)
+    if seats is None:
         return
     current = shown.get("trick")
     tricks = shown.get("tricks") or ()
     for trick in (current, *tricks) if current else tricks:
         if isinstance(trick, dict):
-            trick["seats"] = list(_seats(variant, int(trick.get("leader") or 0), len(trick.get("cards") or ()),
-                                         players))
+            leader, cards = trick.get("leader") or 0, trick.get("cards") or ()
+            if type(leader) is int and 0 <= leader < players and len(cards) <= players:
+                trick["seats"] = list(seats[leader][len(cards)])
+            else:  # not a trick this game deals: placed as the game says, or not at all
+                trick["seats"] = list(_seats(variant, int(leader), len(cards), players))
+
+
+@functools.lru_cache(maxsize=64)
+def _seats_by_leader(variant: str, players: int) -> tuple[tuple[tuple[int, ...], ...], ...] | None:
+    """``_seats`` for every leader and every number of cards a trick of ``players`` holds:
+    a push places each trick by two indexes (None: no game of that name)."""
+    if labels.game_for(variant) is None:
+        return None
+    return tuple(tuple(_seats(variant, leader, cards, players) for cards in range(players + 1))
+                 for leader in range(players))
 
 
 @functools.lru_cache(maxsize=4096)
 def _seats(variant: str, leader: int, cards: int, players: int) -> tuple[int, ...]:
-    """Who played each of a trick's ``cards`` led by ``leader`` at a table of ``variant``
-    (every push places each trick of the hand so far: a few hundred tuples serve them all)."""
+    """Who played each of a trick's ``cards`` led by ``leader`` at a table of ``variant``."""
     game = labels.game_for(variant)
     if game is None:
         return ()
