@@ -34,7 +34,7 @@ class ArchiveKeys:
     space: KeySpace
 
     def _prefix(self, partition: int) -> str:
-        return f"{self.space.namespace}:{self.space.tag(partition)}:"
+        return self.space.prefix(partition)
 
     def index(self, partition: int) -> str:
         return self._prefix(partition) + "archived"

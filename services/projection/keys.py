@@ -40,7 +40,7 @@ class ProjectionKeys:
         return self.space.partitions
 
     def prefix(self, partition: int) -> str:
-        return f"{self.space.namespace}:{self.space.tag(partition)}:"
+        return self.space.prefix(partition)
 
     def doc(self, partition: int, name: str) -> str:
         return self.prefix(partition) + name

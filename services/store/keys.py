@@ -104,22 +104,32 @@ class KeySpace:
             raise ValueError(f"bad key namespace {namespace!r}")
         self.namespace = namespace
         self._tables: dict[str, TableKeys] = {}  # only valid table ids get in
+        # every partition's hash tag and key prefix, made once: the workers name a dozen
+        # keys a command (each view, its channel, the checkpoint), the gateway a few
+        self._tags = tuple(f"{{p{partition:02d}}}" for partition in range(self.partitions))
+        self._prefixes = tuple(f"{namespace}:{tag}:" for tag in self._tags)
 
     def tag(self, partition: int) -> str:
         if not 0 <= partition < self.partitions:
             raise ValueError(f"partition {partition} is not in 0..{self.partitions - 1}")
-        return f"{{p{partition:02d}}}"
+        return self._tags[partition]
+
+    def prefix(self, partition: int) -> str:
+        """``<namespace>:<tag>:``, what every key of the partition starts with."""
+        if not 0 <= partition < self.partitions:
+            raise ValueError(f"partition {partition} is not in 0..{self.partitions - 1}")
+        return self._prefixes[partition]
 
     def partition_of(self, table_id: str) -> int:
         return partition_of(check_table_id(table_id), self.partitions)
 
     def feed(self, partition: int) -> str:
-        return f"{self.namespace}:{self.tag(partition)}:feed"
+        return self.prefix(partition) + "feed"
 
     def tables(self, partition: int) -> str:
         """The partition's table index: the set of its tables' ids, each added by the
         append script with the table's first event (services/store/table_index.py)."""
-        return f"{self.namespace}:{self.tag(partition)}:tables"
+        return self.prefix(partition) + "tables"
 
     def fence(self, partition: int) -> str:
         """A counter the ``replicated`` durability profile increments after each append,

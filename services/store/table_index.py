@@ -41,7 +41,7 @@ def _tables_of(space: KeySpace, partition: int, members: Any) -> list[str]:
 
 
 def _meta_prefix(space: KeySpace, partition: int) -> str:
-    return f"{space.namespace}:{space.tag(partition)}:t:"
+    return space.prefix(partition) + "t:"
 
 
 def _scanned(space: KeySpace, partition: int, keys: list[bytes]) -> list[str]:
