@@ -183,6 +183,7 @@ class ViewsProjection:
         self.tables: dict[str, ViewState] = {}
         self._rendered: Docs = {}
         self._dirty: dict[str, None] = {}  # insertion-ordered set
+        self._keys: dict[str, dict[str, DocKey]] = {}  # each table's view keys, by reader: made once
 
     def known(self, table_id: str) -> bool:
         return table_id in self.tables
@@ -211,16 +212,22 @@ class ViewsProjection:
             if state.table.status == "new":
                 continue
             closing = state.table.status == "closed"
+            keys = self._keys.get(table_id)
+            if keys is None:
+                keys = self._keys[table_id] = {}
             for reader, view in render_all(state).items():
+                key = keys.get(reader)
+                if key is None:
+                    key = keys[reader] = DocKey(view_name(table_id, reader))
                 # A closed table's seat views are a last word: the table without the hand
                 # (nobody acts there again; the audit shows every hand in full), announced
                 # so that a seat's follower learns the table closed, then not kept (they
                 # would cost every closed table a key a seat until it is archived). The
                 # spectator view keeps the last public face, which every reader is shown.
                 if closing and reader != SPECTATOR:
-                    docs[DocKey(view_name(table_id, reader))] = LastWord(encode(replace(view, hand=None)))
+                    docs[key] = LastWord(encode(replace(view, hand=None)))
                     continue
-                docs[DocKey(view_name(table_id, reader))] = encode(view)
+                docs[key] = encode(view)
             turn = turn_of(state.table, state.version, state.bots, state.turn_seconds, turn_deadline(state))
             docs[DocKey(TURNS_DOC, table_id)] = None if turn is None else encode_json(turn)  # JSON: docs.py
             if closing:
@@ -233,6 +240,7 @@ class ViewsProjection:
 
     def _forget(self, table_id: str) -> None:
         state = self.tables.pop(table_id)
+        self._keys.pop(table_id, None)
         for reader in readers(state):
             self._rendered.pop(DocKey(view_name(table_id, reader)), None)
         self._rendered.pop(DocKey(TURNS_DOC, table_id), None)
