@@ -11,6 +11,7 @@ the load benchmark; nothing else in the gateway counts from another thread.
 from __future__ import annotations
 
 import bisect
+import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -80,12 +81,15 @@ class Metrics:
 class Count:
     """One label's count of a ``Tally``: ``inc`` adds to a plain number."""
 
-    __slots__ = ("value",)
+    __slots__ = ("created", "value")
 
     def __init__(self) -> None:
         self.value = 0.0
+        self.created = time.time()  # ``_created``, as prometheus_client's counters give it
 
     def inc(self, amount: float = 1.0) -> None:
+        if amount < 0:
+            raise ValueError("Counters can only be incremented by non-negative amounts.")
         self.value += amount
 
 
@@ -104,10 +108,14 @@ class Tally(Collector):
             count = self._counts[value] = Count()
         return count
 
+    def describe(self) -> Iterator[Metric]:
+        """What the registry checks names against (another collector of the same name is refused)."""
+        yield CounterMetricFamily(self._name, self._documentation, labels=[self._label])
+
     def collect(self) -> Iterator[Metric]:
         family = CounterMetricFamily(self._name, self._documentation, labels=[self._label])
         for value, count in list(self._counts.items()):
-            family.add_metric([value], count.value)
+            family.add_metric([value], count.value, created=count.created)
         yield family
 
 
@@ -121,6 +129,7 @@ class Timings(Collector):
         self._bounds = tuple(buckets)
         self._counts = [0] * (len(self._bounds) + 1)  # the last: above every bound (+Inf)
         self._sum = 0.0
+        self._created = time.time()
         registry.register(self)
 
     def observe(self, seconds: float) -> None:
@@ -132,4 +141,9 @@ class Timings(Collector):
         for bound, count in zip((*map(floatToGoString, self._bounds), "+Inf"), self._counts, strict=True):
             cumulative += count
             buckets.append((bound, cumulative))
-        yield HistogramMetricFamily(self._name, self._documentation, buckets=buckets, sum_value=self._sum)
+        family = HistogramMetricFamily(self._name, self._documentation, buckets=buckets, sum_value=self._sum)
+        family.add_sample(f"{self._name}_created", {}, self._created)
+        yield family
+
+    def describe(self) -> Iterator[Metric]:
+        yield HistogramMetricFamily(self._name, self._documentation)

@@ -27,11 +27,13 @@ from redis._parsers import hiredis as _hiredis_parser
 class HiredisReplies:
     """``gets()``: the next reply read, or ``not_enough_data``; then ``read_more()``."""
 
-    __slots__ = ("gets", "_read", "not_enough_data")
+    __slots__ = ("gets", "_parser", "_reader", "_read", "not_enough_data")
 
-    def __init__(self, gets: Any, read: Any, not_enough_data: object) -> None:
-        self.gets = gets
-        self._read = read
+    def __init__(self, parser: Any, reader: Any, not_enough_data: object) -> None:
+        self.gets = reader.gets
+        self._parser = parser
+        self._reader = reader
+        self._read = parser.read_from_socket
         self.not_enough_data = not_enough_data
 
     @classmethod
@@ -48,9 +50,13 @@ class HiredisReplies:
             return None
         if type(connection).read_response is not aioredis.Connection.read_response:
             return None  # its replies do not come through the parser (fakeredis's)
-        return cls(reader.gets, read, sentinel)
+        return cls(parser, reader, sentinel)
 
     async def read_more(self) -> None:
+        """Read more from the socket into the reader. A connection made again since ``of``
+        (a new reader, which what is read would go to) is a lost one for this reader."""
+        if self._parser._reader is not self._reader:
+            raise redis.ConnectionError("The connection was made again while its replies were read.")
         try:
             await self._read()
         except OSError as error:

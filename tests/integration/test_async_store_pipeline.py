@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+import redis
 from redis.asyncio.cluster import RedisCluster
 
 from services.store import EMPTY_HEAD, AsyncRedisEventStore, KeySpace, StoreCorrupt, connect_async
@@ -42,6 +43,38 @@ def test_replies_of_a_real_connection_are_read_straight_from_hiredis(redis_serve
             await client.aclose()
 
     assert asyncio.run(scenario())
+
+
+@pytest.mark.single_node("one connection, made again under its reader")
+def test_replies_read_from_a_connection_made_again_are_a_lost_connection(redis_server: Any) -> None:
+    """What is read goes to the connection's reader of the moment: a reader taken before
+    the connection was made again would wait for ever on replies fed to the new one."""
+
+    async def scenario() -> None:
+        client: Any = connect_async(redis_server.url)
+        try:
+            connection = await client.connection_pool.get_connection()
+            try:
+                replies = HiredisReplies.of(connection)
+                assert replies is not None
+                await connection.disconnect()
+                await connection.connect()
+                with pytest.raises(redis.ConnectionError):
+                    await replies.read_more()
+                fresh = HiredisReplies.of(connection)
+                assert fresh is not None
+                await connection.send_packed_command([b"*1\r\n$4\r\nPING\r\n"], check_health=False)
+                reply = fresh.gets()
+                while reply is fresh.not_enough_data:
+                    await fresh.read_more()
+                    reply = fresh.gets()
+                assert reply in (b"PONG", "PONG")
+            finally:
+                await client.connection_pool.release(connection)
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
 
 
 def test_an_error_reply_in_a_pipeline_fails_only_its_own_append(redis_server: Any) -> None:

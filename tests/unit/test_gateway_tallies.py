@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
 from services.gateway.metrics import Metrics, Tally, Timings
@@ -14,8 +15,10 @@ BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
 
 
 def _scraped(registry: CollectorRegistry) -> list[str]:
-    """The exposition's lines, without ``_created`` (the time each counter was made)."""
-    return [line for line in generate_latest(registry).decode().splitlines() if "_created" not in line]
+    """The exposition's lines, each ``_created`` without its value (the time its counter
+    was made: another object, another moment)."""
+    return [line.rpartition(" ")[0] if "_created" in line else line
+            for line in generate_latest(registry).decode().splitlines()]
 
 
 def test_a_tally_and_timings_scrape_as_prometheus_clients_counter_and_histogram_do() -> None:
@@ -34,6 +37,17 @@ def test_a_tally_and_timings_scrape_as_prometheus_clients_counter_and_histogram_
         timings.observe(seconds)
         histogram.observe(seconds)
     assert _scraped(ours) == _scraped(theirs)
+
+
+def test_a_tally_refuses_what_a_counter_refuses() -> None:
+    registry = CollectorRegistry()
+    tally = Tally("mighty_views_pushed", "Views pushed", "how", registry=registry)
+    with pytest.raises(ValueError):
+        tally.labels("at_once").inc(-1)
+    with pytest.raises(ValueError):  # the registry tells the name is taken
+        Counter("mighty_views_pushed", "Views pushed again", ["how"], registry=registry)
+    with pytest.raises(ValueError):
+        Timings("mighty_views_pushed", "a histogram of the same name", BUCKETS, registry=registry)
 
 
 def test_the_gateways_metrics_count_commands_latency_and_pushes_on_its_registry() -> None:
