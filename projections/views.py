@@ -239,8 +239,8 @@ class ViewsProjection:
         return out
 
     def _forget(self, table_id: str) -> None:
-        state = self.tables.pop(table_id)
-        self._keys.pop(table_id, None)
-        for reader in readers(state):
-            self._rendered.pop(DocKey(view_name(table_id, reader)), None)
+        del self.tables[table_id]
+        # every view this projection rendered of the table was rendered under these keys
+        for key in self._keys.pop(table_id, {}).values():
+            self._rendered.pop(key, None)
         self._rendered.pop(DocKey(TURNS_DOC, table_id), None)

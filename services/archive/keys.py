@@ -33,17 +33,14 @@ decode_entry = msgspec.json.Decoder(IndexEntry).decode
 class ArchiveKeys:
     space: KeySpace
 
-    def _prefix(self, partition: int) -> str:
-        return self.space.prefix(partition)
-
     def index(self, partition: int) -> str:
-        return self._prefix(partition) + "archived"
+        return self.space.prefix(partition) + "archived"
 
     def closed(self, partition: int) -> str:
-        return self._prefix(partition) + "archive:closed"
+        return self.space.prefix(partition) + "archive:closed"
 
     def lock(self, table_id: str) -> str:
-        return self._prefix(self.space.partition_of(table_id)) + f"archive:lock:{table_id}"
+        return self.space.prefix(self.space.partition_of(table_id)) + f"archive:lock:{table_id}"
 
     def index_of(self, table_id: str) -> str:
         return self.index(self.space.partition_of(table_id))

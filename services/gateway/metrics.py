@@ -136,6 +136,9 @@ class Timings(Collector):
         self._counts[bisect.bisect_left(self._bounds, seconds)] += 1
         self._sum += seconds
 
+    def describe(self) -> Iterator[Metric]:
+        yield HistogramMetricFamily(self._name, self._documentation)
+
     def collect(self) -> Iterator[Metric]:
         cumulative, buckets = 0, []
         for bound, count in zip((*map(floatToGoString, self._bounds), "+Inf"), self._counts, strict=True):
@@ -144,6 +147,3 @@ class Timings(Collector):
         family = HistogramMetricFamily(self._name, self._documentation, buckets=buckets, sum_value=self._sum)
         family.add_sample(f"{self._name}_created", {}, self._created)
         yield family
-
-    def describe(self) -> Iterator[Metric]:
-        yield HistogramMetricFamily(self._name, self._documentation)

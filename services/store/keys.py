@@ -110,15 +110,16 @@ class KeySpace:
         self._prefixes = tuple(f"{namespace}:{tag}:" for tag in self._tags)
 
     def tag(self, partition: int) -> str:
-        if not 0 <= partition < self.partitions:
-            raise ValueError(f"partition {partition} is not in 0..{self.partitions - 1}")
-        return self._tags[partition]
+        return self._tags[self._checked(partition)]
 
     def prefix(self, partition: int) -> str:
         """``<namespace>:<tag>:``, what every key of the partition starts with."""
+        return self._prefixes[self._checked(partition)]
+
+    def _checked(self, partition: int) -> int:
         if not 0 <= partition < self.partitions:
             raise ValueError(f"partition {partition} is not in 0..{self.partitions - 1}")
-        return self._prefixes[partition]
+        return partition
 
     def partition_of(self, table_id: str) -> int:
         return partition_of(check_table_id(table_id), self.partitions)

@@ -42,9 +42,9 @@ class HiredisReplies:
         reader: ask again after one); None when they cannot be read this way."""
         parser = getattr(connection, "_parser", None)
         reader = getattr(parser, "_reader", None)
-        read = getattr(parser, "read_from_socket", None)
         sentinel = getattr(_hiredis_parser, "NOT_ENOUGH_DATA", None)
-        if reader is None or read is None or sentinel is None or not hasattr(reader, "gets"):
+        if (reader is None or sentinel is None or not hasattr(reader, "gets")
+                or not hasattr(parser, "read_from_socket")):
             return None
         if not isinstance(parser, _hiredis_parser._AsyncHiredisParser):
             return None
