@@ -127,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mighty bench native: the load run failed (exit {bench.returncode})", file=sys.stderr)
         return 1
     result = _result(msgspec.json.decode(lines[-1]), reports)
+    if not result["processes"]:
+        print("mighty bench native: perf recorded no samples (is kernel.perf_event_paranoid above 2?)",
+              file=sys.stderr)
+        return 2
     print(msgspec.json.encode(result).decode() if args.json else msgspec.json.format(msgspec.json.encode(result)).decode())
     return 0
 

@@ -112,3 +112,13 @@ def test_the_sample_must_fit_in_the_run(capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit):
         native.main(["--seconds", "10", "--sample-seconds", "6"])
     assert "at most half" in capsys.readouterr().err
+
+
+def test_without_perf_it_says_so_and_runs_nothing(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    started: list[object] = []
+    monkeypatch.setattr("subprocess.Popen", lambda *a, **k: started.append(a))
+    assert native.main(["--seconds", "10", "--sample-seconds", "2"]) == 2
+    assert "needs perf" in capsys.readouterr().err
+    assert started == []  # no load run begun
