@@ -35,7 +35,6 @@ says so and exits 2 otherwise. A profile, not a timing: run on purpose, never in
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import re
 import shutil
@@ -47,6 +46,8 @@ from pathlib import Path
 from typing import Any, Final
 
 import msgspec
+
+from bench._processes import command_of, descendants_of
 
 # CPython's own extension modules (lib-dynload) whose time is the interpreter's work
 _CPYTHON_MODULES: Final = frozenset({
@@ -154,19 +155,8 @@ def _wait_for_roles(root: int, gateways: int, timeout_s: float = 90.0) -> dict[s
 
 
 def _descendants(root: int) -> list[tuple[int, str]]:
-    parents: dict[int, int] = {}
-    commands: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            commands[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    under, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier and pid not in under}
-        under |= frontier
-    return [(pid, commands.get(pid, "")) for pid in sorted(under)]
+    """Every process under ``root``, with its command line."""
+    return [(pid, command_of(pid)) for pid in sorted(descendants_of(root))]
 
 
 def _record(perf: str, pid: int, data: Path, args: argparse.Namespace) -> subprocess.Popen[bytes]:

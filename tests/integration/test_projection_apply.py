@@ -52,10 +52,9 @@ def test_a_batchs_ops_land_and_are_announced_in_their_order(redis_client: Any) -
            ("S", one, "", b"v4")]
     assert _apply(redis_client, ops)[0] == b"ok"
     assert redis_client.get(one) == b"v4"  # written in the ops' order: the last one stands
-    assert redis_client.get(two) is None  # the last word deletes what the run before it wrote
+    assert redis_client.get(two) is None  # the last word deletes what was written before it
     assert redis_client.get(three) == b"quiet"
     assert redis_client.hget(turns, "0") == b"t1"
     assert _announced(pubsub, 6) == [(one.encode(), b"v1"), (two.encode(), b"v2"), (turns.encode(), b"t1"),
                                      (one.encode(), b"v3"), (two.encode(), b"last word"), (one.encode(), b"v4")]
     pubsub.close()
-
