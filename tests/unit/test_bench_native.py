@@ -98,8 +98,10 @@ def test_each_groups_share_of_a_process_times_its_cpu_a_command_gives_microsecon
 
 
 def test_a_runs_processes_are_found_under_it_with_their_command_lines() -> None:
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)  # mighty-native-test"])
+    child = subprocess.Popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(30)  # mighty-native-test"],
+                             stdout=subprocess.PIPE)
     try:
+        assert child.stdout is not None and child.stdout.readline() == b"up\n"  # its exec is over: its own command line
         found = dict(native._descendants(os.getpid()))
         assert child.pid in found
         assert "mighty-native-test" in found[child.pid]
