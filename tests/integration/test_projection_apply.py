@@ -32,12 +32,13 @@ def _apply(client: Any, ops: list[tuple[str, str, str, bytes]]) -> list[Any]:
     return reply
 
 
-def _announced(pubsub: Any, count: int) -> list[tuple[bytes, bytes]]:
+def _messages(pubsub: Any, kind: str, count: int) -> list[tuple[bytes, bytes]]:
+    """The next ``count`` messages of ``kind`` (within 5 s), as (channel, data)."""
     got: list[tuple[bytes, bytes]] = []
     deadline = time.monotonic() + 5
     while len(got) < count and time.monotonic() < deadline:
         message = pubsub.get_sharded_message(timeout=0.2)
-        if message and message["type"] == "smessage":
+        if message and message["type"] == kind:
             got.append((message["channel"], message["data"]))
     return got
 
@@ -46,7 +47,7 @@ def test_a_batchs_ops_land_and_are_announced_in_their_order(redis_client: Any) -
     one, two, three, turns = (f"t:{TAG}:view:{name}" for name in ("one", "two", "three", "turns"))
     pubsub = redis_client.pubsub()
     pubsub.ssubscribe(one, two, turns)
-    _announced(pubsub, 0)
+    _messages(pubsub, "ssubscribe", 3)  # the three followings confirmed before the batch is applied
     ops = [("S", one, "", b"v1"), ("S", two, "", b"v2"), ("T", turns, "0", b"t1"),
            ("S", one, "", b"v3"), ("s", three, "", b"quiet"), ("P", two, "", b"last word"),
            ("S", one, "", b"v4")]
@@ -55,6 +56,7 @@ def test_a_batchs_ops_land_and_are_announced_in_their_order(redis_client: Any) -
     assert redis_client.get(two) is None  # the last word deletes what was written before it
     assert redis_client.get(three) == b"quiet"
     assert redis_client.hget(turns, "0") == b"t1"
-    assert _announced(pubsub, 6) == [(one.encode(), b"v1"), (two.encode(), b"v2"), (turns.encode(), b"t1"),
-                                     (one.encode(), b"v3"), (two.encode(), b"last word"), (one.encode(), b"v4")]
+    assert _messages(pubsub, "smessage", 6) == [
+        (one.encode(), b"v1"), (two.encode(), b"v2"), (turns.encode(), b"t1"),
+        (one.encode(), b"v3"), (two.encode(), b"last word"), (one.encode(), b"v4")]
     pubsub.close()
